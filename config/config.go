@@ -1,0 +1,170 @@
+package config
+
+import (
+	"path"
+	"slices"
+	"time"
+)
+
+// Transport is how mcpx talks to an upstream server.
+type Transport string
+
+// The transports an upstream server can use.
+const (
+	TransportStdio Transport = "stdio" // a child process speaking JSON-RPC on stdin/stdout
+	TransportHTTP  Transport = "http"  // streamable HTTP
+	TransportSSE   Transport = "sse"   // the older HTTP+SSE transport
+)
+
+// Expose says how upstream capabilities are shown to an MCP client.
+type Expose string
+
+// The values of the top-level expose setting.
+const (
+	ExposeProxy  Expose = "proxy"  // upstreams only through the proxy tool (the default)
+	ExposeDirect Expose = "direct" // prefixed upstream tools, prompts and resources, no proxy tool
+	ExposeBoth   Expose = "both"   // both of the above
+)
+
+// Defaults applied by [Load] and [Parse].
+const (
+	DefaultSeparator     = "_"
+	DefaultTimeout       = 30 * time.Second
+	DefaultBrowserPrefix = "browser"
+)
+
+// Config is a loaded, validated and expanded configuration.
+type Config struct {
+	// File is the file loaded; "" when none was found (not an error).
+	File string
+	// Servers are the upstream servers, sorted by Name.
+	Servers []Server
+	// Browser is nil when the file has no browser section.
+	Browser *Browser
+	// Expose defaults to ExposeProxy.
+	Expose Expose
+	// Separator goes between a prefix and an original name; default "_".
+	Separator string
+	// Warnings are non-fatal findings (unknown keys, ...), each naming the
+	// file, the server and the field. They never contain a value.
+	Warnings []string
+
+	// substituted holds every value a ${VAR} expanded to, for Secrets.
+	substituted []string
+}
+
+// Server is one upstream MCP server.
+type Server struct {
+	Name      string
+	Transport Transport
+	Command   string            // stdio only
+	Args      []string          // stdio only; ${VAR} expanded
+	Env       map[string]string // stdio only; values ${VAR} expanded
+	Cwd       string            // stdio only; ${VAR} expanded
+	URL       string            // http and sse only; ${VAR} expanded
+	Headers   map[string]string // http and sse only; values ${VAR} expanded
+	// Prefix defaults to Name; an explicit "" means no prefix.
+	Prefix string
+	// Enabled defaults to true; "enabled": false or "disabled": true
+	// (Cline/Claude style) turns the server off.
+	Enabled bool
+	// Timeout bounds connect and initialize; default 30s.
+	Timeout time.Duration
+	Tools   Filter
+	Prompts Filter
+}
+
+// Filter selects capabilities by name with shell-style globs (path.Match).
+// An empty Allow allows everything; Deny wins over Allow.
+type Filter struct {
+	Allow []string
+	Deny  []string
+}
+
+// Allows reports whether the filter lets name through.
+func (f Filter) Allows(name string) bool {
+	if matchAny(f.Deny, name) {
+		return false
+	}
+	return len(f.Allow) == 0 || matchAny(f.Allow, name)
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		// Patterns were checked when the config was parsed; a bad one
+		// built by hand matches nothing.
+		if ok, err := path.Match(p, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Browser is the optional browser relay section.
+type Browser struct {
+	URL       string // may be "" (it can come from the token); ${VAR} expanded
+	Token     string // ${VAR} expanded
+	Extension string
+	Prefix    string // default "browser"; an explicit "" means no prefix
+	CDP       bool
+}
+
+// Secrets returns every value that must never reach a log line: env values,
+// header values, the browser token, and every value a ${VAR} expanded to
+// anywhere in the file. Each is non-empty; the list is sorted and has no
+// duplicates.
+func (c *Config) Secrets() []string {
+	var out []string
+	add := func(s string) {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	for _, s := range c.Servers {
+		for _, v := range s.Env {
+			add(v)
+		}
+		for _, v := range s.Headers {
+			add(v)
+		}
+	}
+	if c.Browser != nil {
+		add(c.Browser.Token)
+	}
+	for _, v := range c.substituted {
+		add(v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Error is the error for every config problem. Its text names the file, the
+// server and the field, and never contains an env value, header value or
+// token.
+type Error struct {
+	File   string // the config file; "" for flags and environment variables
+	Server string // the server's name; "" outside the servers section
+	Field  string // e.g. "transport", "env.API_KEY", "args[2]", "browser.token", "expose"
+	Msg    string
+}
+
+// Error returns e.g.
+//
+//	config mcpx.json: servers.remote.transport: unknown transport "ftp" (want stdio, http or sse)
+func (e *Error) Error() string {
+	s := "config"
+	if e.File != "" {
+		s += " " + e.File
+	}
+	where := e.Field
+	if e.Server != "" {
+		where = "servers." + e.Server
+		if e.Field != "" {
+			where += "." + e.Field
+		}
+	}
+	if where != "" {
+		s += ": " + where
+	}
+	return s + ": " + e.Msg
+}

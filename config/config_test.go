@@ -1,0 +1,55 @@
+package config
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestFilterAllows(t *testing.T) {
+	for _, tc := range []struct {
+		f    Filter
+		name string
+		want bool
+	}{
+		{Filter{}, "anything", true},
+		{Filter{Allow: []string{"echo", "get-*"}}, "echo", true},
+		{Filter{Allow: []string{"echo", "get-*"}}, "get-sum", true},
+		{Filter{Allow: []string{"echo", "get-*"}}, "put-sum", false},
+		{Filter{Allow: []string{"echo"}}, "echoes", false},
+		{Filter{Deny: []string{"rm*"}}, "rmdir", false},
+		{Filter{Deny: []string{"rm*"}}, "ls", true},
+		{Filter{Allow: []string{"*"}, Deny: []string{"secret"}}, "secret", false},
+		{Filter{Allow: []string{"secret"}, Deny: []string{"secret"}}, "secret", false},
+		{Filter{Allow: []string{"file?"}}, "file1", true},
+		{Filter{Allow: []string{"[ab]*"}}, "beta", true},
+		{Filter{Allow: []string{"[ab]*"}}, "gamma", false},
+		{Filter{Allow: []string{"["}}, "[", false}, // a bad pattern matches nothing
+	} {
+		if got := tc.f.Allows(tc.name); got != tc.want {
+			t.Errorf("%+v.Allows(%q) = %v, want %v", tc.f, tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	cfg := mustParse(t, "s.json", `{
+		"servers": {
+			"a": {"command": "c", "args": ["--db=${DB:-postgres://u:pw@h/db}", "--user=${USER_NAME}"],
+			      "env": {"K": "key-1", "DUP": "tok-2", "EMPTY": ""}},
+			"b": {"url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer tok-2", "X-Dup": "key-1"}},
+			"off": {"command": "c", "disabled": true, "env": {"OFF": "${UNSET}", "OFF2": "off-3"}}
+		},
+		"browser": {"token": "tok-2"}
+	}`, map[string]string{"USER_NAME": "bob", "HOST": "example.com"})
+	want := []string{"Bearer tok-2", "bob", "example.com", "key-1", "off-3", "postgres://u:pw@h/db", "tok-2"}
+	if got := cfg.Secrets(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Secrets() = %q\nwant %q", got, want)
+	}
+	if got := (&Config{}).Secrets(); len(got) != 0 {
+		t.Errorf("empty config Secrets() = %q", got)
+	}
+	hand := &Config{Browser: &Browser{Token: "t"}, Servers: []Server{{Env: map[string]string{"A": "e"}}}}
+	if got := hand.Secrets(); !reflect.DeepEqual(got, []string{"e", "t"}) {
+		t.Errorf("hand-built config Secrets() = %q", got)
+	}
+}

@@ -1,0 +1,40 @@
+// Package config owns mcpx's configuration: the types ([Config], [Server],
+// [Browser], [Filter]), finding and loading the file ([Load]), ${VAR}
+// expansion, and validation whose errors ([*Error]) name the file, the
+// server and the field.
+//
+// [Load] looks for, in order: [LoadOptions].File (--config), $MCPX_CONFIG,
+// ./mcpx.{json,yaml,yml,toml}, $XDG_CONFIG_HOME/mcpx/config.{json,yaml,yml,toml}
+// (~/.config/mcpx/ without XDG_CONFIG_HOME). Finding no file is not an
+// error. The top-level settings expose and separator come from, in order of
+// precedence, the flag, MCPX_EXPOSE / MCPX_SEPARATOR, the file, the default.
+//
+// Servers live under "servers" or its alias "mcpServers", so Claude Desktop,
+// Cursor, Claude Code and VS Code files work unchanged:
+//
+//	{
+//	  "mcpServers": {
+//	    "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
+//	    "remote": {"type": "http", "url": "https://example.com/mcp",
+//	               "headers": {"Authorization": "Bearer ${TOKEN}"}}
+//	  }
+//	}
+//
+// Loading it:
+//
+//	cfg, err := config.Load(&config.LoadOptions{File: configFlag})
+//	if err != nil {
+//		return err // e.g. config mcpx.json: servers.remote.headers.Authorization: variable TOKEN is not set
+//	}
+//	for _, w := range cfg.Warnings {
+//		logger.Warn(w)
+//	}
+//	redact := cfg.Secrets() // values the logger must never print
+//
+// ${VAR} and ${VAR:-default} expand in args, env values, cwd, url, header
+// values, and the browser's url and token. Neither errors nor warnings ever
+// contain an env value, a header value or a token; [Config.Secrets] lists
+// them for the logger to redact.
+//
+// The package has no global state: each call uses its own viper instance.
+package config

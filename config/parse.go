@@ -1,0 +1,285 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Parse parses, expands and validates the config in data. file names it in
+// errors and warnings and picks the format by extension: .json, .yaml or
+// .yml, .toml; JSON (with comments and trailing commas allowed, as in VS
+// Code's mcp.json) when there is no extension or an unknown one. An empty
+// data is a config with every default.
+//
+// Of opts only LookupEnv, Expose and Separator are used; nil opts means
+// defaults. A problem is reported as an [*Error]; several problems (at most
+// one per server) come back joined with [errors.Join].
+func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
+	o := opts.withDefaults()
+	tree, err := decode(file, data)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{file: file, lookup: o.LookupEnv, cfg: &Config{File: file}}
+	p.servers(tree)
+	p.browser(tree)
+	p.settings(tree, &o)
+	switch len(p.errs) {
+	case 0:
+		return p.cfg, nil
+	case 1:
+		return nil, p.errs[0]
+	}
+	return nil, errors.Join(p.errs...)
+}
+
+// parser turns a decoded tree into a Config, collecting errors and warnings.
+type parser struct {
+	file   string
+	lookup func(string) (string, bool)
+	cfg    *Config
+	errs   []error
+}
+
+func (p *parser) fail(server, field, msg string) {
+	p.errs = append(p.errs, &Error{File: p.file, Server: server, Field: field, Msg: msg})
+}
+
+func (p *parser) warn(server, field, msg string) {
+	w := &Error{File: p.file, Server: server, Field: field, Msg: msg}
+	p.cfg.Warnings = append(p.cfg.Warnings, w.Error())
+}
+
+// servers reads "servers" and its alias "mcpServers" (Claude Desktop,
+// Cursor, Claude Code). Other top-level keys are ignored without a word:
+// Claude Code's ~/.claude.json keeps much else beside its servers.
+func (p *parser) servers(tree map[string]any) {
+	raw := map[string]any{}
+	from := map[string]string{}
+	for _, section := range []string{"servers", "mcpServers"} {
+		v, ok := tree[section]
+		if !ok || v == nil {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			p.fail("", section, "want an object of servers, not "+kind(v))
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			switch {
+			case name == "":
+				p.fail("", section, "empty server name")
+			case strings.ContainsFunc(name, unicode.IsControl):
+				p.fail("", section, fmt.Sprintf("server name %q contains a control character", name))
+			case from[name] != "":
+				p.fail(name, "", fmt.Sprintf("defined in both %s and %s", from[name], section))
+				delete(raw, name)
+			default:
+				from[name] = section
+				raw[name] = m[name]
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		if s, ok := p.server(name, raw[name]); ok {
+			p.cfg.Servers = append(p.cfg.Servers, s)
+		}
+	}
+}
+
+var serverKeys = []string{
+	"command", "args", "env", "cwd", "url", "headers", "prefix", "enabled",
+	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
+}
+
+func (p *parser) server(name string, v any) (Server, bool) {
+	s := Server{Name: name, Prefix: name, Enabled: true, Timeout: DefaultTimeout}
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.fail(name, "", "want an object, not "+kind(v))
+		return s, false
+	}
+	r := &reader{p: p, server: name, m: m}
+	if b, ok := r.boolean("enabled"); ok {
+		s.Enabled = b
+	}
+	if b, ok := r.boolean("disabled"); ok && b {
+		s.Enabled = false
+	}
+	// ${VAR} misses in a disabled server are not errors: it will not run.
+	r.strict = s.Enabled
+
+	transport, transportKey := r.transport()
+	command, hasCommand := r.str("command")
+	s.Command = command
+	s.Args = r.list("args", true)
+	s.Env = r.stringMap("env")
+	s.Cwd, _, _ = r.expanded("cwd")
+	rawURL, hasURL, urlMissing := r.expanded("url")
+	s.Headers = r.stringMap("headers")
+	if prefix, ok := r.label("prefix"); ok {
+		s.Prefix = prefix
+	}
+	if d, ok := r.timeout("timeout"); ok {
+		s.Timeout = d
+	}
+	s.Tools = r.filter("tools")
+	s.Prompts = r.filter("prompts")
+	r.warnUnknown(serverKeys...)
+
+	switch {
+	case r.err != nil:
+	case hasCommand && hasURL:
+		r.fail("", "both command and url are set (want one)")
+	case !hasCommand && !hasURL:
+		r.fail("", "neither command nor url is set")
+	case hasCommand:
+		if transport != "" && transport != TransportStdio {
+			r.fail(transportKey, "transport %s needs url, not command", transport)
+		} else if command == "" {
+			r.fail("command", "empty")
+		}
+		s.Transport = TransportStdio
+		if _, ok := m["headers"]; ok {
+			p.warn(name, "headers", "used only with url, ignored")
+		}
+	default:
+		s.URL = rawURL
+		s.Transport = transport
+		if transport == TransportStdio {
+			r.fail(transportKey, "transport stdio needs command, not url")
+			break
+		}
+		u, err := url.Parse(rawURL)
+		switch {
+		case urlMissing && !r.strict:
+			// Disabled, and a variable is unset: nothing to check yet.
+		case err != nil:
+			r.fail("url", "not a valid URL") // err would quote the URL
+		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+			r.fail("url", "want an http:// or https:// URL")
+		}
+		if s.Transport == "" {
+			s.Transport = TransportHTTP
+			if err == nil && strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/sse") {
+				s.Transport = TransportSSE
+			}
+		}
+		for _, k := range []string{"args", "env", "cwd"} {
+			if _, ok := m[k]; ok {
+				p.warn(name, k, "used only with command, ignored")
+			}
+		}
+	}
+	if r.err != nil {
+		p.errs = append(p.errs, r.err)
+		return s, false
+	}
+	return s, true
+}
+
+// transport reads "transport", "type" (Claude Code, VS Code) and
+// "transportType" (Cline), which must agree when more than one is set.
+func (r *reader) transport() (t Transport, key string) {
+	for _, k := range []string{"transport", "type", "transportType"} {
+		v, ok := r.str(k)
+		if !ok {
+			continue
+		}
+		var kt Transport
+		switch strings.ToLower(v) {
+		case "stdio":
+			kt = TransportStdio
+		case "http", "streamable-http", "streamablehttp":
+			kt = TransportHTTP
+		case "sse":
+			kt = TransportSSE
+		default:
+			r.fail(k, "unknown transport %q (want stdio, http or sse)", v)
+			return "", k
+		}
+		if t != "" && kt != t {
+			r.fail(k, "%s %q contradicts %s %q", k, v, key, t)
+			return "", k
+		}
+		t, key = kt, k
+	}
+	return t, key
+}
+
+// timeout reads a duration string ("30s", "1m") or a number of seconds.
+func (r *reader) timeout(key string) (time.Duration, bool) {
+	v, ok := r.get(key)
+	if !ok {
+		return 0, false
+	}
+	var d time.Duration
+	switch v := v.(type) {
+	case string:
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			r.fail(key, "%q is not a duration (want e.g. \"30s\", \"1m\" or a number of seconds)", v)
+			return 0, false
+		}
+	case json.Number:
+		secs, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || secs*float64(time.Second) >= math.MaxInt64 {
+			r.fail(key, "%s seconds is out of range", v)
+			return 0, false
+		}
+		d = time.Duration(secs * float64(time.Second))
+	default:
+		r.fail(key, "want a duration string or a number of seconds, not %s", kind(v))
+		return 0, false
+	}
+	if d <= 0 {
+		r.fail(key, "must be positive")
+		return 0, false
+	}
+	return d, true
+}
+
+// browser reads the optional browser section. Its url is not required: it
+// may come from the token.
+func (p *parser) browser(tree map[string]any) {
+	v, ok := tree["browser"]
+	if !ok || v == nil {
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.fail("", "browser", "want an object, not "+kind(v))
+		return
+	}
+	r := &reader{p: p, prefix: "browser.", m: m, strict: true}
+	b := &Browser{Prefix: DefaultBrowserPrefix}
+	b.URL, _, _ = r.expanded("url")
+	b.Token, _, _ = r.expanded("token")
+	b.Extension, _ = r.str("extension")
+	if prefix, ok := r.label("prefix"); ok {
+		b.Prefix = prefix
+	}
+	b.CDP, _ = r.boolean("cdp")
+	r.warnUnknown("url", "token", "extension", "prefix", "cdp")
+	if r.err == nil && b.URL != "" {
+		u, err := url.Parse(b.URL)
+		if err != nil || u.Host == "" || !slices.Contains([]string{"ws", "wss", "http", "https"}, u.Scheme) {
+			r.fail("url", "want a ws:// or wss:// URL")
+		}
+	}
+	if r.err != nil {
+		p.errs = append(p.errs, r.err)
+		return
+	}
+	p.cfg.Browser = b
+}
