@@ -1,0 +1,350 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// State is where a Client is in its life.
+type State string
+
+const (
+	StateConnecting State = "connecting"
+	StateConnected  State = "connected"
+	StateFailed     State = "failed"
+	StateDisabled   State = "disabled"
+	StateStopped    State = "stopped"
+)
+
+// ErrNotConnected is returned by [Client.Request] while the server has no
+// live connection.
+var ErrNotConnected = errors.New("not connected")
+
+// Options configure the Clients of one mcpx process. A nil *Options means
+// the defaults of each field.
+type Options struct {
+	// Logger receives connection events and each upstream stderr line,
+	// under a prefix naming the server. Nil discards.
+	Logger *log.Logger
+	// Redact removes secrets from text that reaches a status or error.
+	// Nil leaves text unchanged.
+	Redact func(string) string
+	// OnChange is called after a Client's state or catalog changed. It runs
+	// on the Client's own goroutines and must not block.
+	OnChange func(c *Client)
+	// Reconnect makes a Client start again, with backoff, after a failed
+	// connect or a lost connection. One-shot commands leave it off.
+	Reconnect bool
+	// MinBackoff and MaxBackoff bound the delay between attempts
+	// (defaults 500ms and 30s).
+	MinBackoff, MaxBackoff time.Duration
+	// StopGrace is how long a child gets to exit after its stdin closes,
+	// and TermGrace how long after SIGTERM before SIGKILL (defaults 1s, 2s).
+	StopGrace, TermGrace time.Duration
+	// Supervisor is the executable that supervises child processes, which
+	// must call [MaybeSupervise]. Empty means this executable.
+	Supervisor string
+	// Version is mcpx's version, sent in clientInfo.
+	Version string
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.Logger == nil {
+		out.Logger = log.New(discard{})
+	}
+	if out.Redact == nil {
+		out.Redact = func(s string) string { return s }
+	}
+	if out.OnChange == nil {
+		out.OnChange = func(*Client) {}
+	}
+	if out.MinBackoff <= 0 {
+		out.MinBackoff = 500 * time.Millisecond
+	}
+	if out.MaxBackoff < out.MinBackoff {
+		out.MaxBackoff = max(30*time.Second, out.MinBackoff)
+	}
+	if out.StopGrace <= 0 {
+		out.StopGrace = time.Second
+	}
+	if out.TermGrace <= 0 {
+		out.TermGrace = 2 * time.Second
+	}
+	if out.Supervisor == "" {
+		if exe, err := os.Executable(); err == nil {
+			out.Supervisor = exe
+		}
+	}
+	if out.Version == "" {
+		out.Version = "dev"
+	}
+	return out
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Status is a snapshot of a Client for display.
+type Status struct {
+	Name      string
+	Transport config.Transport
+	State     State
+	// Err is why the server is failed (redacted); empty otherwise.
+	Err string
+	// ConnectTime is how long the last successful connect took, from
+	// start to catalog synced.
+	ConnectTime time.Duration
+	// Attempts counts connect attempts; Restarts the times a live
+	// connection was lost and started again.
+	Attempts, Restarts int
+	// ServerInfo and ProtocolVersion are what the server said in initialize.
+	ServerInfo      mcp.Implementation
+	ProtocolVersion string
+	Tools, Resources, ResourceTemplates, Prompts int
+}
+
+// Catalog holds a server's capabilities exactly as it listed them, one raw
+// JSON object per tool, resource, resource template or prompt.
+type Catalog struct {
+	Tools             []json.RawMessage
+	Resources         []json.RawMessage
+	ResourceTemplates []json.RawMessage
+	Prompts           []json.RawMessage
+}
+
+// Client is one upstream MCP server. Its methods are safe for concurrent
+// use.
+type Client struct {
+	cfg  config.Server
+	opts Options
+	log  *log.Logger
+
+	mu      sync.Mutex
+	status  Status
+	catalog Catalog
+	conn    *conn     // nil while not connected
+	ready   chan struct{} // closed after the first connect attempt
+	readyOnce sync.Once
+	tail      stderrTail
+
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// New returns a Client for one configured server. It does nothing until
+// [Client.Start].
+func New(cfg config.Server, opts *Options) *Client {
+	o := opts.withDefaults()
+	c := &Client{
+		cfg:   cfg,
+		opts:  o,
+		log:   o.Logger.WithPrefix(cfg.Name),
+		ready: make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
+	if !cfg.Enabled {
+		c.status.State = StateDisabled
+	}
+	return c
+}
+
+// Name is the server's name in the config.
+func (c *Client) Name() string { return c.cfg.Name }
+
+// Config is the server's configuration.
+func (c *Client) Config() config.Server { return c.cfg }
+
+// Start connects in the background and returns at once. Use [Client.Ready]
+// to wait for the first attempt. A disabled server never connects.
+func (c *Client) Start(ctx context.Context) {
+	ctx, c.cancel = context.WithCancel(ctx)
+	if !c.cfg.Enabled {
+		c.markReady()
+		close(c.done)
+		return
+	}
+	go c.run(ctx)
+}
+
+// Ready is closed once the first connect attempt has succeeded or failed.
+func (c *Client) Ready() <-chan struct{} { return c.ready }
+
+func (c *Client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
+
+// Status returns a snapshot of the server's state.
+func (c *Client) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// Catalog returns the server's current capabilities; empty while it is not
+// connected. The slices must not be modified.
+func (c *Client) Catalog() Catalog {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.catalog
+}
+
+// Close stops the server and waits for its process to exit. It is
+// idempotent and safe to call concurrently.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		if c.cancel == nil { // never started
+			close(c.done)
+			return
+		}
+		c.cancel()
+	})
+	<-c.done
+	return nil
+}
+
+// run connects, waits for the connection to end, and, with Reconnect,
+// starts again with backoff until ctx ends.
+func (c *Client) run(ctx context.Context) {
+	defer close(c.done)
+	defer c.markReady()
+	backoff := c.opts.MinBackoff
+	for attempt := 1; ; attempt++ {
+		c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
+		start := time.Now()
+		cn, err := c.connect(ctx)
+		if err == nil {
+			elapsed := time.Since(start)
+			c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
+				"prompts", len(cn.catalog.Prompts), "in", elapsed.Round(time.Millisecond))
+			c.setConnected(cn, elapsed)
+			c.markReady()
+			select {
+			case <-ctx.Done():
+				c.disconnect(cn, StateStopped, nil)
+				return
+			case <-cn.lost:
+			}
+			err = cn.lostErr()
+			c.log.Warn("connection lost", "err", c.opts.Redact(err.Error()))
+			c.disconnect(cn, StateFailed, err)
+			c.update(func(s *Status) { s.Restarts++ })
+			if time.Since(start) > time.Minute {
+				backoff = c.opts.MinBackoff
+			}
+		} else {
+			if ctx.Err() != nil {
+				c.update(func(s *Status) { s.State = StateStopped })
+				return
+			}
+			c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
+			c.update(func(s *Status) { s.State = StateFailed; s.Err = c.opts.Redact(err.Error()) })
+			c.markReady()
+		}
+		if !c.opts.Reconnect {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			c.update(func(s *Status) { s.State = StateStopped })
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, c.opts.MaxBackoff)
+	}
+}
+
+func (c *Client) update(f func(*Status)) {
+	c.mu.Lock()
+	f(&c.status)
+	c.mu.Unlock()
+	c.opts.OnChange(c)
+}
+
+func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
+	c.mu.Lock()
+	c.conn = cn
+	c.catalog = cn.catalog
+	c.status.State = StateConnected
+	c.status.Err = ""
+	c.status.ConnectTime = elapsed
+	c.status.ServerInfo = cn.serverInfo
+	c.status.ProtocolVersion = cn.protocol
+	c.countLocked()
+	c.mu.Unlock()
+	c.opts.OnChange(c)
+}
+
+func (c *Client) disconnect(cn *conn, state State, err error) {
+	c.mu.Lock()
+	if c.conn == cn {
+		c.conn = nil
+		c.catalog = Catalog{}
+		c.countLocked()
+	}
+	c.status.State = state
+	if err != nil {
+		c.status.Err = c.opts.Redact(err.Error())
+	}
+	c.mu.Unlock()
+	c.opts.OnChange(c)
+	cn.close()
+}
+
+func (c *Client) countLocked() {
+	c.status.Tools = len(c.catalog.Tools)
+	c.status.Resources = len(c.catalog.Resources)
+	c.status.ResourceTemplates = len(c.catalog.ResourceTemplates)
+	c.status.Prompts = len(c.catalog.Prompts)
+}
+
+// Request sends one request to the server and returns its raw result.
+// params are sent as they are. A JSON-RPC error from the server is an
+// [*RPCError].
+func (c *Client) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c.mu.Lock()
+	cn := c.conn
+	msg := c.status.Err
+	c.mu.Unlock()
+	if cn == nil {
+		if msg != "" {
+			return nil, fmt.Errorf("%s: %w (%s)", c.cfg.Name, ErrNotConnected, msg)
+		}
+		return nil, fmt.Errorf("%s: %w", c.cfg.Name, ErrNotConnected)
+	}
+	res, err := cn.request(ctx, method, params)
+	if err != nil {
+		var rpc *RPCError
+		if !errors.As(err, &rpc) && ctx.Err() == nil {
+			cn.checkAlive()
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// Tools returns the server's tools as it listed them.
+func (c *Client) Tools() []json.RawMessage { return c.Catalog().Tools }
+
+// Resources returns the server's resources as it listed them.
+func (c *Client) Resources() []json.RawMessage { return c.Catalog().Resources }
+
+// ResourceTemplates returns the server's resource templates as it listed them.
+func (c *Client) ResourceTemplates() []json.RawMessage { return c.Catalog().ResourceTemplates }
+
+// Prompts returns the server's prompts as it listed them.
+func (c *Client) Prompts() []json.RawMessage { return c.Catalog().Prompts }

@@ -1,0 +1,303 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// protocolVersion is pinned: left to itself mcp-go's client first probes
+// with server/discover and waits 5 s on every server that ignores it.
+const protocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+
+// resyncDelay gathers a burst of list_changed notifications (servers often
+// send several at start) into one resync.
+const resyncDelay = 50 * time.Millisecond
+
+// RPCError is a JSON-RPC error returned by an upstream server, kept whole
+// so it can be passed on unchanged.
+type RPCError struct {
+	Code    int
+	Message string
+	Data    json.RawMessage
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+
+// conn is one live connection to a server: created by connect, ended by
+// close or by the server going away.
+type conn struct {
+	c      *Client
+	mcp    *client.Client
+	tr     transport.Interface
+	proc   *process // nil for remote servers
+	stdout *lineWatch
+	cancel context.CancelFunc
+
+	serverInfo mcp.Implementation
+	protocol   string
+	caps       mcp.ServerCapabilities
+	catalog    Catalog // as of connect; later syncs go to the Client
+
+	ids atomic.Int64
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	lostMu   sync.Mutex
+	lostWhy  error
+
+	syncMu  sync.Mutex // serializes resyncs
+	dirtyMu sync.Mutex
+	dirty   map[string]bool
+	timer   *time.Timer
+	closed  bool
+}
+
+// connect makes one attempt: start the transport, initialize, list the
+// catalog, all within the server's timeout.
+func (c *Client) connect(ctx context.Context) (*conn, error) {
+	life, cancel := context.WithCancel(ctx)
+	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}
+	ok := false
+	defer func() {
+		if !ok {
+			cn.close()
+		}
+	}()
+
+	tr, err := cn.dial()
+	if err != nil {
+		return nil, err
+	}
+	cn.tr = tr
+	cn.mcp = client.NewClient(tr, client.WithProtocolVersion(protocolVersion))
+	cn.mcp.OnNotification(cn.onNotification)
+	cn.mcp.OnConnectionLost(func(err error) { cn.markLost(fmt.Errorf("connection lost: %w", err)) })
+	// The transport lives as long as the connection: SSE ties its stream
+	// to this context, so it must not be the timeout context below.
+	if err := cn.mcp.Start(life); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+
+	timeout := c.cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	tctx, tcancel := context.WithTimeout(life, timeout)
+	defer tcancel()
+
+	if err := cn.initialize(tctx); err != nil {
+		return nil, cn.explain("initialize", timeout, tctx, err)
+	}
+	cat, err := cn.listCatalog(tctx)
+	if err != nil {
+		return nil, cn.explain("list", timeout, tctx, err)
+	}
+	cn.catalog = cat
+	if cn.proc != nil {
+		go func() {
+			<-cn.proc.exited
+			cn.markLost(cn.proc.exitError())
+		}()
+	}
+	ok = true
+	return cn, nil
+}
+
+func (cn *conn) dial() (transport.Interface, error) {
+	cfg := cn.c.cfg
+	switch cfg.Transport {
+	case config.TransportStdio:
+		if cn.c.opts.Supervisor == "" {
+			return nil, errors.New("cannot find the mcpx executable to supervise the child")
+		}
+		p, err := startProcess(cfg, cn.c.opts.Supervisor, cn.c.logStderr)
+		if err != nil {
+			return nil, err
+		}
+		cn.proc = p
+		cn.stdout = newLineWatch(p.stdout)
+		return transport.NewIO(cn.stdout, p.stdin, nil), nil
+	case config.TransportHTTP:
+		// Continuous listening opens the GET stream on which servers send
+		// list_changed and other unsolicited notifications.
+		return transport.NewStreamableHTTP(cfg.URL,
+			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening())
+	case config.TransportSSE:
+		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers))
+	default:
+		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
+	}
+}
+
+func (cn *conn) initialize(ctx context.Context) error {
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = protocolVersion
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: cn.c.opts.Version}
+	res, err := cn.mcp.Initialize(ctx, req)
+	if err != nil {
+		return err
+	}
+	cn.serverInfo = res.ServerInfo
+	cn.protocol = res.ProtocolVersion
+	cn.caps = res.Capabilities
+	return nil
+}
+
+// explain turns a failed step into an error a person can act on: the exit
+// status and last stderr of a child that died, or what it wrote on stdout
+// instead of JSON-RPC.
+func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context, err error) error {
+	if cn.proc != nil {
+		// A dead child shows up as a closed transport; give the reaper a
+		// moment to report how it ended.
+		waitFor(cn.proc.exited, 500*time.Millisecond)
+		if perr := cn.proc.exitError(); perr != nil {
+			return fmt.Errorf("%s: %w%s", step, perr, cn.c.stderrTail())
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s", timeout)
+		if cn.stdout != nil {
+			if junk := cn.stdout.lastJunk(); junk != "" {
+				err = fmt.Errorf("%w; it wrote non-JSON-RPC on stdout: %q", err, junk)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+// request sends a raw request with a string id ("mcpx-N"), which mcp-go's
+// own integer ids can never collide with. A cancelled ctx sends
+// notifications/cancelled for that id, in the background.
+func (cn *conn) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	id := mcp.NewRequestId(fmt.Sprintf("mcpx-%d", cn.ids.Add(1)))
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method}
+	if len(params) > 0 {
+		req.Params = params
+	}
+	resp, err := cn.tr.SendRequest(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			go cn.cancelRequest(id, context.Cause(ctx))
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, transport.ErrTransportClosed) && cn.proc != nil {
+			waitFor(cn.proc.exited, 200*time.Millisecond)
+			if perr := cn.proc.exitError(); perr != nil {
+				return nil, fmt.Errorf("%s: server %s", method, perr)
+			}
+		}
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if resp.Error != nil {
+		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
+	}
+	if len(resp.Result) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	return resp.Result, nil
+}
+
+func rawData(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func (cn *conn) cancelRequest(id mcp.RequestId, why error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	reason := "cancelled by the client"
+	if errors.Is(why, context.DeadlineExceeded) {
+		reason = "timed out"
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
+	n.Method = string(mcp.MethodNotificationCancelled)
+	n.Params.AdditionalFields = map[string]any{"requestId": id, "reason": reason}
+	_ = cn.tr.SendNotification(ctx, n)
+}
+
+// checkAlive pings a remote server after a transport error; a failed ping
+// ends the connection so that it is started again. Children are watched by
+// their exit instead.
+func (cn *conn) checkAlive() {
+	if cn.proc != nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := cn.request(ctx, "ping", nil); err != nil {
+			var rpc *RPCError
+			if !errors.As(err, &rpc) {
+				cn.markLost(fmt.Errorf("server stopped answering: %w", err))
+			}
+		}
+	}()
+}
+
+func (cn *conn) markLost(err error) {
+	cn.lostOnce.Do(func() {
+		cn.lostMu.Lock()
+		cn.lostWhy = err
+		cn.lostMu.Unlock()
+		close(cn.lost)
+	})
+}
+
+func (cn *conn) lostErr() error {
+	cn.lostMu.Lock()
+	defer cn.lostMu.Unlock()
+	if cn.lostWhy == nil {
+		return errors.New("connection lost")
+	}
+	if cn.proc != nil {
+		return fmt.Errorf("%w%s", cn.lostWhy, cn.c.stderrTail())
+	}
+	return cn.lostWhy
+}
+
+// close ends the connection and, for a child, stops the process.
+func (cn *conn) close() {
+	cn.dirtyMu.Lock()
+	cn.closed = true
+	if cn.timer != nil {
+		cn.timer.Stop()
+	}
+	cn.dirtyMu.Unlock()
+	if cn.cancel != nil {
+		cn.cancel()
+	}
+	if cn.mcp != nil {
+		done := make(chan struct{})
+		go func() { cn.mcp.Close(); close(done) }()
+		if cn.proc == nil {
+			waitFor(done, 5*time.Second)
+		}
+	} else if cn.proc != nil {
+		cn.proc.stdin.Close()
+	}
+	if cn.proc != nil {
+		cn.proc.stop(cn.c.opts.StopGrace, cn.c.opts.TermGrace)
+		cn.proc.stdout.Close()
+	}
+}
+
+var _ io.Reader = (*lineWatch)(nil)

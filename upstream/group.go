@@ -1,0 +1,45 @@
+package upstream
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// StartAll starts a Client for each server at once and returns them in
+// the order given, without waiting for any of them.
+func StartAll(ctx context.Context, servers []config.Server, opts *Options) []*Client {
+	clients := make([]*Client, len(servers))
+	for i, s := range servers {
+		clients[i] = New(s, opts)
+		clients[i].Start(ctx)
+	}
+	return clients
+}
+
+// WaitReady waits until every client has finished its first connect
+// attempt, or ctx ends.
+func WaitReady(ctx context.Context, clients []*Client) {
+	for _, c := range clients {
+		select {
+		case <-c.Ready():
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// CloseAll closes the clients in parallel, so that shutdown takes as long
+// as the slowest server rather than the sum of all.
+func CloseAll(clients []*Client) {
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
+	}
+	wg.Wait()
+}

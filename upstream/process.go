@@ -1,0 +1,187 @@
+package upstream
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// process is one running stdio upstream. On Unix the started command is the
+// supervisor, which leads a process group holding the real server and
+// everything it spawns.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of the child's stdin
+	stdout *os.File // our end of the child's stdout
+	exited chan struct{}
+	err    error // the exit status, set before exited is closed
+}
+
+// startProcess starts spec's command with its env and cwd. The child's
+// stdio are plain OS pipes (not exec's copying goroutines), so Wait returns
+// as soon as the child exits even if a grandchild still holds a pipe open.
+// stderr receives the child's stderr; it is closed when the child's last
+// writer goes away.
+func startProcess(spec config.Server, supervisor string, stderr func(io.Reader)) (*process, error) {
+	env := mergeEnv(os.Environ(), spec.Env)
+	path, err := lookPath(spec.Command, spec.Cwd, env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := newCommand(supervisor, path, spec.Args, env)
+	cmd.Dir = spec.Cwd
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("start %s: %w", spec.Command, err)
+	}
+	closeAll(inR, outW, errW)
+	go func() {
+		stderr(errR)
+		errR.Close()
+	}()
+
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		// The leader is gone; take whatever it left behind with it.
+		killGroup(cmd, true)
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// stop ends the process in steps: close its stdin and give it grace to
+// exit on its own, then SIGTERM its group, then SIGKILL it. It returns once
+// the process has been reaped.
+func (p *process) stop(grace, term time.Duration) {
+	p.stdin.Close()
+	if waitFor(p.exited, grace) {
+		return
+	}
+	killGroup(p.cmd, false)
+	if waitFor(p.exited, term) {
+		return
+	}
+	killGroup(p.cmd, true)
+	<-p.exited
+}
+
+// exitError describes how the process ended, for a status line.
+func (p *process) exitError() error {
+	select {
+	case <-p.exited:
+	default:
+		return nil
+	}
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		return errors.New("process exited with status 0")
+	case errors.As(p.err, &ee):
+		return fmt.Errorf("process %s", ee.ProcessState.String())
+	default:
+		return p.err
+	}
+}
+
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// mergeEnv returns base with extra set on top, later keys winning, in a
+// stable order.
+func mergeEnv(base []string, extra map[string]string) []string {
+	if len(extra) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := extra[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+extra[k])
+	}
+	return out
+}
+
+// lookPath resolves command the way the child will see it: with the PATH
+// from its own env, and relative paths against its cwd. Doing it here turns
+// the commonest mistake into a clear error instead of a silent exit.
+func lookPath(command, cwd string, env []string) (string, error) {
+	if command == "" {
+		return "", errors.New("no command")
+	}
+	if strings.ContainsRune(command, filepath.Separator) || strings.ContainsRune(command, '/') {
+		p := command
+		if !filepath.IsAbs(p) && cwd != "" {
+			p = filepath.Join(cwd, p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("command %q: %w", command, err)
+		}
+		return command, nil
+	}
+	pathEnv := ""
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "PATH" {
+			pathEnv = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		for _, name := range executableNames(command) {
+			p := filepath.Join(dir, name)
+			if isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("command %q not found in PATH", command)
+}

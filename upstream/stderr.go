@@ -1,0 +1,127 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+)
+
+// stderrTailLines is how many of a child's last stderr lines an error quotes.
+const stderrTailLines = 3
+
+// maxLogLine bounds one logged stderr line; a child that writes megabytes
+// without a newline must not become one giant log entry.
+const maxLogLine = 4096
+
+// logStderr logs each line a child writes on stderr under the server's
+// name and keeps the last few for error messages. It returns at EOF.
+func (c *Client) logStderr(r io.Reader) {
+	br := bufio.NewReaderSize(r, maxLogLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			text := strings.TrimRight(string(line), "\r\n")
+			if err == bufio.ErrBufferFull {
+				text += "…"
+				// Skip the rest of this overlong line.
+				for err == bufio.ErrBufferFull {
+					_, err = br.ReadSlice('\n')
+				}
+			}
+			if text != "" {
+				text = c.opts.Redact(text)
+				c.log.Info(text, "stream", "stderr")
+				c.rememberStderr(text)
+			}
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
+
+type stderrTail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (c *Client) rememberStderr(line string) {
+	c.tail.mu.Lock()
+	defer c.tail.mu.Unlock()
+	c.tail.lines = append(c.tail.lines, line)
+	if len(c.tail.lines) > stderrTailLines {
+		c.tail.lines = c.tail.lines[len(c.tail.lines)-stderrTailLines:]
+	}
+}
+
+// stderrTail quotes the last stderr lines, for appending to an error.
+func (c *Client) stderrTail() string {
+	c.tail.mu.Lock()
+	defer c.tail.mu.Unlock()
+	if len(c.tail.lines) == 0 {
+		return ""
+	}
+	return "; stderr: " + strings.Join(c.tail.lines, " | ")
+}
+
+// lineWatch passes a child's stdout through untouched and remembers the
+// last line that could not be JSON-RPC. mcp-go skips such lines silently;
+// a server that prints a banner on stdout then just looks hung, and this is
+// how mcpx says what actually happened.
+type lineWatch struct {
+	r       io.Reader
+	mu      sync.Mutex
+	atStart bool // the next byte starts a line
+	junk    []byte
+	inJunk  bool
+}
+
+func newLineWatch(r io.Reader) *lineWatch { return &lineWatch{r: r, atStart: true} }
+
+func (w *lineWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 {
+		w.scan(p[:n])
+	}
+	return n, err
+}
+
+func (w *lineWatch) scan(b []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(b) > 0 {
+		if w.atStart {
+			c := b[0]
+			if c == ' ' || c == '\t' || c == '\r' {
+				b = b[1:]
+				continue
+			}
+			w.atStart = false
+			w.inJunk = c != '{' && c != '\n'
+			if w.inJunk {
+				w.junk = w.junk[:0]
+			}
+		}
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg = b[:i]
+		}
+		if w.inJunk && len(w.junk) < 200 {
+			w.junk = append(w.junk, seg[:min(len(seg), 200-len(w.junk))]...)
+		}
+		if i < 0 {
+			return
+		}
+		b = b[i+1:]
+		w.atStart = true
+	}
+}
+
+func (w *lineWatch) lastJunk() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.junk)
+}

@@ -1,0 +1,102 @@
+//go:build unix
+
+package upstream
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// supervisorEnv marks a process started by mcpx to supervise one upstream
+// command. It is removed before the command itself starts.
+const supervisorEnv = "MCPX_SUPERVISOR"
+
+// parentPoll is how often the supervisor checks that mcpx is still alive.
+const parentPoll = 100 * time.Millisecond
+
+// MaybeSupervise runs the supervisor when this process was started as one
+// and reports its exit code; otherwise it returns ok == false at once. Call
+// it first thing in main (and in TestMain of packages that start upstreams):
+//
+//	if code, ok := upstream.MaybeSupervise(); ok {
+//		os.Exit(code)
+//	}
+//
+// The supervisor leads the process group mcpx created for one upstream. It
+// runs the command in that group with the same stdin, stdout and stderr,
+// outlives the signals mcpx sends to the group so the command gets them
+// first, exits with the command's status, and, when mcpx disappears without
+// cleaning up (SIGKILL, a crash), terminates the whole group. That last part
+// is why it exists: a direct child could learn of its parent's death through
+// Pdeathsig, but the grandchildren behind `sh -c` or `npx` could not.
+func MaybeSupervise() (code int, ok bool) {
+	if os.Getenv(supervisorEnv) != "1" {
+		return 0, false
+	}
+	os.Unsetenv(supervisorEnv)
+	return supervise(os.Args[1:]), true
+}
+
+func supervise(argv []string) int {
+	if len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "mcpx supervisor: no command")
+		return 2
+	}
+	parent := os.Getppid()
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcpx supervisor: %v\n", err)
+		return 127
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	tick := time.NewTicker(parentPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return exitCode(err)
+		case <-signals:
+			// mcpx signals the whole group; the command got this too and
+			// decides for itself. mcpx escalates to SIGKILL if it must.
+		case <-tick.C:
+			if os.Getppid() == parent {
+				continue
+			}
+			group := -os.Getpid()
+			_ = syscall.Kill(group, syscall.SIGTERM)
+			select {
+			case err := <-done:
+				_ = syscall.Kill(group, syscall.SIGKILL)
+				return exitCode(err)
+			case <-time.After(2 * time.Second):
+				_ = syscall.Kill(group, syscall.SIGKILL)
+				return 137
+			}
+		}
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
