@@ -1,0 +1,334 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// Options configure an Aggregator. A nil *Options means the defaults.
+type Options struct {
+	// Logger receives catalog events; each upstream logs under its name.
+	// Nil discards.
+	Logger *log.Logger
+	// Redact removes secrets from text bound for a log or an error.
+	Redact func(string) string
+	// Reconnect restarts failed upstreams with backoff (serve does; one-shot
+	// commands do not).
+	Reconnect bool
+	// ReadyTimeout bounds how long the first list request waits for
+	// upstreams still connecting; later arrivals are announced with
+	// list_changed. Default 10s.
+	ReadyTimeout time.Duration
+	// Upstream holds the options passed to every upstream client; its
+	// Logger, Redact, Reconnect and OnChange are set by the Aggregator.
+	Upstream upstream.Options
+	// Version is mcpx's version, reported to clients and upstreams.
+	Version string
+}
+
+// Aggregator is the catalog over all sources plus the MCP server that
+// shows it. Its methods are safe for concurrent use.
+type Aggregator struct {
+	cfg       *config.Config
+	opts      Options
+	log       *log.Logger
+	upstreams []*upstream.Client
+	members   []*member
+
+	catalog atomic.Pointer[Catalog]
+	ready   chan struct{}
+
+	rebuildMu sync.Mutex // serializes rebuilds
+	changes   chan struct{}
+	listeners sync.Map // *listener -> struct{}: servers to tell about changes
+	reported  map[string]bool
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed sync.Once
+}
+
+// New creates an Aggregator for cfg. Nothing starts until [Aggregator.Start].
+func New(cfg *config.Config, opts *Options) *Aggregator {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = log.New(discardWriter{})
+	}
+	if o.Redact == nil {
+		o.Redact = func(s string) string { return s }
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 10 * time.Second
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
+		changes: make(chan struct{}, 1), reported: map[string]bool{}}
+	a.catalog.Store(build(nil, cfg.Separator))
+	return a
+}
+
+type discardWriter struct{}
+
+func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// Start connects to every enabled upstream in parallel and returns at once.
+func (a *Aggregator) Start(ctx context.Context) {
+	ctx, a.cancel = context.WithCancel(ctx)
+	uo := a.opts.Upstream
+	uo.Logger = a.opts.Logger
+	uo.Redact = a.opts.Redact
+	uo.Reconnect = a.opts.Reconnect
+	uo.Version = a.opts.Version
+	uo.OnChange = func(*upstream.Client) { a.changed() }
+	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
+	a.members = make([]*member, len(a.cfg.Servers))
+	for i, s := range a.cfg.Servers {
+		c := upstream.New(s, &uo)
+		a.upstreams[i] = c
+		a.members[i] = &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts}
+	}
+	for _, c := range a.upstreams {
+		c.Start(ctx)
+	}
+	a.wg.Add(2)
+	go func() {
+		defer a.wg.Done()
+		a.rebuildLoop(ctx)
+	}()
+	go func() {
+		defer a.wg.Done()
+		wctx, cancel := context.WithTimeout(ctx, a.opts.ReadyTimeout)
+		defer cancel()
+		upstream.WaitReady(wctx, a.upstreams)
+		a.Rebuild()
+		close(a.ready)
+	}()
+}
+
+// WaitReady waits until every upstream has finished its first connect
+// attempt (or ReadyTimeout passed) and the catalog reflects them.
+func (a *Aggregator) WaitReady(ctx context.Context) error {
+	select {
+	case <-a.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops every upstream in parallel and waits for them.
+func (a *Aggregator) Close() error {
+	a.closed.Do(func() {
+		if a.cancel != nil {
+			a.cancel()
+		}
+		upstream.CloseAll(a.upstreams)
+		a.wg.Wait()
+	})
+	return nil
+}
+
+// Catalog returns the current catalog snapshot.
+func (a *Aggregator) Catalog() *Catalog { return a.catalog.Load() }
+
+// Upstreams returns the status of every configured server, in config order.
+func (a *Aggregator) Upstreams() []upstream.Status {
+	out := make([]upstream.Status, len(a.upstreams))
+	for i, c := range a.upstreams {
+		out[i] = c.Status()
+	}
+	return out
+}
+
+func (a *Aggregator) changed() {
+	select {
+	case a.changes <- struct{}{}:
+	default:
+	}
+}
+
+// rebuildLoop rebuilds the catalog after sources change, coalescing bursts.
+func (a *Aggregator) rebuildLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.changes:
+		}
+		a.Rebuild()
+	}
+}
+
+// Rebuild makes a new catalog from the sources now and tells connected
+// clients which lists changed.
+func (a *Aggregator) Rebuild() {
+	a.rebuildMu.Lock()
+	defer a.rebuildMu.Unlock()
+	old := a.catalog.Load()
+	c := build(a.members, a.cfg.Separator)
+	a.catalog.Store(c)
+	a.report(c)
+	var kinds []Kind
+	if !sameEntries(old.Tools, c.Tools) {
+		kinds = append(kinds, KindTool)
+	}
+	if !sameEntries(old.Resources, c.Resources) || !sameEntries(old.ResourceTemplates, c.ResourceTemplates) {
+		kinds = append(kinds, KindResource)
+	}
+	if !sameEntries(old.Prompts, c.Prompts) {
+		kinds = append(kinds, KindPrompt)
+	}
+	if len(kinds) == 0 {
+		return
+	}
+	a.listeners.Range(func(k, _ any) bool {
+		k.(*listener).listChanged(kinds)
+		return true
+	})
+}
+
+// report logs each collision and problem once, not at every rebuild.
+func (a *Aggregator) report(c *Catalog) {
+	for _, col := range c.Collisions {
+		if s := col.String(); !a.reported[s] {
+			a.reported[s] = true
+			a.log.Warn("name collision: " + s)
+		}
+	}
+	for _, p := range c.Problems {
+		if !a.reported[p] {
+			a.reported[p] = true
+			a.log.Warn(a.opts.Redact(p))
+		}
+	}
+}
+
+func sameEntries(a, b []*Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Server != b[i].Server || string(a[i].JSON) != string(b[i].JSON) {
+			return false
+		}
+	}
+	return true
+}
+
+// listener is a served client that wants list_changed notifications.
+type listener struct {
+	listChanged func([]Kind)
+}
+
+// ErrUnknown is wrapped by errors for a name or URI no source offers.
+var ErrUnknown = errors.New("unknown")
+
+// CallTool calls a tool by exposed name with raw arguments (nil for none)
+// and returns the raw CallToolResult.
+func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	params, err := json.Marshal(map[string]json.RawMessage{"name": json.RawMessage(quote(name)), "arguments": orEmpty(args)})
+	if err != nil {
+		return nil, err
+	}
+	return a.callTool(ctx, params)
+}
+
+// callTool forwards tools/call params (name exposed) to the owning source.
+func (a *Aggregator) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	fields, name, err := splitParams(params, "name")
+	if err != nil {
+		return nil, err
+	}
+	e, ok := a.Catalog().Tool(name)
+	if !ok {
+		return nil, fmt.Errorf("%w tool %q", ErrUnknown, name)
+	}
+	fields["name"] = json.RawMessage(quote(e.Original))
+	return e.src.Request(ctx, "tools/call", marshalRaw(fields, params))
+}
+
+// getPrompt forwards prompts/get params (name exposed).
+func (a *Aggregator) getPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	fields, name, err := splitParams(params, "name")
+	if err != nil {
+		return nil, err
+	}
+	e, ok := a.Catalog().Prompt(name)
+	if !ok {
+		return nil, fmt.Errorf("%w prompt %q", ErrUnknown, name)
+	}
+	fields["name"] = json.RawMessage(quote(e.Original))
+	return e.src.Request(ctx, "prompts/get", marshalRaw(fields, params))
+}
+
+// readResource forwards resources/read params unchanged: URIs are never
+// rewritten.
+func (a *Aggregator) readResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	_, uri, err := splitParams(params, "uri")
+	if err != nil {
+		return nil, err
+	}
+	e, ok := a.Catalog().Resource(uri)
+	if !ok {
+		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
+	}
+	return e.src.Request(ctx, "resources/read", params)
+}
+
+// ReadResource reads a resource by URI and returns the raw result.
+func (a *Aggregator) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
+	return a.readResource(ctx, json.RawMessage(`{"uri":`+quote(uri)+`}`))
+}
+
+// GetPrompt gets a prompt by exposed name with string arguments.
+func (a *Aggregator) GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
+	params, err := json.Marshal(map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		return nil, err
+	}
+	return a.getPrompt(ctx, params)
+}
+
+// ErrInvalidParams is wrapped by errors for request params that are not
+// what the method needs.
+var ErrInvalidParams = errors.New("invalid params")
+
+// splitParams decodes a params object and the string field key from it.
+func splitParams(params json.RawMessage, key string) (map[string]json.RawMessage, string, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(orEmpty(params), &fields); err != nil || fields == nil {
+		return nil, "", fmt.Errorf("%w: params must be an object", ErrInvalidParams)
+	}
+	var v string
+	if err := json.Unmarshal(fields[key], &v); err != nil || v == "" {
+		return nil, "", fmt.Errorf("%w: %q must be a non-empty string", ErrInvalidParams, key)
+	}
+	return fields, v, nil
+}
+
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage(`{}`)
+	}
+	return raw
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

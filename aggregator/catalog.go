@@ -1,0 +1,202 @@
+package aggregator
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// Kind is the kind of a catalog entry.
+type Kind string
+
+const (
+	KindTool     Kind = "tool"
+	KindResource Kind = "resource"
+	KindTemplate Kind = "resource template"
+	KindPrompt   Kind = "prompt"
+)
+
+// Entry is one capability as the catalog exposes it.
+type Entry struct {
+	Kind Kind
+	// Name is the exposed name of a tool or prompt, the URI of a resource,
+	// or the URI template of a template.
+	Name string
+	// Original is the name, URI or template the source uses.
+	Original    string
+	Server      string
+	Title       string
+	Description string
+	// JSON is the capability object as exposed: the source's object with
+	// only the name rewritten.
+	JSON json.RawMessage
+
+	src      Source
+	template *uritemplate.Template // for KindTemplate
+}
+
+// Collision records an exposed name or URI that two sources both claim.
+// Kept is the server that has it; Dropped lost it.
+type Collision struct {
+	Kind    Kind
+	Name    string
+	Kept    string
+	Dropped string
+	// Original is the dropped capability's own name.
+	Original string
+}
+
+func (c Collision) String() string {
+	return fmt.Sprintf("%s %q of server %s is hidden: server %s already has that name", c.Kind, c.Name, c.Dropped, c.Kept)
+}
+
+// Catalog is an immutable snapshot of everything the sources offer.
+type Catalog struct {
+	Tools             []*Entry
+	Resources         []*Entry
+	ResourceTemplates []*Entry
+	Prompts           []*Entry
+	Collisions        []Collision
+	// Problems are capability objects that could not be used, e.g. a tool
+	// without a name; each names its server.
+	Problems []string
+
+	tools     map[string]*Entry
+	resources map[string]*Entry
+	prompts   map[string]*Entry
+}
+
+// Tool finds a tool by exposed name.
+func (c *Catalog) Tool(name string) (*Entry, bool) { e, ok := c.tools[name]; return e, ok }
+
+// Prompt finds a prompt by exposed name.
+func (c *Catalog) Prompt(name string) (*Entry, bool) { e, ok := c.prompts[name]; return e, ok }
+
+// Resource finds the entry that serves uri: a resource with exactly that
+// URI, else the first template that matches it.
+func (c *Catalog) Resource(uri string) (*Entry, bool) {
+	if e, ok := c.resources[uri]; ok {
+		return e, true
+	}
+	for _, e := range c.ResourceTemplates {
+		if e.template != nil && e.template.Match(uri) != nil {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// build makes a catalog from the members, in order: the first member to
+// claim a name keeps it.
+func build(members []*member, sep string) *Catalog {
+	c := &Catalog{tools: map[string]*Entry{}, resources: map[string]*Entry{}, prompts: map[string]*Entry{}}
+	templates := map[string]*Entry{}
+	for _, m := range members {
+		name := m.src.Name()
+		for _, raw := range m.src.Tools() {
+			c.add(KindTool, m, raw, "name", sep, m.tools.Allows, c.tools, &c.Tools)
+		}
+		for _, raw := range m.src.Prompts() {
+			c.add(KindPrompt, m, raw, "name", sep, m.prompts.Allows, c.prompts, &c.Prompts)
+		}
+		for _, raw := range m.src.Resources() {
+			c.add(KindResource, m, raw, "uri", "", nil, c.resources, &c.Resources)
+		}
+		for _, raw := range m.src.ResourceTemplates() {
+			e := c.add(KindTemplate, m, raw, "uriTemplate", "", nil, templates, &c.ResourceTemplates)
+			if e == nil {
+				continue
+			}
+			t, err := uritemplate.New(e.Original)
+			if err != nil {
+				c.Problems = append(c.Problems, fmt.Sprintf("server %s: resource template %q cannot be matched: %v", name, e.Original, err))
+				continue
+			}
+			e.template = t
+		}
+	}
+	return c
+}
+
+// add decodes one capability object and files it under its exposed name,
+// unless it is filtered out, malformed, or its name is taken.
+func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string,
+	allow func(string) bool, index map[string]*Entry, list *[]*Entry) *Entry {
+	server := m.src.Name()
+	var head struct {
+		Name        string `json:"name"`
+		URI         string `json:"uri"`
+		URITemplate string `json:"uriTemplate"`
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s is not a valid object: %v", server, kind, err))
+		return nil
+	}
+	original := map[string]string{"name": head.Name, "uri": head.URI, "uriTemplate": head.URITemplate}[key]
+	if original == "" {
+		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s has no %q", server, kind, key))
+		return nil
+	}
+	if allow != nil && !allow(original) {
+		return nil
+	}
+	e := &Entry{Kind: kind, Name: original, Original: original, Server: server,
+		Title: head.Title, Description: head.Description, JSON: raw, src: m.src}
+	if key == "name" {
+		e.Name = exposedName(m.prefix, sep, original)
+		if e.Name != original {
+			e.JSON = withField(raw, "name", e.Name)
+		}
+	}
+	if prev, taken := index[e.Name]; taken {
+		c.Collisions = append(c.Collisions, Collision{Kind: kind, Name: e.Name, Kept: prev.Server, Dropped: server, Original: original})
+		return nil
+	}
+	index[e.Name] = e
+	*list = append(*list, e)
+	return e
+}
+
+// withField returns obj with one top-level string field replaced. Every
+// other member keeps its exact bytes.
+func withField(obj json.RawMessage, key, value string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil {
+		return obj
+	}
+	v, _ := json.Marshal(value)
+	m[key] = v
+	return marshalRaw(m, obj)
+}
+
+// marshalRaw encodes v without escaping <, > and & (which the upstream may
+// have written plainly), falling back to fallback on failure.
+func marshalRaw(v any, fallback json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fallback
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// listResult renders a list result such as {"tools":[...]}.
+func listResult(field string, entries []*Entry) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"`)
+	b.WriteString(field)
+	b.WriteString(`":[`)
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e.JSON)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}

@@ -1,0 +1,381 @@
+package aggregator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// ServeStdio serves the catalog as one MCP server on a stream of
+// newline-delimited JSON-RPC messages (an MCP client's stdin and stdout)
+// until in ends, a write fails, or ctx is done.
+//
+// mcpx runs its own loop around mcp-go's MCPServer rather than
+// server.ServeStdio: one writer goroutine keeps every message whole and in
+// order (mcp-go's can write a notification after the response it belongs
+// to), there is no cap on concurrent calls, and the session is not a
+// package global. The catalog methods (lists, tools/call, resources/read,
+// prompts/get) are answered here from raw JSON, because mcp-go's typed
+// structs drop fields an upstream sent; everything else (initialize, ping,
+// ...) goes to MCPServer.HandleMessage.
+func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	s := &stdioServer{a: a, out: newOutbox(ctx, out), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}}
+	s.mcp = server.NewMCPServer("mcpx", a.opts.Version,
+		server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(true),
+	)
+	if err := s.mcp.RegisterSession(ctx, s.sess); err != nil {
+		return err
+	}
+	defer s.mcp.UnregisterSession(ctx, s.sess.id)
+	sctx := s.mcp.WithContext(ctx, s.sess)
+
+	l := &listener{listChanged: s.listChanged}
+	a.listeners.Store(l, struct{}{})
+	defer a.listeners.Delete(l)
+
+	go s.out.run(cancel)
+	go s.forwardNotes(ctx)
+
+	// A read from a pipe cannot be interrupted, so the loop runs on its own
+	// and a signal (ctx) does not wait for the client's next line.
+	readErr := make(chan error, 1)
+	go func() { readErr <- s.readLoop(sctx, in) }()
+	var err error
+	select {
+	case err = <-readErr:
+		if errors.Is(err, io.EOF) {
+			// The client closed its end. Answers already under way still
+			// go out (a script may pipe requests in), for a short while.
+			s.drain(ctx, eofGrace)
+		}
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+	}
+	// The client is gone or we are shutting down: stop what is in flight
+	// and let the writer flush what is already queued.
+	cancel(err)
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.out.close()
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// eofGrace is how long requests in flight may still finish after the
+// client closes stdin.
+const eofGrace = 5 * time.Second
+
+// drain waits up to d for the requests in flight to finish.
+func (s *stdioServer) drain(ctx context.Context, d time.Duration) {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }() // the reader has ended: no Add races this
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+type stdioServer struct {
+	a    *Aggregator
+	mcp  *server.MCPServer
+	sess *session
+	out  *outbox
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc // by raw request id
+	closing  bool                          // no new requests start
+	listed   map[Kind]bool                 // lists fetched since the last list_changed
+}
+
+// message is the envelope of any JSON-RPC message.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			s.dispatch(ctx, line)
+		}
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+}
+
+func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		s.out.error(json.RawMessage("null"), mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)
+		return
+	}
+	switch {
+	case m.Method != "" && len(m.ID) > 0:
+		s.startRequest(ctx, m, line)
+	case m.Method != "":
+		s.notification(ctx, m, line)
+	default:
+		// A response to a server-to-client request; mcpx sends none yet.
+	}
+}
+
+func (s *stdioServer) notification(ctx context.Context, m message, line []byte) {
+	switch m.Method {
+	case string(mcp.MethodNotificationCancelled):
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			s.mu.Lock()
+			cancel := s.inflight[string(p.RequestID)]
+			s.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	case string(mcp.MethodNotificationInitialized):
+		s.sess.ready.Store(true)
+	}
+	s.mcp.HandleMessage(ctx, line)
+}
+
+func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := string(m.ID)
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		cancel()
+		return
+	}
+	s.inflight[key] = cancel
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		result, rpcErr := s.handle(ctx, m, line)
+		if ctx.Err() != nil {
+			// Cancelled by the client (no answer is expected) or shutting
+			// down (nobody is left to read it).
+			return
+		}
+		switch {
+		case rpcErr != nil:
+			s.out.error(m.ID, rpcErr.code, rpcErr.message, rpcErr.data)
+		case result != nil:
+			s.out.result(m.ID, result)
+		}
+	}()
+}
+
+type rpcError struct {
+	code    int
+	message string
+	data    json.RawMessage
+}
+
+// handle answers one request: the catalog methods here, the rest through
+// mcp-go. A nil result and nil error means the answer was already written.
+func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.RawMessage, *rpcError) {
+	a := s.a
+	switch m.Method {
+	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
+		a.waitReady(ctx)
+		s.mu.Lock()
+		s.listed[listKind[m.Method]] = true
+		s.mu.Unlock()
+		return s.list(m.Method), nil
+	case "tools/call":
+		a.waitReady(ctx)
+		res, err := a.callTool(ctx, m.Params)
+		if err != nil && !isRPCError(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
+			// The tool exists but its server could not run it: tell the
+			// model in a result it can read, as the spec asks.
+			return toolError(a.opts.Redact(err.Error())), nil
+		}
+		return res, toRPCError(err, mcp.INVALID_PARAMS)
+	case "resources/read":
+		a.waitReady(ctx)
+		res, err := a.readResource(ctx, m.Params)
+		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND)
+	case "prompts/get":
+		a.waitReady(ctx)
+		res, err := a.getPrompt(ctx, m.Params)
+		return res, toRPCError(err, mcp.INVALID_PARAMS)
+	case "server/discover":
+		// mcpx relays a stateful session (notifications, and later
+		// server-to-client requests), so it speaks the initialize handshake.
+		return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "method not found: server/discover"}
+	}
+	resp := s.mcp.HandleMessage(ctx, line)
+	if resp == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return nil, &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
+	}
+	s.out.raw(b)
+	return nil, nil
+}
+
+var listKind = map[string]Kind{
+	"tools/list":               KindTool,
+	"resources/list":           KindResource,
+	"resources/templates/list": KindResource,
+	"prompts/list":             KindPrompt,
+}
+
+// list renders a list result for the client, shaped by the expose setting.
+func (s *stdioServer) list(method string) json.RawMessage {
+	c := s.a.Catalog()
+	direct := s.a.exposeDirect()
+	pick := func(e []*Entry) []*Entry {
+		if !direct {
+			return nil
+		}
+		return e
+	}
+	switch method {
+	case "tools/list":
+		return listResult("tools", pick(c.Tools))
+	case "resources/list":
+		return listResult("resources", pick(c.Resources))
+	case "resources/templates/list":
+		return listResult("resourceTemplates", pick(c.ResourceTemplates))
+	default:
+		return listResult("prompts", pick(c.Prompts))
+	}
+}
+
+// exposeDirect reports whether upstream capabilities are listed to the
+// client under their prefixed names.
+func (a *Aggregator) exposeDirect() bool {
+	switch a.cfg.Expose {
+	case config.ExposeDirect, config.ExposeBoth:
+		return true
+	}
+	// expose: proxy shows upstreams only through the proxy tool, which
+	// does not exist yet: until it does, list them directly.
+	return true
+}
+
+func (a *Aggregator) waitReady(ctx context.Context) {
+	select {
+	case <-a.ready:
+	case <-ctx.Done():
+	}
+}
+
+func isRPCError(err error) bool {
+	var rpc *upstream.RPCError
+	return errors.As(err, &rpc)
+}
+
+// toRPCError maps an error to the JSON-RPC error the client gets: an
+// upstream's own error passes through whole.
+func toRPCError(err error, unknownCode int) *rpcError {
+	if err == nil {
+		return nil
+	}
+	var rpc *upstream.RPCError
+	switch {
+	case errors.As(err, &rpc):
+		return &rpcError{code: rpc.Code, message: rpc.Message, data: rpc.Data}
+	case errors.Is(err, ErrInvalidParams):
+		return &rpcError{code: mcp.INVALID_PARAMS, message: err.Error()}
+	case errors.Is(err, ErrUnknown):
+		return &rpcError{code: unknownCode, message: err.Error()}
+	default:
+		return &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
+	}
+}
+
+// toolError is a CallToolResult reporting a failure as text.
+func toolError(text string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"content": []map[string]string{{"type": "text", "text": text}},
+		"isError": true,
+	})
+	return b
+}
+
+// listChanged tells the client which lists changed: one notification per
+// list, and only for a list the client has fetched since it was last told.
+// Until then it holds nothing stale, and a burst of upstream changes (every
+// server connecting at start) costs it one refetch, not one per change.
+func (s *stdioServer) listChanged(kinds []Kind) {
+	if !s.sess.ready.Load() {
+		return
+	}
+	for _, k := range kinds {
+		s.mu.Lock()
+		stale := s.listed[k]
+		s.listed[k] = false
+		s.mu.Unlock()
+		if !stale {
+			continue
+		}
+		method := map[Kind]mcp.MCPMethod{
+			KindTool:     mcp.MethodNotificationToolsListChanged,
+			KindResource: mcp.MethodNotificationResourcesListChanged,
+			KindPrompt:   mcp.MethodNotificationPromptsListChanged,
+		}[k]
+		s.out.raw([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, method)))
+	}
+}
+
+// forwardNotes writes the notifications mcp-go queues on the session.
+func (s *stdioServer) forwardNotes(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n := <-s.sess.notes:
+			if b, err := json.Marshal(n); err == nil {
+				s.out.raw(b)
+			}
+		}
+	}
+}

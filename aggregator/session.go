@@ -1,0 +1,74 @@
+package aggregator
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// session is the one client of a stdio server, as mcp-go's server sees it.
+// It replaces mcp-go's package-global stdio session so that several servers
+// (tests, or future transports) can live in one process.
+type session struct {
+	id          string
+	notes       chan mcp.JSONRPCNotification
+	initialized atomic.Bool // initialize answered
+	ready       atomic.Bool // notifications/initialized received
+
+	mu       sync.Mutex
+	info     mcp.Implementation
+	caps     mcp.ClientCapabilities
+	logLevel mcp.LoggingLevel
+}
+
+func newSession(id string) *session {
+	return &session{id: id, notes: make(chan mcp.JSONRPCNotification, 256), logLevel: mcp.LoggingLevelInfo}
+}
+
+var (
+	_ server.SessionWithClientInfo = (*session)(nil)
+	_ server.SessionWithLogging    = (*session)(nil)
+)
+
+func (s *session) SessionID() string                                   { return s.id }
+func (s *session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+func (s *session) Initialize()                                         { s.initialized.Store(true) }
+func (s *session) Initialized() bool                                   { return s.initialized.Load() }
+
+func (s *session) SetLogLevel(level mcp.LoggingLevel) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logLevel = level
+}
+
+func (s *session) GetLogLevel() mcp.LoggingLevel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logLevel
+}
+
+func (s *session) GetClientInfo() mcp.Implementation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info
+}
+
+func (s *session) SetClientInfo(info mcp.Implementation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.info = info
+}
+
+func (s *session) GetClientCapabilities() mcp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+func (s *session) SetClientCapabilities(caps mcp.ClientCapabilities) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caps = caps
+}

@@ -1,0 +1,30 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// Source is anything that offers MCP capabilities: an upstream server, or
+// the browser. The list methods return snapshots as raw JSON objects in the
+// MCP schema's shape and may be called from any goroutine; Request sends
+// one MCP request (tools/call, resources/read, prompts/get with the
+// source's own names) and returns the raw result.
+type Source interface {
+	Name() string
+	Tools() []json.RawMessage
+	Resources() []json.RawMessage
+	ResourceTemplates() []json.RawMessage
+	Prompts() []json.RawMessage
+	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// member is a Source as the catalog sees it: with its prefix and filters.
+type member struct {
+	src     Source
+	prefix  string
+	tools   config.Filter
+	prompts config.Filter
+}
