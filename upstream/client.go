@@ -113,8 +113,8 @@ type Status struct {
 	// connection was lost and started again.
 	Attempts, Restarts int
 	// ServerInfo and ProtocolVersion are what the server said in initialize.
-	ServerInfo      mcp.Implementation
-	ProtocolVersion string
+	ServerInfo                                   mcp.Implementation
+	ProtocolVersion                              string
 	Tools, Resources, ResourceTemplates, Prompts int
 }
 
@@ -134,11 +134,11 @@ type Client struct {
 	opts Options
 	log  *log.Logger
 
-	mu      sync.Mutex
-	status  Status
-	catalog Catalog
-	conn    *conn     // nil while not connected
-	ready   chan struct{} // closed after the first connect attempt
+	mu        sync.Mutex
+	status    Status
+	catalog   Catalog
+	conn      *conn         // nil while not connected
+	ready     chan struct{} // closed after the first connect attempt
 	readyOnce sync.Once
 	tail      stderrTail
 
