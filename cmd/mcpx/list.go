@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/aggregator"
+)
+
+type listOptions struct {
+	kind   string // tools, resources, prompts
+	json   bool
+	server string
+}
+
+func newListCmd(ios *streams, g *globalFlags) *cobra.Command {
+	o := &listOptions{}
+	cmd := &cobra.Command{
+		Use:   "list {tools|resources|prompts}",
+		Short: "List the catalog's tools, resources (and templates) or prompts",
+		Long: `List what every configured server offers, by the name mcpx exposes.
+In a terminal the output is a table; in a pipe, tab-separated rows; with
+--json, a JSON array of the MCP objects, each with an added "server" field.`,
+		Example:   "  mcpx list tools\n  mcpx list resources --json\n  mcpx list prompts --server everything",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"tools", "resources", "prompts"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.kind = strings.TrimSuffix(args[0], "s") + "s"
+			switch o.kind {
+			case "tools", "resources", "prompts":
+			default:
+				return fmt.Errorf("list %q: want tools, resources or prompts", args[0])
+			}
+			s, err := open(cmd.Context(), ios, g, false)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			if err := s.wait(cmd.Context()); err != nil {
+				return err
+			}
+			return listRun(ios, s.agg.Catalog(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")
+	cmd.Flags().StringVar(&o.server, "server", "", "only this server's capabilities")
+	return cmd
+}
+
+func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
+	var entries []*aggregator.Entry
+	switch o.kind {
+	case "tools":
+		entries = c.Tools
+	case "resources":
+		entries = append(append(entries, c.Resources...), c.ResourceTemplates...)
+	case "prompts":
+		entries = c.Prompts
+	}
+	if o.server != "" {
+		var kept []*aggregator.Entry
+		for _, e := range entries {
+			if e.Server == o.server {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	if o.json {
+		return printEntriesJSON(ios.Out, entries)
+	}
+	var header []string
+	rows := make([][]string, 0, len(entries))
+	for _, e := range entries {
+		desc := firstLine(e.Description)
+		if ios.OutTTY {
+			desc = truncate(desc, 80)
+		}
+		switch o.kind {
+		case "resources":
+			header = []string{"URI", "SERVER", "NAME", "DESCRIPTION"}
+			rows = append(rows, []string{e.Name, e.Server, displayName(e), desc})
+		default:
+			header = []string{"NAME", "SERVER", "DESCRIPTION"}
+			rows = append(rows, []string{e.Name, e.Server, desc})
+		}
+	}
+	if len(entries) == 0 && ios.OutTTY {
+		fmt.Fprintf(ios.Err, "no %s\n", o.kind)
+	}
+	return printTable(ios.Out, ios.OutTTY, header, rows)
+}
+
+// displayName is a resource's name, or its title when it has one.
+func displayName(e *aggregator.Entry) string {
+	var v struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(e.JSON, &v)
+	if e.Title != "" {
+		return e.Title
+	}
+	return v.Name
+}
+
+// printEntriesJSON prints the exposed objects as they are, each with the
+// "server" it comes from added.
+func printEntriesJSON(w io.Writer, entries []*aggregator.Entry) error {
+	out := make([]json.RawMessage, 0, len(entries))
+	for _, e := range entries {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(e.JSON, &m); err != nil {
+			return fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
+		}
+		m["server"], _ = json.Marshal(e.Server)
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		out = append(out, b)
+	}
+	return printJSON(w, out)
+}

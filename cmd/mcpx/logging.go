@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/log"
+)
+
+// minSecretLen keeps very short values (PORT=80, DEBUG=1) from being
+// "redacted" all over every log line; values that short are not secrets.
+const minSecretLen = 4
+
+// redactor replaces every known secret with a marker.
+type redactor struct{ r *strings.Replacer }
+
+func newRedactor(secrets []string) *redactor {
+	// Longest first, so a secret that contains another is replaced whole.
+	s := append([]string(nil), secrets...)
+	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	var pairs []string
+	for _, v := range s {
+		if len(v) >= minSecretLen {
+			pairs = append(pairs, v, "[redacted]")
+		}
+	}
+	if len(pairs) == 0 {
+		return &redactor{}
+	}
+	return &redactor{r: strings.NewReplacer(pairs...)}
+}
+
+func (r *redactor) Redact(s string) string {
+	if r == nil || r.r == nil {
+		return s
+	}
+	return r.r.Replace(s)
+}
+
+// redactWriter is the decorator that keeps secrets out of every log line,
+// whoever wrote it: mcpx, an upstream's stderr, or a library.
+type redactWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	r  *redactor
+}
+
+func (w *redactWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := io.WriteString(w.w, w.r.Redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// newLogger builds the one logger of the process. Logs go to stderr, or
+// to file when one is given; never to stdout, which in serve mode carries
+// only JSON-RPC.
+func newLogger(stderr io.Writer, level, file string, red *redactor) (*log.Logger, func(), error) {
+	lvl, err := log.ParseLevel(level)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	out, closeFn := stderr, func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		out, closeFn = f, func() { f.Close() }
+	}
+	logger := log.NewWithOptions(&redactWriter{w: out, r: red}, log.Options{
+		Level:           lvl,
+		ReportTimestamp: true,
+		Prefix:          "mcpx",
+	})
+	return logger, closeFn, nil
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// runMainEnv makes the test binary act as the mcpx command, so the
+// end-to-end tests run the real program without a separate build.
+const runMainEnv = "MCPX_TEST_RUN_MAIN"
+
+// fixture is the path of the Go fixture server, built once by TestMain.
+var fixture string
+
+func TestMain(m *testing.M) {
+	if code, ok := upstream.MaybeSupervise(); ok {
+		os.Exit(code)
+	}
+	if os.Getenv(runMainEnv) == "1" {
+		os.Exit(run(os.Args[1:], systemStreams()))
+	}
+	dir, err := os.MkdirTemp("", "mcpx-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixture = filepath.Join(dir, "fixture")
+	build := exec.Command("go", "build", "-o", fixture, "./testdata/fixture")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build fixture: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

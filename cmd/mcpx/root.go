@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version, commit and date are stamped by the release build.
+var (
+	version = "dev"
+	commit  = ""
+	date    = ""
+)
+
+// exitError carries an exit status out of a command whose output has
+// already said what went wrong.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// globalFlags are the flags every command shares.
+type globalFlags struct {
+	config    string
+	logLevel  string
+	logFile   string
+	expose    string
+	separator string
+}
+
+func run(args []string, ios *streams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd := newRootCmd(ios)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	default:
+		fmt.Fprintln(ios.Err, "mcpx:", err)
+		return 1
+	}
+}
+
+func newRootCmd(ios *streams) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "mcpx",
+		Short: "Many MCP servers as one",
+		Long: `mcpx connects to many MCP servers (stdio children, streamable HTTP, SSE)
+and shows them as one: to an MCP client over stdio (mcpx serve --stdio),
+and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
+		Version:       versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.Err)
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.config, "config", "c", "", "config file (default: $MCPX_CONFIG, ./mcpx.{json,yaml,toml}, ~/.config/mcpx/config.*)")
+	pf.StringVar(&g.logLevel, "log-level", "", "debug, info, warn or error (default info for serve, warn otherwise)")
+	pf.StringVar(&g.logFile, "log-file", "", "append logs to this file instead of stderr")
+	pf.StringVar(&g.expose, "expose", "", "how upstreams are shown to a client: proxy, direct or both")
+	pf.StringVar(&g.separator, "separator", "", "separator between prefix and name (default \"_\")")
+
+	root.AddCommand(
+		newServeCmd(ios, g),
+		newListCmd(ios, g),
+		newCallCmd(ios, g),
+		newServersCmd(ios, g),
+		newVersionCmd(ios),
+	)
+	return root
+}
+
+func versionString() string {
+	s := version
+	if commit != "" {
+		s += " (" + commit
+		if date != "" {
+			s += ", " + date
+		}
+		s += ")"
+	}
+	return s
+}
+
+func newVersionCmd(ios *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mcpx's version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintln(ios.Out, "mcpx", versionString())
+			return nil
+		},
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+)
+
+func newServeCmd(ios *streams, g *globalFlags) *cobra.Command {
+	var stdio bool
+	cmd := &cobra.Command{
+		Use:   "serve --stdio",
+		Short: "Serve the catalog as one MCP server on stdin/stdout (what an MCP client runs)",
+		Long: `Serve every configured server as one MCP server over stdio. Stdout
+carries JSON-RPC and nothing else; logs go to stderr or --log-file. mcpx
+exits, taking every child server with it, when stdin closes or on SIGINT or
+SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !stdio {
+				return errors.New("serve: only --stdio is supported")
+			}
+			s, err := open(cmd.Context(), ios, g, true)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
+			return s.agg.ServeStdio(cmd.Context(), ios.In, ios.Out)
+		},
+	}
+	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve on stdin/stdout")
+	return cmd
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+type serversOptions struct{ json bool }
+
+func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
+	o := &serversOptions{}
+	cmd := &cobra.Command{
+		Use:   "servers",
+		Short: "Show each configured server: transport, state, counts, error, connect time",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := open(cmd.Context(), ios, g, false)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			if err := s.wait(cmd.Context()); err != nil {
+				return err
+			}
+			return serversRun(ios, s.agg.Upstreams(), s.agg.Catalog(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON for scripts")
+	return cmd
+}
+
+// serverJSON is one server in `mcpx servers --json`.
+type serverJSON struct {
+	Name              string   `json:"name"`
+	Transport         string   `json:"transport"`
+	State             string   `json:"state"`
+	Error             string   `json:"error,omitempty"`
+	ConnectMillis     int64    `json:"connectMs,omitempty"`
+	Server            string   `json:"serverName,omitempty"`
+	ServerVersion     string   `json:"serverVersion,omitempty"`
+	ProtocolVersion   string   `json:"protocolVersion,omitempty"`
+	Tools             int      `json:"tools"`
+	Resources         int      `json:"resources"`
+	ResourceTemplates int      `json:"resourceTemplates"`
+	Prompts           int      `json:"prompts"`
+	Collisions        []string `json:"collisions,omitempty"`
+}
+
+func serversRun(ios *streams, statuses []upstream.Status, c *aggregator.Catalog, o *serversOptions) error {
+	collisions := map[string][]string{}
+	for _, col := range c.Collisions {
+		collisions[col.Dropped] = append(collisions[col.Dropped], col.String())
+	}
+	if o.json {
+		out := make([]serverJSON, 0, len(statuses))
+		for _, s := range statuses {
+			out = append(out, serverJSON{
+				Name: s.Name, Transport: string(s.Transport), State: string(s.State), Error: s.Err,
+				ConnectMillis: s.ConnectTime.Milliseconds(), Server: s.ServerInfo.Name,
+				ServerVersion: s.ServerInfo.Version, ProtocolVersion: s.ProtocolVersion,
+				Tools: s.Tools, Resources: s.Resources, ResourceTemplates: s.ResourceTemplates,
+				Prompts: s.Prompts, Collisions: collisions[s.Name],
+			})
+		}
+		return printJSON(ios.Out, out)
+	}
+	header := []string{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "CONNECT", "ERROR"}
+	rows := make([][]string, 0, len(statuses))
+	for _, s := range statuses {
+		connect := ""
+		if s.State == upstream.StateConnected {
+			connect = s.ConnectTime.Round(time.Millisecond).String()
+		}
+		msg := s.Err
+		if n := len(collisions[s.Name]); n > 0 {
+			msg = joinNonEmpty(msg, fmt.Sprintf("%d name collision(s): %s", n, collisions[s.Name][0]))
+		}
+		rows = append(rows, []string{s.Name, string(s.Transport), string(s.State),
+			strconv.Itoa(s.Tools), strconv.Itoa(s.Resources + s.ResourceTemplates), strconv.Itoa(s.Prompts), connect, msg})
+	}
+	if len(statuses) == 0 {
+		fmt.Fprintln(ios.Err, "no servers configured")
+	}
+	return printTable(ios.Out, ios.OutTTY, header, rows)
+}
+
+func joinNonEmpty(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
