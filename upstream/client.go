@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -163,6 +164,37 @@ func New(cfg config.Server, opts *Options) *Client {
 		c.status.State = StateDisabled
 	}
 	return c
+}
+
+// libLogger is the server's logger for mcp-go, which logs through
+// log/slog. Its info lines ("listening to server forever") are debug detail
+// for mcpx's users, so they are logged one level down.
+func (c *Client) libLogger() *slog.Logger {
+	return slog.New(quieter{c.log.With("lib", "mcp-go")})
+}
+
+// quieter lowers records below warning to debug.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return q.Handler.Enabled(ctx, lower(l))
+}
+
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = lower(r.Level)
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quieter{q.Handler.WithAttrs(attrs)}
+}
+func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }
+
+func lower(l slog.Level) slog.Level {
+	if l < slog.LevelWarn {
+		return slog.LevelDebug
+	}
+	return l
 }
 
 // Name is the server's name in the config.

@@ -133,9 +133,11 @@ func (cn *conn) dial() (transport.Interface, error) {
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
 		return transport.NewStreamableHTTP(cfg.URL,
-			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening())
+			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
+			transport.WithHTTPLogger(cn.c.libLogger()))
 	case config.TransportSSE:
-		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers))
+		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers),
+			transport.WithSSELogger(cn.c.libLogger()))
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 	}
@@ -274,7 +276,12 @@ func (cn *conn) lostErr() error {
 	return cn.lostWhy
 }
 
-// close ends the connection and, for a child, stops the process.
+// errClosed ends a connection that mcpx closed itself.
+var errClosed = errors.New("connection closed")
+
+// close ends the connection and, for a child, stops the process. A resync
+// in progress is cancelled and waited for, so nothing of this connection
+// runs after close returns.
 func (cn *conn) close() {
 	cn.dirtyMu.Lock()
 	cn.closed = true
@@ -282,6 +289,10 @@ func (cn *conn) close() {
 		cn.timer.Stop()
 	}
 	cn.dirtyMu.Unlock()
+	cn.markLost(errClosed)
+	// Taking the lock waits out a resync that is running now.
+	cn.syncMu.Lock()
+	cn.syncMu.Unlock()
 	if cn.cancel != nil {
 		cn.cancel()
 	}

@@ -23,6 +23,8 @@ type process struct {
 	stdout *os.File // our end of the child's stdout
 	exited chan struct{}
 	err    error // the exit status, set before exited is closed
+
+	stderrDone chan struct{} // closed when the stderr logger has finished
 }
 
 // startProcess starts spec's command with its env and cwd. The child's
@@ -54,21 +56,29 @@ func startProcess(spec config.Server, supervisor string, stderr func(io.Reader))
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	lifeline, err := attachLifeline(cmd)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW, lifeline)
+		closeAll(cmd.ExtraFiles...)
 		return nil, fmt.Errorf("start %s: %w", spec.Command, err)
 	}
 	closeAll(inR, outW, errW)
+	closeAll(cmd.ExtraFiles...)
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
+		defer close(p.stderrDone)
 		stderr(errR)
 		errR.Close()
 	}()
-
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		// The leader is gone; take whatever it left behind with it.
 		killGroup(cmd, true)
+		closeAll(lifeline)
 		close(p.exited)
 	}()
 	return p, nil
@@ -78,6 +88,7 @@ func startProcess(spec config.Server, supervisor string, stderr func(io.Reader))
 // exit on its own, then SIGTERM its group, then SIGKILL it. It returns once
 // the process has been reaped.
 func (p *process) stop(grace, term time.Duration) {
+	defer waitFor(p.stderrDone, stderrDrainMax)
 	p.stdin.Close()
 	if waitFor(p.exited, grace) {
 		return
@@ -89,6 +100,10 @@ func (p *process) stop(grace, term time.Duration) {
 	killGroup(p.cmd, true)
 	<-p.exited
 }
+
+// stderrDrainMax bounds the wait for the last stderr lines after the group
+// is gone; only a process that escaped the group could hold the pipe longer.
+const stderrDrainMax = time.Second
 
 // exitError describes how the process ended, for a status line.
 func (p *process) exitError() error {
@@ -121,7 +136,9 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 
 func closeAll(files ...*os.File) {
 	for _, f := range files {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 	}
 }
 

@@ -17,6 +17,18 @@ func newCommand(supervisor, path string, args, env []string) *exec.Cmd {
 	return cmd
 }
 
+// attachLifeline gives the supervisor the read end of a pipe as fd 3 and
+// returns the write end, which only mcpx holds. When mcpx dies, however it
+// dies, the kernel closes that end and the supervisor reads EOF at once.
+func attachLifeline(cmd *exec.Cmd) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{r}
+	return w, nil
+}
+
 // killGroup signals the whole process group the command leads.
 func killGroup(cmd *exec.Cmd, force bool) {
 	if cmd.Process == nil {

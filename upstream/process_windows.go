@@ -16,6 +16,9 @@ func newCommand(_ string, path string, args, env []string) *exec.Cmd {
 	return cmd
 }
 
+// attachLifeline does nothing: there is no supervisor on Windows.
+func attachLifeline(*exec.Cmd) (*os.File, error) { return nil, nil }
+
 func killGroup(cmd *exec.Cmd, force bool) {
 	if cmd.Process != nil && force {
 		_ = cmd.Process.Kill()

@@ -16,8 +16,14 @@ import (
 // command. It is removed before the command itself starts.
 const supervisorEnv = "MCPX_SUPERVISOR"
 
-// parentPoll is how often the supervisor checks that mcpx is still alive.
-const parentPoll = 100 * time.Millisecond
+// lifelineFD is the supervisor's end of the pipe whose other end only
+// mcpx holds (see attachLifeline).
+const lifelineFD = 3
+
+// exitRace is how long the supervisor, after its command exits, watches for
+// mcpx's death before it exits too: a command that quit because mcpx died
+// (stdin EOF) usually exits a moment before the lifeline read reports it.
+const exitRace = 50 * time.Millisecond
 
 // MaybeSupervise runs the supervisor when this process was started as one
 // and reports its exit code; otherwise it returns ok == false at once. Call
@@ -47,9 +53,20 @@ func supervise(argv []string) int {
 		fmt.Fprintln(os.Stderr, "mcpx supervisor: no command")
 		return 2
 	}
-	parent := os.Getppid()
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	parentGone := make(chan struct{})
+	var st syscall.Stat_t
+	if syscall.Fstat(lifelineFD, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO {
+		syscall.CloseOnExec(lifelineFD)
+		lifeline := os.NewFile(lifelineFD, "lifeline")
+		go func() {
+			// Nothing is ever written: this returns when mcpx is gone.
+			_, _ = lifeline.Read(make([]byte, 1))
+			close(parentGone)
+		}()
+	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -60,20 +77,20 @@ func supervise(argv []string) int {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	tick := time.NewTicker(parentPoll)
-	defer tick.Stop()
+	group := -os.Getpid()
 	for {
 		select {
 		case err := <-done:
+			select {
+			case <-parentGone:
+				_ = syscall.Kill(group, syscall.SIGKILL)
+			case <-time.After(exitRace):
+			}
 			return exitCode(err)
 		case <-signals:
 			// mcpx signals the whole group; the command got this too and
 			// decides for itself. mcpx escalates to SIGKILL if it must.
-		case <-tick.C:
-			if os.Getppid() == parent {
-				continue
-			}
-			group := -os.Getpid()
+		case <-parentGone:
 			_ = syscall.Kill(group, syscall.SIGTERM)
 			select {
 			case err := <-done:
