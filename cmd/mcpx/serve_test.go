@@ -448,4 +448,3 @@ func startEverything(t *testing.T, entry, mode string) string {
 	waitPort(t, port, 20*time.Second, logs)
 	return fmt.Sprintf("http://localhost:%d", port)
 }
-
