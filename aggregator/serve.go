@@ -219,6 +219,7 @@ type rpcError struct {
 // mcp-go. A nil result and nil error means the answer was already written.
 func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.RawMessage, *rpcError) {
 	a := s.a
+	ctx = upstream.WithProgress(ctx, s.progress)
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 		a.waitReady(ctx)
@@ -364,6 +365,16 @@ func (s *stdioServer) listChanged(kinds []Kind) {
 		}[k]
 		s.out.raw([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, method)))
 	}
+}
+
+// progress relays an upstream's progress, already carrying the client's
+// token, ahead of the response it belongs to.
+func (s *stdioServer) progress(params json.RawMessage) {
+	msg := make([]byte, 0, len(params)+64)
+	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)
+	msg = append(msg, params...)
+	msg = append(msg, '}')
+	s.out.raw(msg)
 }
 
 // forwardNotes writes the notifications mcp-go queues on the session.

@@ -116,6 +116,8 @@ func (cn *conn) onNotification(n mcp.JSONRPCNotification) {
 		cn.markDirty(listTemplates)
 	case string(mcp.MethodNotificationPromptsListChanged):
 		cn.markDirty(listPrompts)
+	case string(mcp.MethodNotificationProgress):
+		cn.relayProgress(n)
 	}
 }
 

@@ -50,7 +50,8 @@ type conn struct {
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
 
-	ids atomic.Int64
+	ids      atomic.Int64
+	progress sync.Map // own progress token -> progressRoute
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -185,6 +186,8 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 // notifications/cancelled for that id, in the background.
 func (cn *conn) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	id := mcp.NewRequestId(fmt.Sprintf("mcpx-%d", cn.ids.Add(1)))
+	params, unroute := cn.routeProgress(ctx, params)
+	defer unroute()
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method}
 	if len(params) > 0 {
 		req.Params = params

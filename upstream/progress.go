@@ -1,0 +1,84 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type progressKey struct{}
+
+// WithProgress returns a context under which a request that carries
+// _meta.progressToken has its progress relayed: the upstream sees a token
+// of mcpx's own, unique per request, so two calls can never mix, and each
+// notifications/progress it sends for that token reaches report with the
+// caller's token put back. report runs on the connection's reader, before
+// the response of the same request is delivered, so progress keeps its
+// place ahead of the result; it must not call the upstream.
+func WithProgress(ctx context.Context, report func(params json.RawMessage)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// progressRoute is where one upstream token's progress goes.
+type progressRoute struct {
+	token  json.RawMessage // the caller's token, exactly as it was sent
+	report func(json.RawMessage)
+}
+
+// routeProgress swaps the caller's progress token in params for one of
+// the connection's own and registers the route. It returns params as they
+// are, and a no-op, when there is nothing to relay.
+func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json.RawMessage, func()) {
+	report, _ := ctx.Value(progressKey{}).(func(json.RawMessage))
+	if report == nil || len(params) == 0 {
+		return params, func() {}
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(params, &fields) != nil {
+		return params, func() {}
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(fields["_meta"], &meta) != nil || len(meta["progressToken"]) == 0 {
+		return params, func() {}
+	}
+	token := meta["progressToken"]
+	own := fmt.Sprintf("mcpx-progress-%d", cn.ids.Add(1))
+	meta["progressToken"], _ = json.Marshal(own)
+	fields["_meta"], _ = json.Marshal(meta)
+	swapped, err := json.Marshal(fields)
+	if err != nil {
+		return params, func() {}
+	}
+	cn.progress.Store(own, progressRoute{token: token, report: report})
+	return swapped, func() { cn.progress.Delete(own) }
+}
+
+// relayProgress passes an upstream progress notification to the request
+// it belongs to. Progress for an unknown token (a request that has already
+// been answered) is dropped, as the protocol requires.
+func (cn *conn) relayProgress(n mcp.JSONRPCNotification) {
+	own, ok := n.Params.AdditionalFields["progressToken"].(string)
+	if !ok {
+		return
+	}
+	v, ok := cn.progress.Load(own)
+	if !ok {
+		return
+	}
+	route := v.(progressRoute)
+	out := make(map[string]any, len(n.Params.AdditionalFields)+1)
+	for k, v := range n.Params.AdditionalFields {
+		out[k] = v
+	}
+	out["progressToken"] = route.token
+	if len(n.Params.Meta) > 0 {
+		out["_meta"] = n.Params.Meta
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return
+	}
+	route.report(b)
+}
