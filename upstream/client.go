@@ -52,6 +52,10 @@ type Options struct {
 	// StopGrace is how long a child gets to exit after its stdin closes,
 	// and TermGrace how long after SIGTERM before SIGKILL (defaults 1s, 2s).
 	StopGrace, TermGrace time.Duration
+	// Heartbeat is how often a remote server is pinged to notice that it
+	// went away (default 30s; negative turns it off). Children are watched
+	// through their exit instead.
+	Heartbeat time.Duration
 	// Supervisor is the executable that supervises child processes, which
 	// must call [MaybeSupervise]. Empty means this executable.
 	Supervisor string
@@ -84,6 +88,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.TermGrace <= 0 {
 		out.TermGrace = 2 * time.Second
+	}
+	if out.Heartbeat == 0 {
+		out.Heartbeat = 30 * time.Second
 	}
 	if out.Supervisor == "" {
 		if exe, err := os.Executable(); err == nil {
@@ -143,9 +150,10 @@ type Client struct {
 	readyOnce sync.Once
 	tail      stderrTail
 
-	cancel    context.CancelFunc
-	done      chan struct{}
-	closeOnce sync.Once
+	lifeMu  sync.Mutex // guards started and cancel
+	started bool
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when nothing of the Client runs any more
 }
 
 // New returns a Client for one configured server. It does nothing until
@@ -205,7 +213,14 @@ func (c *Client) Config() config.Server { return c.cfg }
 
 // Start connects in the background and returns at once. Use [Client.Ready]
 // to wait for the first attempt. A disabled server never connects.
+// Start after Close, or a second Start, does nothing.
 func (c *Client) Start(ctx context.Context) {
+	c.lifeMu.Lock()
+	defer c.lifeMu.Unlock()
+	if c.started {
+		return
+	}
+	c.started = true
 	ctx, c.cancel = context.WithCancel(ctx)
 	if !c.cfg.Enabled {
 		c.markReady()
@@ -238,13 +253,15 @@ func (c *Client) Catalog() Catalog {
 // Close stops the server and waits for its process to exit. It is
 // idempotent and safe to call concurrently.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() {
-		if c.cancel == nil { // never started
-			close(c.done)
-			return
-		}
+	c.lifeMu.Lock()
+	if !c.started { // never started: nothing runs, and nothing will
+		c.started = true
+		c.markReady()
+		close(c.done)
+	} else if c.cancel != nil {
 		c.cancel()
-	})
+	}
+	c.lifeMu.Unlock()
 	<-c.done
 	return nil
 }
@@ -274,7 +291,6 @@ func (c *Client) run(ctx context.Context) {
 			err = cn.lostErr()
 			c.log.Warn("connection lost", "err", c.opts.Redact(err.Error()))
 			c.disconnect(cn, StateFailed, err)
-			c.update(func(s *Status) { s.Restarts++ })
 			if time.Since(start) > time.Minute {
 				backoff = c.opts.MinBackoff
 			}
@@ -321,6 +337,9 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.opts.OnChange(c)
 }
 
+// disconnect publishes the end of a live connection in one step: state,
+// error, the restart count (when it was lost rather than stopped) and the
+// emptied catalog.
 func (c *Client) disconnect(cn *conn, state State, err error) {
 	c.mu.Lock()
 	if c.conn == cn {
@@ -331,6 +350,7 @@ func (c *Client) disconnect(cn *conn, state State, err error) {
 	c.status.State = state
 	if err != nil {
 		c.status.Err = c.opts.Redact(err.Error())
+		c.status.Restarts++
 	}
 	c.mu.Unlock()
 	c.opts.OnChange(c)

@@ -111,6 +111,8 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 			<-cn.proc.exited
 			cn.markLost(cn.proc.exitError())
 		}()
+	} else if every := c.opts.Heartbeat; every > 0 {
+		go cn.heartbeat(life, every)
 	}
 	ok = true
 	return cn, nil
@@ -162,11 +164,14 @@ func (cn *conn) initialize(ctx context.Context) error {
 // status and last stderr of a child that died, or what it wrote on stdout
 // instead of JSON-RPC.
 func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context, err error) error {
-	if cn.proc != nil {
+	if cn.proc != nil && errors.Is(err, transport.ErrTransportClosed) {
 		// A dead child shows up as a closed transport; give the reaper a
 		// moment to report how it ended.
 		waitFor(cn.proc.exited, 500*time.Millisecond)
+	}
+	if cn.proc != nil {
 		if perr := cn.proc.exitError(); perr != nil {
+			waitFor(cn.proc.stderrDone, 200*time.Millisecond)
 			return fmt.Errorf("%s: %w%s", step, perr, cn.c.stderrTail())
 		}
 	}
@@ -258,6 +263,30 @@ func (cn *conn) checkAlive() {
 	}()
 }
 
+// heartbeat pings a remote server while the connection lives: nothing
+// else would notice that an idle server went away.
+func (cn *conn) heartbeat(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-cn.lost:
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, min(every, 10*time.Second))
+			_, err := cn.request(pctx, "ping", nil)
+			cancel()
+			var rpc *RPCError
+			if err != nil && ctx.Err() == nil && !errors.As(err, &rpc) {
+				cn.markLost(fmt.Errorf("server stopped answering: %w", err))
+				return
+			}
+		}
+	}
+}
+
 func (cn *conn) markLost(err error) {
 	cn.lostOnce.Do(func() {
 		cn.lostMu.Lock()
@@ -274,6 +303,7 @@ func (cn *conn) lostErr() error {
 		return errors.New("connection lost")
 	}
 	if cn.proc != nil {
+		waitFor(cn.proc.stderrDone, 200*time.Millisecond)
 		return fmt.Errorf("%w%s", cn.lostWhy, cn.c.stderrTail())
 	}
 	return cn.lostWhy

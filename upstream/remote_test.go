@@ -1,0 +1,132 @@
+package upstream_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// everythingJS is the entry point of the reference server
+// @modelcontextprotocol/server-everything, pinned in testdata/node.
+func everythingJS(t testing.TB) string {
+	t.Helper()
+	path, err := filepath.Abs("../testdata/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the reference server is not installed (%v): run `npm ci --prefix testdata/node` in the module root", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is needed to run the reference server: %v", err)
+	}
+	return path
+}
+
+// startEverything runs the reference server with an HTTP transport
+// ("streamableHttp" or "sse") on a free port and returns the port. It is
+// killed, with anything it spawned, at cleanup.
+func startEverything(t testing.TB, mode string) int {
+	t.Helper()
+	js := everythingJS(t)
+	port := freePort(t)
+	cmd := exec.Command("node", js, mode)
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	inNewGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		killGroupOf(cmd)
+		<-exited
+	})
+	addr := net.JoinHostPort("localhost", strconv.Itoa(port))
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return port
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the reference server (%s) exited before listening:\n%s", mode, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference server (%s) did not listen on %s within 15s: %v\n%s", mode, addr, err, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestEverything connects to the reference server over each transport and
+// calls its echo tool.
+func TestEverything(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		transport config.Transport
+		mode      string
+		path      string
+	}{
+		{config.TransportHTTP, "streamableHttp", "/mcp"},
+		{config.TransportSSE, "sse", "/sse"},
+		{config.TransportStdio, "stdio", ""},
+	} {
+		t.Run(string(tc.transport), func(t *testing.T) {
+			t.Parallel()
+			srv := config.Server{
+				Name:      "everything-" + string(tc.transport),
+				Transport: tc.transport,
+				Enabled:   true,
+				Timeout:   20 * time.Second,
+			}
+			if tc.transport == config.TransportStdio {
+				srv.Command = "node"
+				srv.Args = []string{everythingJS(t), tc.mode}
+			} else {
+				port := startEverything(t, tc.mode)
+				srv.URL = "http://localhost:" + strconv.Itoa(port) + tc.path
+			}
+			c := connect(t, srv, nil)
+
+			st := c.Status()
+			t.Logf("%s: %s %s, %d tools, %d resources, %d prompts, in %s", tc.transport,
+				st.ServerInfo.Name, st.ProtocolVersion, st.Tools, st.Resources, st.Prompts, st.ConnectTime)
+			if st.ServerInfo.Name == "" {
+				t.Error("no serverInfo.name")
+			}
+			if n := len(c.Tools()); n < 13 {
+				t.Errorf("%d tools (%v), want 13 or more", n, toolNames(t, c.Tools()))
+			}
+			if !hasTool(t, c, "echo") {
+				t.Fatalf("no echo tool among %v", toolNames(t, c.Tools()))
+			}
+			if got := mustCallText(t, c, "echo", map[string]any{"message": "hi"}); !strings.Contains(got, "hi") {
+				t.Errorf("echo answered %q, want text containing hi", got)
+			}
+		})
+	}
+}
