@@ -1,0 +1,54 @@
+package proxytool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Kind is a capability type as the proxy tool names it: the value of its
+// "type" argument.
+type Kind string
+
+const (
+	KindTool     Kind = "tool"
+	KindResource Kind = "resource"
+	KindPrompt   Kind = "prompt"
+)
+
+// Item is one capability in the catalog.
+type Item struct {
+	Kind Kind
+	// Template marks a resource template (Kind is KindResource).
+	Template bool
+	// Name is the exposed name of a tool or prompt, the URI of a resource,
+	// or the URI template of a template.
+	Name string
+	// Original is the name (tools, prompts) or URI the source itself uses.
+	Original string
+	// Server is the name of the upstream server that owns the capability.
+	Server      string
+	Title       string
+	Description string
+	// JSON is the MCP object (Tool, Resource, ResourceTemplate, Prompt) as
+	// the catalog exposes it, with Name as its name. It must be valid JSON;
+	// the proxy copies it into its results byte for byte.
+	JSON json.RawMessage
+}
+
+// Catalog is what the proxy tool needs from mcpx's catalog. The aggregator
+// satisfies it. Methods may be called concurrently.
+type Catalog interface {
+	// Items returns every capability of a kind, in a stable order; for
+	// KindResource the resources come first, then the templates. The
+	// result must not be modified.
+	Items(kind Kind) []Item
+	// Lookup finds a capability by exposed name; for KindResource by URI,
+	// matching templates too.
+	Lookup(kind Kind, name string) (Item, bool)
+	// Call sends tools/call, resources/read or prompts/get, with exposed
+	// names and params as the MCP schema shapes them (including _meta), to
+	// the owning source and returns the raw MCP result. The proxy shows an
+	// error's text to the model as it is, so for a JSON-RPC error from the
+	// upstream the text must be the upstream's message, verbatim.
+	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
