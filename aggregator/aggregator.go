@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -45,8 +46,10 @@ type Aggregator struct {
 	upstreams []*upstream.Client
 	members   []*member
 
-	catalog atomic.Pointer[Catalog]
-	ready   chan struct{}
+	catalog    atomic.Pointer[Catalog]
+	proxy      *proxytool.Proxy
+	proxyEntry *Entry // the proxy tool as tools/list shows it
+	ready      chan struct{}
 
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
@@ -79,6 +82,9 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}}
 	a.catalog.Store(build(nil, cfg.Separator))
+	a.proxy = proxytool.New(proxyCatalog{a})
+	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
+		Server: mcpxServer, JSON: proxytool.Tool()}
 	return a
 }
 
@@ -240,10 +246,14 @@ var ErrUnknown = errors.New("unknown")
 
 // CallTool calls a tool by exposed name with raw arguments (nil for none)
 // and returns the raw CallToolResult.
+// The proxy tool is always there, whatever the expose setting.
 func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	params, err := json.Marshal(map[string]json.RawMessage{"name": json.RawMessage(quote(name)), "arguments": orEmpty(args)})
 	if err != nil {
 		return nil, err
+	}
+	if name == proxytool.Name {
+		return a.proxy.Call(ctx, params), nil
 	}
 	return a.callTool(ctx, params)
 }

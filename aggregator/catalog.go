@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpx/mcpx/proxytool"
 )
 
 // Kind is the kind of a catalog entry.
@@ -66,6 +68,7 @@ type Catalog struct {
 	tools     map[string]*Entry
 	resources map[string]*Entry
 	prompts   map[string]*Entry
+	items     map[proxytool.Kind][]proxytool.Item
 }
 
 // Tool finds a tool by exposed name.
@@ -88,10 +91,16 @@ func (c *Catalog) Resource(uri string) (*Entry, bool) {
 	return nil, false
 }
 
+// mcpxServer is the server name of mcpx's own tools.
+const mcpxServer = "mcpx"
+
 // build makes a catalog from the members, in order: the first member to
-// claim a name keeps it.
+// claim a name keeps it. The proxy tool's name is mcpx's own from the
+// start, so an upstream tool exposed under it is reported, not served.
 func build(members []*member, sep string) *Catalog {
 	c := &Catalog{tools: map[string]*Entry{}, resources: map[string]*Entry{}, prompts: map[string]*Entry{}}
+	reserved := &Entry{Kind: KindTool, Name: proxytool.Name, Server: mcpxServer}
+	c.tools[proxytool.Name] = reserved
 	templates := map[string]*Entry{}
 	for _, m := range members {
 		name := m.src.Name()
@@ -117,6 +126,8 @@ func build(members []*member, sep string) *Catalog {
 			e.template = t
 		}
 	}
+	delete(c.tools, proxytool.Name)
+	c.items = c.proxyItems()
 	return c
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -229,21 +230,27 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		return s.list(m.Method), nil
 	case "tools/call":
 		a.waitReady(ctx)
+		if a.exposeProxy() && isProxyCall(m.Params) {
+			return a.proxy.Call(ctx, m.Params), nil
+		}
+		if !a.exposeDirect() {
+			return nil, toRPCError(a.unknownTool(m.Params), mcp.INVALID_PARAMS, a.opts.Redact)
+		}
 		res, err := a.callTool(ctx, m.Params)
 		if err != nil && !isRPCError(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
 			// The tool exists but its server could not run it: tell the
 			// model in a result it can read, as the spec asks.
 			return toolError(a.opts.Redact(err.Error())), nil
 		}
-		return res, toRPCError(err, mcp.INVALID_PARAMS)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "resources/read":
 		a.waitReady(ctx)
 		res, err := a.readResource(ctx, m.Params)
-		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND)
+		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
 	case "prompts/get":
 		a.waitReady(ctx)
 		res, err := a.getPrompt(ctx, m.Params)
-		return res, toRPCError(err, mcp.INVALID_PARAMS)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "server/discover":
 		// mcpx relays a stateful session (notifications, and later
 		// server-to-client requests), so it speaks the initialize handshake.
@@ -268,7 +275,9 @@ var listKind = map[string]Kind{
 	"prompts/list":             KindPrompt,
 }
 
-// list renders a list result for the client, shaped by the expose setting.
+// list renders a list result for the client, shaped by the expose setting:
+// the proxy tool with expose proxy or both, upstream capabilities under
+// their prefixed names with direct or both.
 func (s *stdioServer) list(method string) json.RawMessage {
 	c := s.a.Catalog()
 	direct := s.a.exposeDirect()
@@ -280,7 +289,11 @@ func (s *stdioServer) list(method string) json.RawMessage {
 	}
 	switch method {
 	case "tools/list":
-		return listResult("tools", pick(c.Tools))
+		tools := pick(c.Tools)
+		if s.a.exposeProxy() {
+			tools = append([]*Entry{s.a.proxyEntry}, tools...)
+		}
+		return listResult("tools", tools)
 	case "resources/list":
 		return listResult("resources", pick(c.Resources))
 	case "resources/templates/list":
@@ -290,16 +303,33 @@ func (s *stdioServer) list(method string) json.RawMessage {
 	}
 }
 
-// exposeDirect reports whether upstream capabilities are listed to the
+// exposeDirect reports whether upstream capabilities are served to the
 // client under their prefixed names.
 func (a *Aggregator) exposeDirect() bool {
-	switch a.cfg.Expose {
-	case config.ExposeDirect, config.ExposeBoth:
-		return true
+	return a.cfg.Expose == config.ExposeDirect || a.cfg.Expose == config.ExposeBoth
+}
+
+// exposeProxy reports whether the client sees the proxy tool; it is the
+// default.
+func (a *Aggregator) exposeProxy() bool {
+	return !a.exposeDirect() || a.cfg.Expose == config.ExposeBoth
+}
+
+// isProxyCall reports whether tools/call params name the proxy tool.
+func isProxyCall(params json.RawMessage) bool {
+	var p struct {
+		Name string `json:"name"`
 	}
-	// expose: proxy shows upstreams only through the proxy tool, which
-	// does not exist yet: until it does, list them directly.
-	return true
+	return json.Unmarshal(params, &p) == nil && p.Name == proxytool.Name
+}
+
+// unknownTool is the error for a call to a tool the client was not shown.
+func (a *Aggregator) unknownTool(params json.RawMessage) error {
+	_, name, err := splitParams(params, "name")
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w tool %q", ErrUnknown, name)
 }
 
 func (a *Aggregator) waitReady(ctx context.Context) {
@@ -315,8 +345,9 @@ func isRPCError(err error) bool {
 }
 
 // toRPCError maps an error to the JSON-RPC error the client gets: an
-// upstream's own error passes through whole.
-func toRPCError(err error, unknownCode int) *rpcError {
+// upstream's own error passes through whole; any other failure (a transport
+// error may quote a URL or header) goes through redact.
+func toRPCError(err error, unknownCode int, redact func(string) string) *rpcError {
 	if err == nil {
 		return nil
 	}
@@ -329,7 +360,7 @@ func toRPCError(err error, unknownCode int) *rpcError {
 	case errors.Is(err, ErrUnknown):
 		return &rpcError{code: unknownCode, message: err.Error()}
 	default:
-		return &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
+		return &rpcError{code: mcp.INTERNAL_ERROR, message: redact(err.Error())}
 	}
 }
 

@@ -241,7 +241,11 @@ func (cn *conn) cancelRequest(id mcp.RequestId, why error) {
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
 	n.Method = string(mcp.MethodNotificationCancelled)
 	n.Params.AdditionalFields = map[string]any{"requestId": id, "reason": reason}
-	_ = cn.tr.SendNotification(ctx, n)
+	if err := cn.tr.SendNotification(ctx, n); err != nil {
+		cn.c.log.Debug("could not cancel upstream request", "id", id.String(), "err", err)
+		return
+	}
+	cn.c.log.Debug("cancelled upstream request", "id", id.String(), "reason", reason)
 }
 
 // checkAlive pings a remote server after a transport error; a failed ping

@@ -9,12 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/proxytool"
 )
 
 type listOptions struct {
 	kind   string // tools, resources, prompts
 	json   bool
 	server string
+	query  string
 }
 
 func newListCmd(ios *streams, g *globalFlags) *cobra.Command {
@@ -25,7 +27,7 @@ func newListCmd(ios *streams, g *globalFlags) *cobra.Command {
 		Long: `List what every configured server offers, by the name mcpx exposes.
 In a terminal the output is a table; in a pipe, tab-separated rows; with
 --json, a JSON array of the MCP objects, each with an added "server" field.`,
-		Example:   "  mcpx list tools\n  mcpx list resources --json\n  mcpx list prompts --server everything",
+		Example:   "  mcpx list tools\n  mcpx list tools --query echo\n  mcpx list resources --json\n  mcpx list prompts --server everything",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"tools", "resources", "prompts"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +50,7 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")
 	cmd.Flags().StringVar(&o.server, "server", "", "only this server's capabilities")
+	cmd.Flags().StringVarP(&o.query, "query", "q", "", "keyword search over names and descriptions, best match first (as the proxy tool's list does)")
 	return cmd
 }
 
@@ -60,6 +63,9 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		entries = append(append(entries, c.Resources...), c.ResourceTemplates...)
 	case "prompts":
 		entries = c.Prompts
+	}
+	if o.query != "" {
+		entries = search(entries, o.query)
 	}
 	if o.server != "" {
 		var kept []*aggregator.Entry
@@ -124,4 +130,22 @@ func printEntriesJSON(w io.Writer, entries []*aggregator.Entry) error {
 		out = append(out, b)
 	}
 	return printJSON(w, out)
+}
+
+// search ranks entries by the proxy tool's keyword search, so the terminal
+// and a model find the same things in the same order.
+func search(entries []*aggregator.Entry, query string) []*aggregator.Entry {
+	items := make([]proxytool.Item, len(entries))
+	byKey := make(map[string]*aggregator.Entry, len(entries))
+	key := func(name, server string) string { return name + "\x00" + server }
+	for i, e := range entries {
+		items[i] = proxytool.Item{Name: e.Name, Original: e.Original, Server: e.Server, Title: e.Title, Description: e.Description}
+		byKey[key(e.Name, e.Server)] = e
+	}
+	found := proxytool.Search(items, query)
+	out := make([]*aggregator.Entry, 0, len(found))
+	for _, it := range found {
+		out = append(out, byKey[key(it.Name, it.Server)])
+	}
+	return out
 }
