@@ -227,7 +227,7 @@ type fixtureConn struct {
 	id  int
 }
 
-func directFixture(t *testing.T) *fixtureConn {
+func directFixture(t testing.TB) *fixtureConn {
 	t.Helper()
 	cmd := exec.Command(fixture, "--name", "direct")
 	in, _ := cmd.StdinPipe()
@@ -242,7 +242,7 @@ func directFixture(t *testing.T) *fixtureConn {
 	return f
 }
 
-func (f *fixtureConn) request(t *testing.T, method, params string) json.RawMessage {
+func (f *fixtureConn) request(t testing.TB, method, params string) json.RawMessage {
 	t.Helper()
 	f.id++
 	fmt.Fprintf(f.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", f.id, method, params)
