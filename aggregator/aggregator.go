@@ -183,6 +183,19 @@ func (a *Aggregator) rebuildLoop(ctx context.Context) {
 // Rebuild makes a new catalog from the sources now and tells connected
 // clients which lists changed.
 func (a *Aggregator) Rebuild() {
+	if kinds := a.rebuild(); len(kinds) > 0 {
+		// Outside the lock: a client slow to read must not hold up the
+		// next rebuild.
+		a.listeners.Range(func(k, _ any) bool {
+			k.(*listener).listChanged(kinds)
+			return true
+		})
+	}
+}
+
+// rebuild swaps in a new catalog and returns the kinds of list that
+// changed.
+func (a *Aggregator) rebuild() []Kind {
 	a.rebuildMu.Lock()
 	defer a.rebuildMu.Unlock()
 	old := a.catalog.Load()
@@ -199,13 +212,7 @@ func (a *Aggregator) Rebuild() {
 	if !sameEntries(old.Prompts, c.Prompts) {
 		kinds = append(kinds, KindPrompt)
 	}
-	if len(kinds) == 0 {
-		return
-	}
-	a.listeners.Range(func(k, _ any) bool {
-		k.(*listener).listChanged(kinds)
-		return true
-	})
+	return kinds
 }
 
 // report logs each collision and problem once, not at every rebuild.

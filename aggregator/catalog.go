@@ -136,22 +136,24 @@ func build(members []*member, sep string) *Catalog {
 func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string,
 	allow func(string) bool, index map[string]*Entry, list *[]*Entry) *Entry {
 	server := m.src.Name()
-	var head struct {
-		Name        string `json:"name"`
-		URI         string `json:"uri"`
-		URITemplate string `json:"uriTemplate"`
-		Title       string `json:"title"`
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s is not a valid object: %v", server, kind, err))
+	// Exact keys: encoding/json would also take "Name" or "NAME" for name,
+	// and the upstream must get back exactly the name it listed.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s is not a JSON object", server, kind))
 		return nil
 	}
-	original := map[string]string{"name": head.Name, "uri": head.URI, "uriTemplate": head.URITemplate}[key]
+	str := func(k string) string {
+		var v string
+		_ = json.Unmarshal(fields[k], &v)
+		return v
+	}
+	original := str(key)
 	if original == "" {
 		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s has no %q", server, kind, key))
 		return nil
 	}
+	head := struct{ Title, Description string }{str("title"), str("description")}
 	if allow != nil && !allow(original) {
 		return nil
 	}

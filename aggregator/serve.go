@@ -142,16 +142,26 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		s.out.error(json.RawMessage("null"), mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			s.out.error(json.RawMessage("null"), mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)
+		} else {
+			s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: a message must be a JSON object", nil)
+		}
 		return
 	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
-	case m.Method != "" && len(m.ID) > 0:
+	case m.Method != "" && hasID:
 		s.startRequest(ctx, m, line)
 	case m.Method != "":
 		s.notification(ctx, m, line)
-	default:
+	case len(m.Result) > 0 || len(m.Error) > 0:
 		// A response to a server-to-client request; mcpx sends none yet.
+	case hasID:
+		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: no method", nil)
+	default:
+		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: no method and no id", nil)
 	}
 }
 
@@ -184,6 +194,12 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 		cancel()
 		return
 	}
+	if _, dup := s.inflight[key]; dup {
+		s.mu.Unlock()
+		cancel()
+		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: id "+key+" is already in use by a request in flight", nil)
+		return
+	}
 	s.inflight[key] = cancel
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -196,6 +212,11 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 			cancel()
 		}()
 		result, rpcErr := s.handle(ctx, m, line)
+		if result == nil && rpcErr == nil && forwarded[m.Method] {
+			// A source that answered nothing must not leave the client
+			// waiting forever.
+			rpcErr = &rpcError{code: mcp.INTERNAL_ERROR, message: m.Method + ": the server returned no result"}
+		}
 		if ctx.Err() != nil {
 			// Cancelled by the client (no answer is expected) or shutting
 			// down (nobody is left to read it).
@@ -209,6 +230,9 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 		}
 	}()
 }
+
+// forwarded are the methods answered by a source's result.
+var forwarded = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
 
 type rpcError struct {
 	code    int
