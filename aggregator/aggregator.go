@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
@@ -48,7 +49,8 @@ type Aggregator struct {
 
 	catalog    atomic.Pointer[Catalog]
 	proxy      *proxytool.Proxy
-	proxyEntry *Entry // the proxy tool as tools/list shows it
+	browser    *browser.Client // nil without a browser section
+	proxyEntry *Entry          // the proxy tool as tools/list shows it
 	ready      chan struct{}
 
 	rebuildMu sync.Mutex // serializes rebuilds
@@ -102,11 +104,20 @@ func (a *Aggregator) Start(ctx context.Context) {
 	uo.Version = a.opts.Version
 	uo.OnChange = func(*upstream.Client) { a.changed() }
 	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
-	a.members = make([]*member, len(a.cfg.Servers))
+	if b := a.cfg.Browser; b != nil {
+		// First, so that its tools keep their names in any collision.
+		a.browser = browser.NewClient(browser.Options{
+			URL: b.URL, Token: b.Token, Extension: b.Extension,
+			ClientID: "mcpx", Logger: a.opts.Logger.WithPrefix(browserName),
+		})
+		a.browser.Start(ctx)
+		tools := browser.NewTools(a.browser, &browser.ToolsOptions{CDP: b.CDP})
+		a.members = append(a.members, &member{src: browser.NewServer(browserName, tools), prefix: b.Prefix, direct: true})
+	}
 	for i, s := range a.cfg.Servers {
 		c := upstream.New(s, &uo)
 		a.upstreams[i] = c
-		a.members[i] = &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts}
+		a.members = append(a.members, &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts})
 	}
 	for _, c := range a.upstreams {
 		c.Start(ctx)
@@ -143,7 +154,16 @@ func (a *Aggregator) Close() error {
 		if a.cancel != nil {
 			a.cancel()
 		}
+		var wg sync.WaitGroup
+		if a.browser != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a.browser.Close()
+			}()
+		}
 		upstream.CloseAll(a.upstreams)
+		wg.Wait()
 		a.wg.Wait()
 	})
 	return nil
@@ -151,6 +171,23 @@ func (a *Aggregator) Close() error {
 
 // Catalog returns the current catalog snapshot.
 func (a *Aggregator) Catalog() *Catalog { return a.catalog.Load() }
+
+// browserName is the browser's server name in the catalog.
+const browserName = "browser"
+
+// Browser reports the browser connection, or nil when none is configured.
+// With probe, it first waits for the relay and connects to the browser,
+// as a one-shot command wants.
+func (a *Aggregator) Browser(ctx context.Context, probe bool) *browser.Status {
+	if a.browser == nil {
+		return nil
+	}
+	st := a.browser.Status()
+	if probe {
+		st = a.browser.Probe(ctx)
+	}
+	return &st
+}
 
 // Upstreams returns the status of every configured server, in config order.
 func (a *Aggregator) Upstreams() []upstream.Status {

@@ -37,6 +37,7 @@ type Entry struct {
 
 	src      Source
 	template *uritemplate.Template // for KindTemplate
+	direct   bool                  // listed even with expose: proxy
 }
 
 // Collision records an exposed name or URI that two sources both claim.
@@ -158,7 +159,7 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 		return nil
 	}
 	e := &Entry{Kind: kind, Name: original, Original: original, Server: server,
-		Title: head.Title, Description: head.Description, JSON: raw, src: m.src}
+		Title: head.Title, Description: head.Description, JSON: raw, src: m.src, direct: m.direct}
 	if key == "name" {
 		e.Name = exposedName(m.prefix, sep, original)
 		if e.Name != original {

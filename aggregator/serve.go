@@ -257,7 +257,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		if a.exposeProxy() && isProxyCall(m.Params) {
 			return a.proxy.Call(ctx, m.Params), nil
 		}
-		if !a.exposeDirect() {
+		if !a.exposeDirect() && !a.listedDirectly(m.Params) {
 			return nil, toRPCError(a.unknownTool(m.Params), mcp.INVALID_PARAMS, a.opts.Redact)
 		}
 		res, err := a.callTool(ctx, m.Params)
@@ -306,10 +306,16 @@ func (s *stdioServer) list(method string) json.RawMessage {
 	c := s.a.Catalog()
 	direct := s.a.exposeDirect()
 	pick := func(e []*Entry) []*Entry {
-		if !direct {
-			return nil
+		if direct {
+			return e
 		}
-		return e
+		var out []*Entry
+		for _, x := range e {
+			if x.direct {
+				out = append(out, x)
+			}
+		}
+		return out
 	}
 	switch method {
 	case "tools/list":
@@ -345,6 +351,19 @@ func isProxyCall(params json.RawMessage) bool {
 		Name string `json:"name"`
 	}
 	return json.Unmarshal(params, &p) == nil && p.Name == proxytool.Name
+}
+
+// listedDirectly reports whether tools/call params name a tool that is
+// listed in every expose mode (the browser's).
+func (a *Aggregator) listedDirectly(params json.RawMessage) bool {
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	e, ok := a.Catalog().Tool(p.Name)
+	return ok && e.direct
 }
 
 // unknownTool is the error for a call to a tool the client was not shown.

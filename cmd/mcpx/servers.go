@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -28,7 +29,7 @@ func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 			if err := s.wait(cmd.Context()); err != nil {
 				return err
 			}
-			return serversRun(ios, s.agg.Upstreams(), s.agg.Catalog(), o)
+			return serversRun(ios, s.agg.Upstreams(), s.agg.Browser(cmd.Context(), true), s.agg.Catalog(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON for scripts")
@@ -52,7 +53,37 @@ type serverJSON struct {
 	Collisions        []string `json:"collisions,omitempty"`
 }
 
-func serversRun(ios *streams, statuses []upstream.Status, c *aggregator.Catalog, o *serversOptions) error {
+// browserJSON is the browser in `mcpx servers --json`.
+type browserJSON struct {
+	Name           string `json:"name"`
+	Transport      string `json:"transport"`
+	State          string `json:"state"`
+	URL            string `json:"url,omitempty"`
+	RelayReachable bool   `json:"relayReachable"`
+	Extension      string `json:"extension,omitempty"`
+	Error          string `json:"error,omitempty"`
+	Tools          int    `json:"tools"`
+}
+
+func browserRow(b *browser.Status, c *aggregator.Catalog) browserJSON {
+	tools := 0
+	for _, t := range c.Tools {
+		if t.Server == "browser" {
+			tools++
+		}
+	}
+	state := "failed"
+	switch {
+	case b.Extension != "":
+		state = "connected"
+	case b.Reachable:
+		state = "no browser"
+	}
+	return browserJSON{Name: "browser", Transport: "relay", State: state, URL: b.URL,
+		RelayReachable: b.Reachable, Extension: b.Extension, Error: b.Err, Tools: tools}
+}
+
+func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *aggregator.Catalog, o *serversOptions) error {
 	collisions := map[string][]string{}
 	for _, col := range c.Collisions {
 		collisions[col.Dropped] = append(collisions[col.Dropped], col.String())
@@ -67,6 +98,12 @@ func serversRun(ios *streams, statuses []upstream.Status, c *aggregator.Catalog,
 				Tools: s.Tools, Resources: s.Resources, ResourceTemplates: s.ResourceTemplates,
 				Prompts: s.Prompts, Collisions: collisions[s.Name],
 			})
+		}
+		if b != nil {
+			return printJSON(ios.Out, struct {
+				Servers []serverJSON `json:"servers"`
+				Browser browserJSON  `json:"browser"`
+			}{out, browserRow(b, c)})
 		}
 		return printJSON(ios.Out, out)
 	}
@@ -84,7 +121,15 @@ func serversRun(ios *streams, statuses []upstream.Status, c *aggregator.Catalog,
 		rows = append(rows, []string{s.Name, string(s.Transport), string(s.State),
 			strconv.Itoa(s.Tools), strconv.Itoa(s.Resources + s.ResourceTemplates), strconv.Itoa(s.Prompts), connect, msg})
 	}
-	if len(statuses) == 0 {
+	if b != nil {
+		r := browserRow(b, c)
+		note := r.Error
+		if r.Extension != "" {
+			note = joinNonEmpty("browser: "+r.Extension, note)
+		}
+		rows = append(rows, []string{r.Name, r.Transport, r.State, strconv.Itoa(r.Tools), "0", "0", "", note})
+	}
+	if len(statuses) == 0 && b == nil {
 		fmt.Fprintln(ios.Err, "no servers configured")
 	}
 	return printTable(ios.Out, ios.OutTTY, header, rows)

@@ -1,0 +1,271 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Extension is a browser the relay offers.
+type Extension struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Connected bool   `json:"connected"`
+}
+
+// socketReady waits, at most ReadyTimeout, for a live relay socket.
+func (c *Client) socketReady(ctx context.Context) (*socket, error) {
+	if c.badCfg != nil {
+		return nil, c.badCfg
+	}
+	if c.claims.expired(c.opts.Now()) {
+		return nil, fmt.Errorf("%w at %s: get a new token", ErrTokenExpired, c.claims.expiry())
+	}
+	deadline := time.NewTimer(c.opts.ReadyTimeout)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		s, wait, last := c.sock, c.sockWait, c.lastErr
+		c.mu.Unlock()
+		if s != nil {
+			return s, nil
+		}
+		select {
+		case <-wait:
+		case <-c.done:
+			return nil, fmt.Errorf("browser relay %s: not connected: %v", redactURL(c.url), orNone(last))
+		case <-deadline.C:
+			return nil, fmt.Errorf("browser relay %s is not reachable: %v", redactURL(c.url), orNone(last))
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func orNone(err error) error {
+	if err == nil {
+		return errors.New("still connecting")
+	}
+	return err
+}
+
+// control calls one of the relay's own methods.
+func (c *Client) control(ctx context.Context, s *socket, method string, params any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.ControlTimeout)
+	defer cancel()
+	res, err := s.call(ctx, method, params, false)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("the browser relay did not answer %s within %s", method, c.opts.ControlTimeout)
+	}
+	return res, err
+}
+
+// ListExtensions asks the relay which browsers are connected for this user.
+func (c *Client) ListExtensions(ctx context.Context) ([]Extension, error) {
+	s, err := c.socketReady(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.listExtensions(ctx, s)
+}
+
+func (c *Client) listExtensions(ctx context.Context, s *socket) ([]Extension, error) {
+	res, err := c.control(ctx, s, "list_extensions", struct{}{})
+	if err != nil {
+		return nil, fmt.Errorf("list_extensions: %w", err)
+	}
+	var out struct {
+		Extensions []Extension `json:"extensions"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, fmt.Errorf("list_extensions: unexpected answer: %s", truncate(string(res), 200))
+	}
+	return out.Extensions, nil
+}
+
+// Connect switches to the browser with this extension id or name.
+func (c *Client) Connect(ctx context.Context, idOrName string) (Extension, error) {
+	s, err := c.socketReady(ctx)
+	if err != nil {
+		return Extension{}, err
+	}
+	c.connectMu.Lock()
+	defer c.connectMu.Unlock()
+	c.mu.Lock()
+	c.ext = nil
+	c.mu.Unlock()
+	ext, err := c.connectTo(ctx, s, idOrName)
+	if err != nil {
+		return Extension{}, err
+	}
+	return Extension{ID: ext.id, Name: ext.name, Connected: true}, nil
+}
+
+// ensureExtension returns the connected extension, connecting first when
+// there is none on this socket.
+func (c *Client) ensureExtension(ctx context.Context, s *socket) (*extension, error) {
+	c.connectMu.Lock()
+	defer c.connectMu.Unlock()
+	c.mu.Lock()
+	ext := c.ext
+	c.mu.Unlock()
+	if ext != nil && ext.sock == s {
+		return ext, nil
+	}
+	return c.connectTo(ctx, s, c.opts.Extension)
+}
+
+// connectTo picks an extension (the one wanted, else the only one) and
+// connects to it. The list may be empty for a moment after a browser
+// starts, so an empty list is asked again briefly.
+func (c *Client) connectTo(ctx context.Context, s *socket, want string) (*extension, error) {
+	var exts []Extension
+	for attempt := 0; ; attempt++ {
+		var err error
+		exts, err = c.listExtensions(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if len(exts) > 0 || attempt >= 4 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	pick, err := chooseExtension(exts, want)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.control(ctx, s, "connect", map[string]string{"extension_id": pick.ID})
+	if isCode(err, codeAlreadyConnected) {
+		// The relay still holds an earlier connection of ours: drop it.
+		if _, derr := c.control(ctx, s, "disconnect", struct{}{}); derr != nil {
+			return nil, fmt.Errorf("disconnect before reconnecting: %w", derr)
+		}
+		res, err = c.control(ctx, s, "connect", map[string]string{"extension_id": pick.ID})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to browser %q: %w", pick.Name, err)
+	}
+	var r struct {
+		ConnectionID  string `json:"connection_id"`
+		ExtensionName string `json:"extension_name"`
+	}
+	_ = json.Unmarshal(res, &r)
+	ext := &extension{sock: s, id: pick.ID, name: pick.Name, connID: r.ConnectionID}
+	if r.ExtensionName != "" {
+		ext.name = r.ExtensionName
+	}
+	c.mu.Lock()
+	c.ext = ext
+	c.mu.Unlock()
+	c.opts.Logger.Info("browser connected", "browser", ext.name)
+	return ext, nil
+}
+
+func chooseExtension(exts []Extension, want string) (Extension, error) {
+	if len(exts) == 0 {
+		return Extension{}, errors.New("no browser is connected to the relay: open Chrome with the extension signed in")
+	}
+	if want != "" {
+		for _, e := range exts {
+			if e.ID == want || e.Name == want {
+				return e, nil
+			}
+		}
+		return Extension{}, fmt.Errorf("no connected browser is %q; connected: %s", want, describe(exts))
+	}
+	if len(exts) > 1 {
+		return Extension{}, fmt.Errorf("%d browsers are connected: %s; pick one with browser_connect or browser.extension in the config", len(exts), describe(exts))
+	}
+	return exts[0], nil
+}
+
+func describe(exts []Extension) string {
+	parts := make([]string, len(exts))
+	for i, e := range exts {
+		parts[i] = fmt.Sprintf("%s (%s)", e.Name, e.ID)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Call sends a method to the browser extension, connecting to the relay
+// and the extension first if needed, and returns its raw result.
+func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	_, res, err := c.call(ctx, method, params)
+	return res, err
+}
+
+func (c *Client) call(ctx context.Context, method string, params any) (*extension, json.RawMessage, error) {
+	s, err := c.socketReady(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ext, err := c.ensureExtension(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	res, err := s.call(cctx, method, params, true)
+	switch {
+	case err == nil:
+		return ext, res, nil
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return ext, nil, fmt.Errorf("the browser did not answer %s within %s", method, c.opts.CallTimeout)
+	case isCode(err, codeRelayError) && strings.Contains(strings.ToLower(err.Error()), "not connected"):
+		// The relay forgot us (it restarted, or dropped the extension):
+		// connect again next time.
+		c.mu.Lock()
+		if c.ext == ext {
+			c.ext = nil
+		}
+		c.mu.Unlock()
+	}
+	return ext, nil, err
+}
+
+// Status is the browser connection as `mcpx servers` shows it.
+type Status struct {
+	URL       string // without query or credentials
+	Reachable bool   // the relay socket is up and the handshake passed
+	Extension string // name of the connected browser; "" when none
+	Err       string // why it is not working; never contains the token
+}
+
+// Status reports the connection without touching the network.
+func (c *Client) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := Status{URL: redactURL(c.url), Reachable: c.sock != nil}
+	if c.ext != nil {
+		st.Extension = c.ext.name
+	}
+	switch {
+	case c.badCfg != nil:
+		st.Err = c.badCfg.Error()
+	case c.lastErr != nil && c.sock == nil:
+		st.Err = c.lastErr.Error()
+	}
+	return st
+}
+
+// Probe waits for the relay and connects to the browser, then reports the
+// Status; for one-shot commands such as `mcpx servers`.
+func (c *Client) Probe(ctx context.Context) Status {
+	s, err := c.socketReady(ctx)
+	if err == nil {
+		_, err = c.ensureExtension(ctx, s)
+	}
+	st := c.Status()
+	if err != nil && st.Err == "" {
+		st.Err = err.Error()
+	}
+	return st
+}

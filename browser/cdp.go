@@ -1,0 +1,202 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// noTab recognises the extensions' "attach a tab first" errors (v1.5: "No
+// tab is connected", v1.9: "No tab attached").
+func noTab(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := strings.ToLower(err.Error())
+	return strings.Contains(m, "no tab is connected") || strings.Contains(m, "no tab attached") || strings.Contains(m, "no tab with given id")
+}
+
+// ensureTab attaches a tab for CDP commands when none is: a new blank tab,
+// never one of the user's own without being asked.
+func (c *Client) ensureTab(ctx context.Context) error {
+	s, err := c.socketReady(ctx)
+	if err != nil {
+		return err
+	}
+	ext, err := c.ensureExtension(ctx, s)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	attached := ext.attached
+	c.mu.Unlock()
+	if attached {
+		return nil
+	}
+	_, err = c.CreateTab(ctx, "about:blank", true)
+	return err
+}
+
+// markAttached records that ext has a tab attached (createTab, selectTab)
+// or lost it.
+func (c *Client) markAttached(ext *extension, v bool) {
+	c.mu.Lock()
+	ext.attached = v
+	c.mu.Unlock()
+}
+
+// Tab is a browser tab as getTabs and createTab describe it.
+type Tab struct {
+	ID          json.RawMessage `json:"id"`
+	Title       string          `json:"title"`
+	URL         string          `json:"url"`
+	Active      bool            `json:"active"`
+	Index       *int            `json:"index"`
+	Automatable *bool           `json:"automatable"`
+}
+
+// CreateTab opens a tab and attaches it. Real extensions answer
+// {tab:{id,...}}; the seed's {tabId,url} is accepted too.
+func (c *Client) CreateTab(ctx context.Context, url string, activate bool) (Tab, error) {
+	ext, res, err := c.call(ctx, "createTab", map[string]any{"url": url, "activate": activate})
+	if err != nil {
+		return Tab{}, fmt.Errorf("createTab: %w", err)
+	}
+	var r struct {
+		Tab   *Tab            `json:"tab"`
+		TabID json.RawMessage `json:"tabId"`
+		URL   string          `json:"url"`
+	}
+	_ = json.Unmarshal(res, &r)
+	t := Tab{ID: r.TabID, URL: r.URL}
+	if r.Tab != nil {
+		t = *r.Tab
+	}
+	if len(t.ID) == 0 {
+		return Tab{}, fmt.Errorf("createTab: the browser answered without a tab: %s", truncate(string(res), 200))
+	}
+	c.markAttached(ext, true)
+	return t, nil
+}
+
+// CDP sends one Chrome DevTools Protocol command to the attached tab,
+// attaching a new tab first when there is none.
+func (c *Client) CDP(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if params == nil {
+		params = struct{}{}
+	}
+	if err := c.ensureTab(ctx); err != nil {
+		return nil, err
+	}
+	req := map[string]any{"method": method, "params": params}
+	ext, res, err := c.call(ctx, "forwardCDPCommand", req)
+	if noTab(err) {
+		// The extension lost the tab (closed by the user, say): attach a
+		// fresh one and try once more.
+		if ext != nil {
+			c.markAttached(ext, false)
+		}
+		if err := c.ensureTab(ctx); err != nil {
+			return nil, err
+		}
+		_, res, err = c.call(ctx, "forwardCDPCommand", req)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return res, nil
+}
+
+// evalResult is what Runtime.evaluate answers.
+type evalResult struct {
+	Result struct {
+		Type        string          `json:"type"`
+		Value       json.RawMessage `json:"value"`
+		Description string          `json:"description"`
+	} `json:"result"`
+	ExceptionDetails *struct {
+		Text      string `json:"text"`
+		Exception *struct {
+			Description string `json:"description"`
+		} `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
+// Eval evaluates a JavaScript expression in the page and returns its
+// value as JSON. A thrown exception is an error with its message.
+func (c *Client) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	res, err := c.CDP(ctx, "Runtime.evaluate", map[string]any{
+		"expression": expr, "returnByValue": true, "awaitPromise": true, "userGesture": true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var r evalResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, fmt.Errorf("Runtime.evaluate: unexpected answer: %s", truncate(string(res), 200))
+	}
+	if d := r.ExceptionDetails; d != nil {
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			msg = d.Exception.Description
+		}
+		return nil, &PageError{Message: msg}
+	}
+	if len(r.Result.Value) == 0 {
+		if r.Result.Type == "undefined" || r.Result.Type == "" {
+			return json.RawMessage("null"), nil
+		}
+		// Not serializable by value (a DOM node, a function): describe it.
+		b, _ := json.Marshal(r.Result.Description)
+		return b, nil
+	}
+	return r.Result.Value, nil
+}
+
+// PageError is an exception thrown by JavaScript in the page.
+type PageError struct{ Message string }
+
+func (e *PageError) Error() string { return "the page threw: " + e.Message }
+
+// evalInto evaluates expr and decodes the value into v.
+func (c *Client) evalInto(ctx context.Context, expr string, v any) error {
+	raw, err := c.Eval(ctx, expr)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("unexpected value from the page: %s", truncate(string(raw), 200))
+	}
+	return nil
+}
+
+// waitLoaded polls document.readyState until "complete" (or timeout).
+// Navigation may briefly break evaluation; that is retried.
+func (c *Client) waitLoaded(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		var state string
+		err := c.evalInto(ctx, "document.readyState", &state)
+		if err == nil && state == "complete" {
+			return nil
+		}
+		var pe *PageError
+		if err != nil && !errors.As(err, &pe) && ctx.Err() != nil {
+			return err
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if last != nil {
+		return fmt.Errorf("the page did not finish loading within %s: %w", timeout, last)
+	}
+	return fmt.Errorf("the page did not finish loading within %s", timeout)
+}

@@ -1,0 +1,21 @@
+// Package browser owns mcpx's way into the user's Chrome: a [Client] for
+// the browser relay (JSON-RPC 2.0 over WebSocket, the MCP Proxy Protocol:
+// mcp_handshake, list_extensions, connect, then forwarded requests), and
+// the browser_* tools built on it ([Tools]).
+//
+// The tools use only what real extensions implement: getTabs, createTab,
+// selectTab, closeTab and forwardCDPCommand with portable CDP methods
+// (Runtime.evaluate, Page.navigate, Page.captureScreenshot,
+// Input.dispatchMouseEvent, ...). The page outline behind browser_snapshot
+// comes from a JavaScript walker embedded in the binary.
+//
+//	c, err := browser.NewClient(browser.Options{Token: tok, Logger: logger})
+//	c.Start(ctx) // never blocks: the relay may be down
+//	defer c.Close()
+//	tools := browser.NewTools(c, nil)
+//	res := tools.Call(ctx, "navigate", json.RawMessage(`{"url":"https://example.com"}`))
+//
+// The relay may be down, slow or restarting: startup never waits on it, a
+// call that cannot reach the browser returns a clear error, a dropped
+// socket is redialed with backoff, and the token never appears in a log.
+package browser
