@@ -36,6 +36,9 @@ type Options struct {
 	Upstream upstream.Options
 	// Version is mcpx's version, reported to clients and upstreams.
 	Version string
+	// Serving says the catalog is served to an MCP client: upstreams are
+	// then offered sampling, elicitation and roots, relayed to that client.
+	Serving bool
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -103,6 +106,10 @@ func (a *Aggregator) Start(ctx context.Context) {
 	uo.Reconnect = a.opts.Reconnect
 	uo.Version = a.opts.Version
 	uo.OnChange = func(*upstream.Client) { a.changed() }
+	uo.OnNotification = a.serverNotification
+	if a.opts.Serving {
+		uo.OnServerRequest = a.serverRequest
+	}
 	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
 	if b := a.cfg.Browser; b != nil {
 		// First, so that its tools keep their names in any collision.
@@ -278,11 +285,6 @@ func sameEntries(a, b []*Entry) bool {
 		}
 	}
 	return true
-}
-
-// listener is a served client that wants list_changed notifications.
-type listener struct {
-	listChanged func([]Kind)
 }
 
 // ErrUnknown is wrapped by errors for a name or URI no source offers.

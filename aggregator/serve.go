@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,11 +34,13 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}}
+	s := &stdioServer{a: a, out: newOutbox(ctx, out), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
 	s.mcp = server.NewMCPServer("mcpx", a.opts.Version,
 		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
+		server.WithLogging(),
+		server.WithCompletions(),
 	)
 	if err := s.mcp.RegisterSession(ctx, s.sess); err != nil {
 		return err
@@ -47,7 +48,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	defer s.mcp.UnregisterSession(ctx, s.sess.id)
 	sctx := s.mcp.WithContext(ctx, s.sess)
 
-	l := &listener{listChanged: s.listChanged}
+	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify}
 	a.listeners.Store(l, struct{}{})
 	defer a.listeners.Delete(l)
 
@@ -61,11 +62,8 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	var err error
 	select {
 	case err = <-readErr:
-		if errors.Is(err, io.EOF) {
-			// The client closed its end. Answers already under way still
-			// go out (a script may pipe requests in), for a short while.
-			s.drain(ctx, eofGrace)
-		}
+		// The client closed its end: it is gone, so everything it asked
+		// for is cancelled, upstream too.
 	case <-ctx.Done():
 		err = context.Cause(ctx)
 	}
@@ -83,23 +81,6 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	return err
 }
 
-// eofGrace is how long requests in flight may still finish after the
-// client closes stdin.
-const eofGrace = 5 * time.Second
-
-// drain waits up to d for the requests in flight to finish.
-func (s *stdioServer) drain(ctx context.Context, d time.Duration) {
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }() // the reader has ended: no Add races this
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
 type stdioServer struct {
 	a    *Aggregator
 	mcp  *server.MCPServer
@@ -110,7 +91,9 @@ type stdioServer struct {
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc // by raw request id
 	closing  bool                          // no new requests start
-	listed   map[Kind]bool                 // lists fetched since the last list_changed
+	calls    map[string]chan message       // our requests to the client, by id
+	callSeq  int
+	listed   map[Kind]bool // lists fetched since the last list_changed
 }
 
 // message is the envelope of any JSON-RPC message.
@@ -157,7 +140,7 @@ func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
 	case m.Method != "":
 		s.notification(ctx, m, line)
 	case len(m.Result) > 0 || len(m.Error) > 0:
-		// A response to a server-to-client request; mcpx sends none yet.
+		s.clientResponse(m)
 	case hasID:
 		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: no method", nil)
 	default:
@@ -181,6 +164,13 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 		}
 	case string(mcp.MethodNotificationInitialized):
 		s.sess.ready.Store(true)
+		if s.sess.GetClientCapabilities().Roots != nil {
+			// Upstreams started before this client came, and any roots
+			// they asked for were refused: have them ask again.
+			s.a.rootsChanged()
+		}
+	case string(mcp.MethodNotificationRootsListChanged):
+		s.a.rootsChanged()
 	}
 	s.mcp.HandleMessage(ctx, line)
 }
@@ -232,7 +222,8 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 }
 
 // forwarded are the methods answered by a source's result.
-var forwarded = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+var forwarded = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true,
+	"completion/complete": true, "resources/subscribe": true, "resources/unsubscribe": true}
 
 type rpcError struct {
 	code    int
@@ -275,6 +266,17 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		a.waitReady(ctx)
 		res, err := a.getPrompt(ctx, m.Params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	case "logging/setLevel":
+		res, err := a.setLogLevel(ctx, m.Params)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	case "completion/complete":
+		a.waitReady(ctx)
+		res, err := a.complete(ctx, m.Params)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	case "resources/subscribe", "resources/unsubscribe":
+		a.waitReady(ctx)
+		res, err := a.subscribe(ctx, m.Method, m.Params)
+		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
 	case "server/discover":
 		// mcpx relays a stateful session (notifications, and later
 		// server-to-client requests), so it speaks the initialize handshake.

@@ -601,6 +601,9 @@ func TestServeListChangedNeedsInitialized(t *testing.T) {
 	}
 }
 
+// TestServeEOF: when the client closes its input, ServeStdio returns at
+// once and every call still in flight is cancelled, unanswered (the client
+// is gone; upstreams must stop working for it).
 func TestServeEOF(t *testing.T) {
 	tests := []struct {
 		desc string
@@ -608,45 +611,36 @@ func TestServeEOF(t *testing.T) {
 		// written without its newline when noNewline is set.
 		lines     []string
 		noNewline bool
-		answered  []any
-		// stuck names a call that never finishes on its own: it is cut
-		// off after the grace period, unanswered.
-		stuck any
+		inFlight  []any
 	}{
 		{desc: "idle"},
-		{desc: "call in flight", lines: []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"alpha_echo"}}`}, answered: []any{9}},
+		{desc: "call in flight", lines: []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"alpha_echo"}}`}, inFlight: []any{9}},
 		{desc: "last line without newline", lines: []string{`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"alpha_echo"}}`},
-			noNewline: true, answered: []any{"x"}},
+			noNewline: true, inFlight: []any{"x"}},
 		{desc: "several in flight", lines: []string{
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"alpha_echo"}}`,
-			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`,
-		}, answered: []any{1, 2, 3}},
-		{desc: "stuck call", lines: []string{
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"alpha_echo"}}`,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha_get-x"}}`,
-		}, answered: []any{1}, stuck: 2},
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`,
+		}, inFlight: []any{1, 2, 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			stuckCancelled := make(chan struct{})
-			slow := func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-				if paramName(t, params) == "get-x" {
-					<-ctx.Done()
-					close(stuckCancelled)
-					return nil, ctx.Err()
-				}
-				select {
-				case <-time.After(200 * time.Millisecond):
-					return json.RawMessage(`{"content":[]}`), nil
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
+			var mu sync.Mutex
+			started, cancelled := 0, 0
+			block := func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
+				mu.Lock()
+				started++
+				mu.Unlock()
+				<-ctx.Done()
+				mu.Lock()
+				cancelled++
+				mu.Unlock()
+				return nil, ctx.Err()
 			}
-			f.alpha.setRequest(slow)
-			f.beta.setRequest(slow)
+			f.alpha.setRequest(block)
+			f.beta.setRequest(block)
 			for i, l := range tt.lines {
 				if tt.noNewline && i == len(tt.lines)-1 {
 					f.c.writeMu.Lock()
@@ -656,6 +650,16 @@ func TestServeEOF(t *testing.T) {
 				}
 				f.c.send(l)
 			}
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				mu.Lock()
+				n := started
+				mu.Unlock()
+				if n == len(tt.inFlight) && !tt.noNewline || time.Now().After(deadline) || tt.noNewline {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			start := time.Now()
 			f.c.in.Close()
 			select {
@@ -663,26 +667,20 @@ func TestServeEOF(t *testing.T) {
 				if err != nil {
 					t.Errorf("ServeStdio returned %v, want nil", err)
 				}
-			case <-time.After(6 * time.Second):
-				t.Fatal("ServeStdio did not return within 6s of EOF")
+			case <-time.After(2 * time.Second):
+				t.Fatal("ServeStdio did not return within 2s of EOF")
 			}
-			if d := time.Since(start); len(tt.answered) == 0 && d > time.Second {
-				t.Errorf("ServeStdio took %v to notice EOF with nothing in flight", d)
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("ServeStdio took %v to return after EOF", d)
 			}
-			for _, id := range tt.answered {
-				r := f.c.await(id, time.Second)
-				if r.Error != nil {
-					t.Errorf("id %v: %s", id, r.line)
-				}
+			mu.Lock()
+			defer mu.Unlock()
+			if cancelled != started {
+				t.Errorf("%d calls were in flight at EOF but %d were cancelled", started, cancelled)
 			}
-			if tt.stuck != nil {
-				select {
-				case <-stuckCancelled:
-				default:
-					t.Errorf("the stuck call's context was not cancelled when ServeStdio returned")
-				}
-				if rs := f.c.responsesFor(tt.stuck); len(rs) != 0 {
-					t.Errorf("the stuck call was answered: %s", rs[0].line)
+			for _, id := range tt.inFlight {
+				if rs := f.c.responsesFor(id); len(rs) != 0 {
+					t.Errorf("call %v was answered after EOF: %s", id, rs[0].line)
 				}
 			}
 		})

@@ -118,6 +118,8 @@ func (cn *conn) onNotification(n mcp.JSONRPCNotification) {
 		cn.markDirty(listPrompts)
 	case string(mcp.MethodNotificationProgress):
 		cn.relayProgress(n)
+	case string(mcp.MethodNotificationMessage), string(mcp.MethodNotificationResourceUpdated):
+		cn.relayNotification(n)
 	}
 }
 

@@ -61,6 +61,12 @@ type Options struct {
 	Supervisor string
 	// Version is mcpx's version, sent in clientInfo.
 	Version string
+	// OnServerRequest answers the server's sampling, elicitation and roots
+	// requests. When set, those capabilities are declared to every server
+	// whose transport can carry requests back; nil declares none.
+	OnServerRequest ServerRequestFunc
+	// OnNotification receives the notifications mcpx relays; nil drops them.
+	OnNotification NotificationFunc
 }
 
 func (o *Options) withDefaults() Options {
@@ -149,6 +155,7 @@ type Client struct {
 	ready     chan struct{} // closed after the first connect attempt
 	readyOnce sync.Once
 	tail      stderrTail
+	logLevel  string // asked for by the client; applied on every connect
 
 	lifeMu  sync.Mutex // guards started and cancel
 	started bool

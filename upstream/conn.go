@@ -82,13 +82,21 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	cn.tr = tr
-	cn.mcp = client.NewClient(tr, client.WithProtocolVersion(protocolVersion))
+	bidi, canAnswer := tr.(transport.BidirectionalInterface)
+	relay := canAnswer && c.opts.OnServerRequest != nil
+	cn.mcp = client.NewClient(tr, client.WithProtocolVersion(protocolVersion),
+		client.WithClientCapabilities(clientCapabilities(relay)))
 	cn.mcp.OnNotification(cn.onNotification)
 	cn.mcp.OnConnectionLost(func(err error) { cn.markLost(fmt.Errorf("connection lost: %w", err)) })
 	// The transport lives as long as the connection: SSE ties its stream
 	// to this context, so it must not be the timeout context below.
 	if err := cn.mcp.Start(life); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
+	}
+	if canAnswer {
+		// After Start, which installs mcp-go's typed handler: mcpx answers
+		// on the raw transport so nothing is lost on the way.
+		bidi.SetRequestHandler(cn.onServerRequest)
 	}
 
 	timeout := c.cfg.Timeout
@@ -100,6 +108,14 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 
 	if err := cn.initialize(tctx); err != nil {
 		return nil, cn.explain("initialize", timeout, tctx, err)
+	}
+	c.mu.Lock()
+	level := c.logLevel
+	c.mu.Unlock()
+	if level != "" && cn.caps.Logging != nil {
+		if err := cn.setLogLevel(tctx, level); err != nil {
+			c.log.Warn("could not set the log level", "err", c.opts.Redact(err.Error()))
+		}
 	}
 	cat, err := cn.listCatalog(tctx)
 	if err != nil {

@@ -58,6 +58,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Logger:       logger,
 		Redact:       red.Redact,
 		Reconnect:    serve,
+		Serving:      serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
 	})

@@ -1,0 +1,164 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// This file relays what flows the other way: requests upstreams send to
+// the client (sampling, elicitation, roots), their log messages and
+// resource updates, and the client's settings that every upstream must
+// hear (log level, roots changes).
+
+// listener is a served client: it hears about list changes, answers the
+// requests upstreams send to the client, and receives relayed
+// notifications.
+type listener struct {
+	listChanged func([]Kind)
+	request     func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	notify      func(method string, params json.RawMessage)
+}
+
+// client returns a served client, or nil when none is connected.
+func (a *Aggregator) client() *listener {
+	var l *listener
+	a.listeners.Range(func(k, _ any) bool {
+		l = k.(*listener)
+		return false
+	})
+	return l
+}
+
+// serverRequest passes an upstream's request to the client.
+func (a *Aggregator) serverRequest(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
+	l := a.client()
+	if l == nil {
+		return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
+			Message: fmt.Sprintf("no MCP client is connected to mcpx to answer %s", method)}
+	}
+	a.log.Debug("relaying a request to the client", "server", server, "method", method)
+	return l.request(ctx, method, params)
+}
+
+// serverNotification passes an upstream's notification to the client. A
+// log message names its upstream in logger ("server" or "server/logger").
+func (a *Aggregator) serverNotification(server, method string, params json.RawMessage) {
+	if method == string(mcp.MethodNotificationMessage) {
+		var p map[string]json.RawMessage
+		if json.Unmarshal(params, &p) == nil {
+			var logger string
+			_ = json.Unmarshal(p["logger"], &logger)
+			if logger == "" {
+				logger = server
+			} else {
+				logger = server + "/" + logger
+			}
+			p["logger"], _ = json.Marshal(logger)
+			params = marshalRaw(p, params)
+		}
+	}
+	a.listeners.Range(func(k, _ any) bool {
+		k.(*listener).notify(method, params)
+		return true
+	})
+}
+
+// setLogLevel applies the client's log level to every upstream at once.
+func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Level string `json:"level"`
+	}
+	if err := json.Unmarshal(orEmpty(params), &p); err != nil || p.Level == "" {
+		return nil, fmt.Errorf("%w: level must be a logging level such as \"info\"", ErrInvalidParams)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, c := range a.upstreams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.SetLogLevel(ctx, p.Level); err != nil {
+				a.log.Warn("logging/setLevel", "server", c.Name(), "err", a.opts.Redact(err.Error()))
+			}
+		}()
+	}
+	wg.Wait()
+	return json.RawMessage(`{}`), nil
+}
+
+// rootsChanged tells every upstream that the client's roots changed.
+func (a *Aggregator) rootsChanged() {
+	for _, c := range a.upstreams {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := c.Notify(ctx, string(mcp.MethodNotificationRootsListChanged), nil); err != nil {
+				a.log.Debug("roots/list_changed", "server", c.Name(), "err", err)
+			}
+		}()
+	}
+}
+
+// complete routes completion/complete to the upstream that owns the prompt
+// or resource template, with the prompt's original name.
+func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(orEmpty(params), &p); err != nil {
+		return nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
+	}
+	var ref struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	if err := json.Unmarshal(p["ref"], &ref); err != nil {
+		return nil, fmt.Errorf("%w: ref must be {type, name} or {type, uri}", ErrInvalidParams)
+	}
+	c := a.Catalog()
+	switch ref.Type {
+	case "ref/prompt":
+		e, ok := c.Prompt(ref.Name)
+		if !ok {
+			return nil, fmt.Errorf("%w prompt %q", ErrUnknown, ref.Name)
+		}
+		var r map[string]json.RawMessage
+		_ = json.Unmarshal(p["ref"], &r)
+		r["name"] = json.RawMessage(quote(e.Original))
+		p["ref"] = marshalRaw(r, p["ref"])
+		return e.src.Request(ctx, "completion/complete", marshalRaw(p, params))
+	case "ref/resource":
+		for _, e := range c.ResourceTemplates {
+			if e.Name == ref.URI {
+				return e.src.Request(ctx, "completion/complete", params)
+			}
+		}
+		if e, ok := c.Resource(ref.URI); ok {
+			return e.src.Request(ctx, "completion/complete", params)
+		}
+		return nil, fmt.Errorf("%w resource %q", ErrUnknown, ref.URI)
+	default:
+		return nil, fmt.Errorf("%w: ref.type %q: want ref/prompt or ref/resource", ErrInvalidParams, ref.Type)
+	}
+}
+
+// subscribe routes resources/subscribe and unsubscribe by URI. Updates
+// come back with the same URI: mcpx never rewrites URIs.
+func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	_, uri, err := splitParams(params, "uri")
+	if err != nil {
+		return nil, err
+	}
+	e, ok := a.Catalog().Resource(uri)
+	if !ok {
+		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
+	}
+	return e.src.Request(ctx, method, params)
+}

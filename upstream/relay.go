@@ -1,0 +1,137 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ServerRequestFunc answers a request an upstream server sends to mcpx
+// (sampling/createMessage, elicitation/create, roots/list), usually by
+// asking mcpx's own client. An *RPCError is answered with its code.
+type ServerRequestFunc func(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error)
+
+// NotificationFunc receives an upstream's notifications that mcpx relays
+// (notifications/message, notifications/resources/updated), raw. It runs
+// on the connection's reader, before later responses are delivered, so it
+// keeps their order; it must not call the server.
+type NotificationFunc func(server, method string, params json.RawMessage)
+
+// relayedRequests are the server-to-client requests mcpx passes on.
+var relayedRequests = map[string]bool{
+	string(mcp.MethodSamplingCreateMessage): true,
+	string(mcp.MethodElicitationCreate):     true,
+	string(mcp.MethodListRoots):             true,
+}
+
+// clientCapabilities are what mcpx declares to an upstream that can send
+// it requests: everything it can relay. The SSE transport of mcp-go cannot
+// answer server requests at all, so nothing is declared there and such a
+// server never asks.
+func clientCapabilities(relay bool) mcp.ClientCapabilities {
+	if !relay {
+		return mcp.ClientCapabilities{}
+	}
+	caps := mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapability{},
+		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+	}
+	caps.Roots = &struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	}{ListChanged: true}
+	return caps
+}
+
+// onServerRequest answers a request from the server over the raw
+// transport, so nothing in its params or in the answer is lost.
+func (cn *conn) onServerRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method == string(mcp.MethodPing) {
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+	}
+	handler := cn.c.opts.OnServerRequest
+	if !relayedRequests[req.Method] || handler == nil {
+		return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil), nil
+	}
+	params, err := json.Marshal(req.Params)
+	if err != nil {
+		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "unreadable params", nil), nil
+	}
+	res, err := handler(ctx, cn.c.cfg.Name, req.Method, params)
+	if err != nil {
+		var rpc *RPCError
+		if errors.As(err, &rpc) {
+			return transport.NewJSONRPCErrorResponse(req.ID, rpc.Code, rpc.Message, rpc.Data), nil
+		}
+		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, cn.c.opts.Redact(err.Error()), nil), nil
+	}
+	return transport.NewJSONRPCResultResponse(req.ID, res), nil
+}
+
+// relayNotification passes a notification on to OnNotification.
+func (cn *conn) relayNotification(n mcp.JSONRPCNotification) {
+	f := cn.c.opts.OnNotification
+	if f == nil {
+		return
+	}
+	if len(n.Params.Meta) == 0 {
+		n.Params.Meta = nil // mcp-go fills in an empty one the server never sent
+	}
+	params, err := json.Marshal(n.Params)
+	if err != nil {
+		return
+	}
+	f(cn.c.cfg.Name, n.Method, params)
+}
+
+// Notify sends a notification to the server, e.g.
+// notifications/roots/list_changed. A server that is not connected is
+// skipped: it will list roots afresh when it connects.
+func (c *Client) Notify(ctx context.Context, method string, params map[string]any) error {
+	c.mu.Lock()
+	cn := c.conn
+	c.mu.Unlock()
+	if cn == nil {
+		return nil
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
+	n.Method = method
+	n.Params.AdditionalFields = params
+	return cn.tr.SendNotification(ctx, n)
+}
+
+// SetLogLevel asks the server to send log messages at level and above,
+// now and after every reconnect. A server without the logging capability
+// is left alone.
+func (c *Client) SetLogLevel(ctx context.Context, level string) error {
+	c.mu.Lock()
+	c.logLevel = level
+	cn := c.conn
+	c.mu.Unlock()
+	if cn == nil || cn.caps.Logging == nil {
+		return nil
+	}
+	return cn.setLogLevel(ctx, level)
+}
+
+func (cn *conn) setLogLevel(ctx context.Context, level string) error {
+	params, _ := json.Marshal(map[string]string{"level": level})
+	if _, err := cn.request(ctx, string(mcp.MethodSetLogLevel), params); err != nil {
+		return fmt.Errorf("logging/setLevel: %w", err)
+	}
+	return nil
+}
+
+// Capabilities reports what the server declared in initialize; zero while
+// it is not connected.
+func (c *Client) Capabilities() mcp.ServerCapabilities {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		return mcp.ServerCapabilities{}
+	}
+	return c.conn.caps
+}
