@@ -108,19 +108,19 @@ func TestKeys(t *testing.T) {
 }
 
 func TestFitImageDownscales(t *testing.T) {
-	img := image.NewRGBA(image.Rect(0, 0, 3000, 1200))
+	img := image.NewRGBA(image.Rect(0, 0, 3000, 120))
 	for x := 0; x < 3000; x++ {
-		img.Set(x, 600, color.RGBA{255, 0, 0, 255})
+		img.Set(x, 60, color.RGBA{255, 0, 0, 255})
 	}
 	var buf bytes.Buffer
 	png.Encode(&buf, img)
 	data, mime, w, h, scaled, err := fitImage(base64.StdEncoding.EncodeToString(buf.Bytes()), "png")
-	if err != nil || !scaled || mime != "image/png" || w != 2000 || h != 800 {
+	if err != nil || !scaled || mime != "image/png" || w != 2000 || h != 80 {
 		t.Fatalf("got %s %dx%d scaled=%v err=%v", mime, w, h, scaled, err)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(data)
 	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
-	if err != nil || cfg.Width != 2000 || cfg.Height != 800 {
+	if err != nil || cfg.Width != 2000 || cfg.Height != 80 {
 		t.Errorf("the scaled image decodes as %+v, %v", cfg, err)
 	}
 	if _, _, _, _, _, err := fitImage("not base64!", "png"); err == nil {
