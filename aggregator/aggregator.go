@@ -306,35 +306,40 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 
 // callTool forwards tools/call params (name exposed) to the owning source.
 func (a *Aggregator) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	fields, name, err := splitParams(params, "name")
-	if err != nil {
-		return nil, err
-	}
-	e, ok := a.Catalog().Tool(name)
-	if !ok {
-		return nil, fmt.Errorf("%w tool %q", ErrUnknown, name)
-	}
-	fields["name"] = json.RawMessage(quote(e.Original))
-	return e.src.Request(ctx, "tools/call", marshalRaw(fields, params))
+	return a.forwardNamed(ctx, "tools/call", params, KindTool, a.Catalog().Tool)
 }
 
 // getPrompt forwards prompts/get params (name exposed).
 func (a *Aggregator) getPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return a.forwardNamed(ctx, "prompts/get", params, KindPrompt, a.Catalog().Prompt)
+}
+
+// forwardNamed sends a request whose params name a tool or prompt by its
+// exposed name to the owning source, under the source's own name; every
+// other field passes unchanged.
+func (a *Aggregator) forwardNamed(ctx context.Context, method string, params json.RawMessage, kind Kind,
+	lookup func(string) (*Entry, bool)) (json.RawMessage, error) {
 	fields, name, err := splitParams(params, "name")
 	if err != nil {
 		return nil, err
 	}
-	e, ok := a.Catalog().Prompt(name)
+	e, ok := lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("%w prompt %q", ErrUnknown, name)
+		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
 	fields["name"] = json.RawMessage(quote(e.Original))
-	return e.src.Request(ctx, "prompts/get", marshalRaw(fields, params))
+	return e.src.Request(ctx, method, marshalRaw(fields, params))
 }
 
 // readResource forwards resources/read params unchanged: URIs are never
 // rewritten.
 func (a *Aggregator) readResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return a.forwardURI(ctx, "resources/read", params)
+}
+
+// forwardURI sends a request whose params name a resource by URI to the
+// source that serves it (by exact URI, then by template), unchanged.
+func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	_, uri, err := splitParams(params, "uri")
 	if err != nil {
 		return nil, err
@@ -343,7 +348,7 @@ func (a *Aggregator) readResource(ctx context.Context, params json.RawMessage) (
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
 	}
-	return e.src.Request(ctx, "resources/read", params)
+	return e.src.Request(ctx, method, params)
 }
 
 // ReadResource reads a resource by URI and returns the raw result.

@@ -152,13 +152,5 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 // subscribe routes resources/subscribe and unsubscribe by URI. Updates
 // come back with the same URI: mcpx never rewrites URIs.
 func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	_, uri, err := splitParams(params, "uri")
-	if err != nil {
-		return nil, err
-	}
-	e, ok := a.Catalog().Resource(uri)
-	if !ok {
-		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
-	}
-	return e.src.Request(ctx, method, params)
+	return a.forwardURI(ctx, method, params)
 }

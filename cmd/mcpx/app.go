@@ -91,6 +91,20 @@ func exitWith(ios *streams, code int, err error) error {
 	return exitError{code}
 }
 
+// openReady opens a session for a one-shot command and waits for the
+// first connect attempts to be over.
+func openReady(ctx context.Context, ios *streams, g *globalFlags) (*session, error) {
+	s, err := open(ctx, ios, g, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.wait(ctx); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // wait blocks until the first connect attempts are over.
 func (s *session) wait(ctx context.Context) error {
 	if err := s.agg.WaitReady(ctx); err != nil {

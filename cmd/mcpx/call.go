@@ -43,14 +43,11 @@ The exit status is 1 when the tool reports an error (isError).`,
 			if err != nil {
 				return exitWith(ios, 2, err)
 			}
-			s, err := open(cmd.Context(), ios, g, false)
+			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			if err := s.wait(cmd.Context()); err != nil {
-				return err
-			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout)
 			defer cancel()
 			res, err := s.agg.CallTool(ctx, o.name, raw)

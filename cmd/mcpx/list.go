@@ -37,14 +37,11 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 			default:
 				return fmt.Errorf("list %q: want tools, resources or prompts", args[0])
 			}
-			s, err := open(cmd.Context(), ios, g, false)
+			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			if err := s.wait(cmd.Context()); err != nil {
-				return err
-			}
 			return listRun(ios, s.agg.Catalog(), o)
 		},
 	}

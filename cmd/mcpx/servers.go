@@ -21,14 +21,11 @@ func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 		Short: "Show each configured server: transport, state, counts, error, connect time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := open(cmd.Context(), ios, g, false)
+			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			if err := s.wait(cmd.Context()); err != nil {
-				return err
-			}
 			return serversRun(ios, s.agg.Upstreams(), s.agg.Browser(cmd.Context(), true), s.agg.Catalog(), o)
 		},
 	}
