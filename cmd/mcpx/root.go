@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -85,6 +86,12 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 
 func versionString() string {
 	s := version
+	if s == "dev" {
+		// go install module@version stamps nothing but the module version.
+		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			s = info.Main.Version
+		}
+	}
 	if commit != "" {
 		s += " (" + commit
 		if date != "" {
