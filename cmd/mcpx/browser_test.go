@@ -71,7 +71,16 @@ func TestBrowserEndToEnd(t *testing.T) {
 		return r.Content[0].Text
 	}
 
-	call("browser_tabs", map[string]any{"action": "new", "url": page.URL})
+	call("browser_tabs", map[string]any{"action": "new"})
+	if got := call("browser_navigate", map[string]any{"url": page.URL + "/other"}); !strings.Contains(got, "mcpx test page") {
+		t.Errorf("navigate: %s", got)
+	}
+	call("browser_navigate", map[string]any{"url": page.URL})
+	call("browser_navigate_back", map[string]any{})
+	if got := call("browser_evaluate", map[string]any{"function": "() => location.pathname"}); got != `"/other"` {
+		t.Errorf("after navigate_back the page is %s, want /other", got)
+	}
+	call("browser_navigate_forward", map[string]any{})
 	snap := call("browser_snapshot", map[string]any{})
 	if !strings.Contains(snap, `heading "Greeter"`) || !strings.Contains(snap, "mcpx test page") {
 		t.Fatalf("snapshot:\n%s", snap)
