@@ -88,9 +88,10 @@ type Client struct {
 
 	connectMu sync.Mutex // one extension connect at a time
 
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
+	started bool // guarded by mu
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the dial loop has ended
+	once    sync.Once
 }
 
 // extension is the browser the client is connected to on one socket.
@@ -131,7 +132,14 @@ func NewClient(opts Options) *Client {
 // Start dials the relay in the background and returns at once; it redials
 // with backoff whenever the socket drops.
 func (c *Client) Start(ctx context.Context) {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return
+	}
+	c.started = true
 	ctx, c.cancel = context.WithCancel(ctx)
+	c.mu.Unlock()
 	if c.badCfg != nil {
 		c.opts.Logger.Error("browser disabled", "err", c.badCfg)
 		close(c.done)
@@ -152,8 +160,14 @@ func (c *Client) Close() error {
 			cancel()
 			s.conn.Close(websocket.StatusNormalClosure, "mcpx closing")
 		}
-		if c.cancel != nil {
-			c.cancel()
+		c.mu.Lock()
+		started, cancel := c.started, c.cancel
+		c.started = true // a Start after Close does nothing
+		c.mu.Unlock()
+		if !started {
+			close(c.done)
+		} else if cancel != nil {
+			cancel()
 		}
 	})
 	<-c.done

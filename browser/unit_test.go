@@ -76,6 +76,18 @@ func TestNewClientRefusesBadTokens(t *testing.T) {
 	}
 }
 
+func TestCloseWithoutStart(t *testing.T) {
+	c := NewClient(Options{})
+	done := make(chan struct{})
+	go func() { c.Close(); c.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close of a client never started hangs")
+	}
+	c.Start(t.Context()) // after Close: nothing happens
+}
+
 func TestDecodeErrorShapes(t *testing.T) {
 	for raw, want := range map[string]RemoteError{
 		`{"code":-32000,"message":"Not connected"}`:        {Code: -32000, Message: "Not connected"},
