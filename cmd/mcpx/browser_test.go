@@ -24,6 +24,9 @@ const testPage = `<!doctype html>
   <input id="name" type="text" placeholder="name">
   <button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value + '!'">Greet</button>
   <div id="out">nobody yet</div>
+  <select id="color"><option value="r">Red</option><option value="g">Green</option></select>
+  <span id="hoverme" onmouseover="this.textContent = 'hovered'">hover me</span>
+  <input id="keys" onkeydown="if (event.key === 'Enter') this.dataset.entered = this.value">
 </body></html>`
 
 // TestBrowserEndToEnd drives real headless Chromium, through the test
@@ -91,6 +94,13 @@ func TestBrowserEndToEnd(t *testing.T) {
 	call("browser_click", map[string]any{"ref": button})
 	if got := call("browser_evaluate", map[string]any{"function": "() => document.getElementById('out').textContent"}); got != `"Hello, Ada!"` {
 		t.Errorf("after typing and clicking, the page says %s", got)
+	}
+	call("browser_wait_for", map[string]any{"text": "Hello, Ada!"})
+	call("browser_select_option", map[string]any{"selector": "#color", "values": []string{"Green"}})
+	call("browser_hover", map[string]any{"selector": "#hoverme"})
+	call("browser_type", map[string]any{"selector": "#keys", "text": "typed", "submit": true})
+	if got := call("browser_evaluate", map[string]any{"function": "() => [color.value, hoverme.textContent, keys.dataset.entered].join()"}); got != `"g,hovered,typed"` {
+		t.Errorf("select, hover, type+Enter left the page at %s", got)
 	}
 	snap2 := call("browser_snapshot", map[string]any{})
 	if !strings.Contains(snap2, "Hello, Ada!") || refOf(t, snap2, `button "Greet"`) != button {
