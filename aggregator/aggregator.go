@@ -115,11 +115,11 @@ func (a *Aggregator) Start(ctx context.Context) {
 		// First, so that its tools keep their names in any collision.
 		a.browser = browser.NewClient(browser.Options{
 			URL: b.URL, Token: b.Token, Extension: b.Extension,
-			ClientID: "mcpx", Logger: a.opts.Logger.WithPrefix(browserName),
+			ClientID: "mcpx", Logger: a.opts.Logger.WithPrefix(config.BrowserServerName),
 		})
 		a.browser.Start(ctx)
 		tools := browser.NewTools(a.browser, &browser.ToolsOptions{CDP: b.CDP})
-		a.members = append(a.members, &member{src: browser.NewServer(browserName, tools), prefix: b.Prefix, direct: true})
+		a.members = append(a.members, &member{src: browser.NewServer(config.BrowserServerName, tools), prefix: b.Prefix, direct: true})
 	}
 	for i, s := range a.cfg.Servers {
 		c := upstream.New(s, &uo)
@@ -178,9 +178,6 @@ func (a *Aggregator) Close() error {
 
 // Catalog returns the current catalog snapshot.
 func (a *Aggregator) Catalog() *Catalog { return a.catalog.Load() }
-
-// browserName is the browser's server name in the catalog.
-const browserName = "browser"
 
 // Browser reports the browser connection, or nil when none is configured.
 // With probe, it first waits for the relay and connects to the browser,

@@ -33,6 +33,10 @@ const (
 	DefaultBrowserPrefix = "browser"
 )
 
+// BrowserServerName is the name under which the browser's tools are listed
+// and reported, next to the configured servers.
+const BrowserServerName = "browser"
+
 // Config is a loaded, validated and expanded configuration.
 type Config struct {
 	// File is the file loaded; "" when none was found (not an error).

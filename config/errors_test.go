@@ -230,3 +230,14 @@ func TestNoSecretsInMessages(t *testing.T) {
 		t.Errorf("warnings %q, want two", cfg.Warnings)
 	}
 }
+
+func TestServerNamedBrowserClashes(t *testing.T) {
+	_, err := Parse("c.json", []byte(`{"browser":{"token":"t"},"servers":{"browser":{"command":"x"}}}`), nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Server != "browser" || !strings.Contains(e.Msg, "browser section") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Parse("c.json", []byte(`{"servers":{"browser":{"command":"x"}}}`), nil); err != nil {
+		t.Errorf("without a browser section the name is free: %v", err)
+	}
+}

@@ -32,6 +32,13 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p := &parser{file: file, lookup: o.LookupEnv, cfg: &Config{File: file}}
 	p.servers(tree)
 	p.browser(tree)
+	if p.cfg.Browser != nil {
+		for _, s := range p.cfg.Servers {
+			if s.Name == BrowserServerName {
+				p.fail(s.Name, "", "the name \""+BrowserServerName+"\" belongs to the browser section; rename this server")
+			}
+		}
+	}
 	p.settings(tree, &o)
 	switch len(p.errs) {
 	case 0:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/browser"
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -65,7 +66,7 @@ type browserJSON struct {
 func browserRow(b *browser.Status, c *aggregator.Catalog) browserJSON {
 	tools := 0
 	for _, t := range c.Tools {
-		if t.Server == "browser" {
+		if t.Server == config.BrowserServerName {
 			tools++
 		}
 	}
@@ -76,7 +77,7 @@ func browserRow(b *browser.Status, c *aggregator.Catalog) browserJSON {
 	case b.Reachable:
 		state = "no browser"
 	}
-	return browserJSON{Name: "browser", Transport: "relay", State: state, URL: b.URL,
+	return browserJSON{Name: config.BrowserServerName, Transport: "relay", State: state, URL: b.URL,
 		RelayReachable: b.Reachable, Extension: b.Extension, Error: b.Err, Tools: tools}
 }
 
