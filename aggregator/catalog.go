@@ -160,11 +160,19 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 	}
 	e := &Entry{Kind: kind, Name: original, Original: original, Server: server,
 		Title: head.Title, Description: head.Description, JSON: raw, src: m.src, direct: m.direct}
+	repaired := false
+	if kind == KindTool {
+		for _, p := range repairToolSchemas(fields) {
+			repaired = true
+			c.Problems = append(c.Problems, fmt.Sprintf("server %s: tool %q: %s", server, original, p))
+		}
+	}
 	if key == "name" {
 		e.Name = exposedName(m.prefix, sep, original)
-		if e.Name != original {
-			e.JSON = withField(raw, "name", e.Name)
-		}
+	}
+	if e.Name != original || repaired {
+		fields["name"] = json.RawMessage(quote(e.Name))
+		e.JSON = marshalRaw(fields, raw)
 	}
 	if prev, taken := index[e.Name]; taken {
 		c.Collisions = append(c.Collisions, Collision{Kind: kind, Name: e.Name, Kept: prev.Server, Dropped: server, Original: original})
@@ -175,16 +183,32 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 	return e
 }
 
-// withField returns obj with one top-level string field replaced. Every
-// other member keeps its exact bytes.
-func withField(obj json.RawMessage, key, value string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &m); err != nil {
-		return obj
+// repairToolSchemas fixes, in place, what would make MCP clients reject
+// the whole tools/list (the TypeScript SDK does, for one bad tool): an
+// inputSchema that is missing or not an object schema becomes {"type":
+// "object"}; an outputSchema that is not an object schema is dropped. It
+// returns what it fixed, for the log; a sound tool is left untouched.
+func repairToolSchemas(fields map[string]json.RawMessage) []string {
+	var fixed []string
+	if !isObjectSchema(fields["inputSchema"]) {
+		fixed = append(fixed, "its inputSchema is not an object schema; it is served as {\"type\":\"object\"} so clients keep the other tools")
+		fields["inputSchema"] = json.RawMessage(`{"type":"object"}`)
 	}
-	v, _ := json.Marshal(value)
-	m[key] = v
-	return marshalRaw(m, obj)
+	if out, ok := fields["outputSchema"]; ok && string(out) != "null" && !isObjectSchema(out) {
+		fixed = append(fixed, "its outputSchema is not an object schema; it is left out so clients keep the other tools")
+		delete(fields, "outputSchema")
+	}
+	return fixed
+}
+
+// isObjectSchema reports whether raw is a JSON schema object whose type is
+// "object", as MCP requires of tool schemas.
+func isObjectSchema(raw json.RawMessage) bool {
+	var s map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	return string(s["type"]) == `"object"`
 }
 
 // marshalRaw encodes v without escaping <, > and & (which the upstream may

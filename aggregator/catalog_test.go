@@ -284,7 +284,7 @@ func TestBuildCollisions(t *testing.T) {
 		{
 			desc: "same name twice in one source",
 			members: func(tb testing.TB) []*member {
-				return []*member{mem(&fakeSource{name: "a", tools: raws(tb, toolJSON("echo"), `{"name":"echo","description":"again"}`)}, "p")}
+				return []*member{mem(&fakeSource{name: "a", tools: raws(tb, toolJSON("echo"), `{"name":"echo","description":"again","inputSchema":{"type":"object"}}`)}, "p")}
 			},
 			want: []Collision{{Kind: KindTool, Name: "p_echo", Kept: "a", Dropped: "a", Original: "echo"}},
 		},
@@ -620,5 +620,44 @@ func BenchmarkBuild10k(b *testing.B) {
 		if len(c.Tools) != len(tools) {
 			b.Fatalf("%d tools", len(c.Tools))
 		}
+	}
+}
+
+// TestBuildRepairsToolSchemas: a tool whose schemas would make a client
+// reject the whole tools/list is served repaired and reported; sound tools
+// keep their exact bytes.
+func TestBuildRepairsToolSchemas(t *testing.T) {
+	src := &fakeSource{name: "s", tools: raws(t,
+		`{"name":"none"}`,
+		`{"name":"stringy","inputSchema":{"type":"string"}}`,
+		`{"name":"badout","inputSchema":{"type":"object","properties":{"a":{"type":"number"}}},"outputSchema":{"type":"array"}}`,
+		`{"name":"fine","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{}}}`,
+	)}
+	c := build([]*member{mem(src, "")}, "_")
+	if len(c.Tools) != 4 {
+		t.Fatalf("got %d tools, want all 4 served", len(c.Tools))
+	}
+	got := map[string]map[string]any{}
+	for _, e := range c.Tools {
+		var m map[string]any
+		json.Unmarshal(e.JSON, &m)
+		got[e.Name] = m
+	}
+	for _, name := range []string{"none", "stringy"} {
+		if s, _ := got[name]["inputSchema"].(map[string]any); s["type"] != "object" {
+			t.Errorf("%s: inputSchema %v, want an object schema", name, got[name]["inputSchema"])
+		}
+	}
+	if _, ok := got["badout"]["outputSchema"]; ok {
+		t.Errorf("badout kept an outputSchema clients reject")
+	}
+	if props, _ := got["badout"]["inputSchema"].(map[string]any)["properties"].(map[string]any); props["a"] == nil {
+		t.Errorf("badout lost its sound inputSchema")
+	}
+	if string(c.Tools[3].JSON) != `{"name":"fine","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{}}}` {
+		t.Errorf("a sound tool was rewritten: %s", c.Tools[3].JSON)
+	}
+	if len(c.Problems) != 3 {
+		t.Errorf("problems = %q, want one per repair", c.Problems)
 	}
 }
