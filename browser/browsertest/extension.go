@@ -131,26 +131,11 @@ type Extension struct {
 
 // extSocket is one connection of an Extension to a relay.
 type extSocket struct {
-	c      *websocket.Conn
-	ctx    context.Context
-	cancel context.CancelFunc
-	wmu    sync.Mutex
+	wsConn
 	token  string
 	authed chan struct{} // closed on the relay's "authenticated"
 	done   chan struct{} // closed when the reader ends
 	err    error         // why the reader ended; read after done
-}
-
-func (s *extSocket) send(v any) error {
-	data, err := encode(v)
-	if err != nil {
-		return err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
-	defer cancel()
-	return s.c.Write(ctx, websocket.MessageText, data)
 }
 
 // NewExtension returns a scripted extension of the given dialect that
@@ -270,7 +255,7 @@ func (e *Extension) Connect(ctx context.Context, extensionURL, token string) err
 		return fmt.Errorf("dial %s: %w", extensionURL, err)
 	}
 	c.SetReadLimit(readLimit)
-	s := &extSocket{c: c, token: token, authed: make(chan struct{}), done: make(chan struct{})}
+	s := &extSocket{wsConn: wsConn{c: c}, token: token, authed: make(chan struct{}), done: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	e.mu.Lock()
 	e.sock = s

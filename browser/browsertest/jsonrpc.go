@@ -12,11 +12,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// socket is one accepted WebSocket: one reader (its handler), one writer
-// at a time.
-type socket struct {
-	side   string
-	label  string
+// wsConn is a WebSocket with its life's context and one writer at a
+// time; the relay's sockets and the scripted extension's share it.
+type wsConn struct {
 	c      *websocket.Conn
 	ctx    context.Context // the socket's life
 	cancel context.CancelFunc
@@ -24,7 +22,7 @@ type socket struct {
 }
 
 // send writes v as one text message; a json.RawMessage goes as is.
-func (s *socket) send(v any) error {
+func (s *wsConn) send(v any) error {
 	data, err := encode(v)
 	if err != nil {
 		return err
@@ -34,6 +32,14 @@ func (s *socket) send(v any) error {
 	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
 	defer cancel()
 	return s.c.Write(ctx, websocket.MessageText, data)
+}
+
+// socket is one accepted WebSocket: one reader (its handler), one writer
+// at a time.
+type socket struct {
+	wsConn
+	side  string
+	label string
 }
 
 var errBadJSON = errors.New("not a JSON-RPC message")

@@ -340,7 +340,7 @@ func (r *Relay) handle(side string) http.HandlerFunc {
 			return
 		}
 		r.seq++
-		s := &socket{side: side, label: fmt.Sprintf("%s#%d", side, r.seq), c: c}
+		s := &socket{wsConn: wsConn{c: c}, side: side, label: fmt.Sprintf("%s#%d", side, r.seq)}
 		s.ctx, s.cancel = context.WithCancel(r.ctx)
 		r.sockets[s] = struct{}{}
 		r.mu.Unlock()
