@@ -179,49 +179,37 @@ func normalize(v any) any {
 // Strict JSON comes back unchanged.
 func stripJSONC(data []byte) []byte {
 	out := bytes.Clone(data)
-	inString := false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
+	unterminated := false
+	outsideStrings(out, func(i int) int {
 		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			j := i
+			for ; j < len(out) && out[j] != '\n'; j++ {
+				out[j] = ' '
 			}
-		case c == '"':
-			inString = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			return j
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
 			end := bytes.Index(out[i+2:], []byte("*/"))
 			if end < 0 {
-				return out // unterminated: let the decoder report it
+				unterminated = true // let the decoder report it
+				return len(out)
 			}
-			for j := i; j < i+2+end+2; j++ {
-				if out[j] != '\n' {
-					out[j] = ' '
+			j := i + 2 + end + 2
+			for k := i; k < j; k++ {
+				if out[k] != '\n' {
+					out[k] = ' '
 				}
 			}
-			i += 2 + end + 1
+			return j
 		}
+		return i + 1
+	})
+	if unterminated {
+		return out
 	}
 	// Trailing commas, now that comments are blanks.
-	inString = false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ',':
+	outsideStrings(out, func(i int) int {
+		if out[i] == ',' {
 			j := i + 1
 			for j < len(out) && strings.IndexByte(" \t\r\n", out[j]) >= 0 {
 				j++
@@ -230,6 +218,24 @@ func stripJSONC(data []byte) []byte {
 				out[i] = ' '
 			}
 		}
-	}
+		return i + 1
+	})
 	return out
+}
+
+// outsideStrings walks data, skipping JSON strings, and calls visit at
+// each other byte; visit returns where to go on.
+func outsideStrings(data []byte, visit func(i int) (next int)) {
+	for i := 0; i < len(data); {
+		if data[i] != '"' {
+			i = visit(i)
+			continue
+		}
+		for i++; i < len(data) && data[i] != '"'; i++ {
+			if data[i] == '\\' {
+				i++
+			}
+		}
+		i++ // the closing quote
+	}
 }
