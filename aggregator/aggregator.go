@@ -348,20 +348,6 @@ func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.
 	return e.src.Request(ctx, method, params)
 }
 
-// ReadResource reads a resource by URI and returns the raw result.
-func (a *Aggregator) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
-	return a.readResource(ctx, json.RawMessage(`{"uri":`+quote(uri)+`}`))
-}
-
-// GetPrompt gets a prompt by exposed name with string arguments.
-func (a *Aggregator) GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
-	params, err := json.Marshal(map[string]any{"name": name, "arguments": args})
-	if err != nil {
-		return nil, err
-	}
-	return a.getPrompt(ctx, params)
-}
-
 // ErrInvalidParams is wrapped by errors for request params that are not
 // what the method needs.
 var ErrInvalidParams = errors.New("invalid params")

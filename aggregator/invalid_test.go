@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpx/mcpx/config"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,41 @@ func TestBuildExactKeys(t *testing.T) {
 	}
 	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], `no "name"`) {
 		t.Errorf("problems = %v, want one naming the missing name", c.Problems)
+	}
+}
+
+// TestServeExposeProxy: with expose proxy the client sees the proxy tool
+// and the always-listed (browser) tools; other upstream tools are not
+// callable directly, only through the proxy.
+func TestServeExposeProxy(t *testing.T) {
+	up := &fakeSource{name: "up", tools: raws(t, `{"name":"echo","inputSchema":{"type":"object"}}`)}
+	br := &fakeSource{name: "browser", tools: raws(t, `{"name":"navigate","inputSchema":{"type":"object"}}`)}
+	answer := func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`), nil
+	}
+	up.setRequest(answer)
+	br.setRequest(answer)
+	c := serve(t, &member{src: br, prefix: "browser", direct: true}, mem(up, "up"))
+	c.a.cfg.Expose = config.ExposeProxy
+	c.initialize()
+
+	list := c.call(1, "tools/list", nil)
+	for _, want := range []string{`"proxy"`, `"browser_navigate"`} {
+		if !strings.Contains(string(list.Result), want) {
+			t.Errorf("tools/list lacks %s: %s", want, list.Result)
+		}
+	}
+	if strings.Contains(string(list.Result), `"up_echo"`) {
+		t.Errorf("expose proxy listed an upstream tool: %s", list.Result)
+	}
+	if r := c.call(2, "tools/call", map[string]any{"name": "up_echo"}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("a tool the client was not shown: %s", r.line)
+	}
+	if r := c.call(3, "tools/call", map[string]any{"name": "browser_navigate"}); r.Error != nil {
+		t.Errorf("an always-listed tool: %s", r.line)
+	}
+	r := c.call(4, "tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{"action": "call", "type": "tool", "path": "up_echo"}})
+	if r.Error != nil || !strings.Contains(string(r.Result), `"proxyPath":"up_echo"`) {
+		t.Errorf("through the proxy: %s", r.line)
 	}
 }

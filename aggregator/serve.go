@@ -245,11 +245,14 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		return s.list(m.Method), nil
 	case "tools/call":
 		a.waitReady(ctx)
-		if a.exposeProxy() && isProxyCall(m.Params) {
+		_, name, err := splitParams(m.Params, "name")
+		switch {
+		case err != nil:
+			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+		case name == proxytool.Name && a.exposeProxy():
 			return a.proxy.Call(ctx, m.Params), nil
-		}
-		if !a.exposeDirect() && !a.listedDirectly(m.Params) {
-			return nil, toRPCError(a.unknownTool(m.Params), mcp.INVALID_PARAMS, a.opts.Redact)
+		case !a.served(name):
+			return nil, toRPCError(fmt.Errorf("%w tool %q", ErrUnknown, name), mcp.INVALID_PARAMS, a.opts.Redact)
 		}
 		res, err := a.callTool(ctx, m.Params)
 		if err != nil && !isRPCError(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
@@ -347,34 +350,12 @@ func (a *Aggregator) exposeProxy() bool {
 	return !a.exposeDirect() || a.cfg.Expose == config.ExposeBoth
 }
 
-// isProxyCall reports whether tools/call params name the proxy tool.
-func isProxyCall(params json.RawMessage) bool {
-	var p struct {
-		Name string `json:"name"`
-	}
-	return json.Unmarshal(params, &p) == nil && p.Name == proxytool.Name
-}
-
-// listedDirectly reports whether tools/call params name a tool that is
-// listed in every expose mode (the browser's).
-func (a *Aggregator) listedDirectly(params json.RawMessage) bool {
-	var p struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	e, ok := a.Catalog().Tool(p.Name)
-	return ok && e.direct
-}
-
-// unknownTool is the error for a call to a tool the client was not shown.
-func (a *Aggregator) unknownTool(params json.RawMessage) error {
-	_, name, err := splitParams(params, "name")
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("%w tool %q", ErrUnknown, name)
+// served reports whether the client was shown the upstream tool name:
+// every one with expose direct or both, else only those listed in every
+// mode (the browser's).
+func (a *Aggregator) served(name string) bool {
+	e, ok := a.Catalog().Tool(name)
+	return ok && (a.exposeDirect() || e.direct)
 }
 
 func (a *Aggregator) waitReady(ctx context.Context) {

@@ -124,14 +124,3 @@ func (cn *conn) setLogLevel(ctx context.Context, level string) error {
 	}
 	return nil
 }
-
-// Capabilities reports what the server declared in initialize; zero while
-// it is not connected.
-func (c *Client) Capabilities() mcp.ServerCapabilities {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn == nil {
-		return mcp.ServerCapabilities{}
-	}
-	return c.conn.caps
-}
