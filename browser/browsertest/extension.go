@@ -2,9 +2,11 @@ package browsertest
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -158,6 +160,18 @@ func NewExtension(dialect Dialect, name string) *Extension {
 // Name is the name the extension authenticates with.
 func (e *Extension) Name() string { return e.name }
 
+// Origin is the Origin its WebSocket upgrade carries, as a real
+// extension's does: chrome-extension://<32 letters a-p>, derived from
+// its client id.
+func (e *Extension) Origin() string {
+	sum := sha256.Sum256([]byte(e.clientID))
+	id := make([]byte, 32)
+	for i := range id {
+		id[i] = 'a' + sum[i]%16
+	}
+	return "chrome-extension://" + string(id)
+}
+
 // ClientID is the client_id the extension authenticates with.
 func (e *Extension) ClientID() string { return e.clientID }
 
@@ -250,7 +264,9 @@ func (e *Extension) Connect(ctx context.Context, extensionURL, token string) err
 	}
 	e.disconnectLocked() // a socket the relay dropped may not have noticed yet
 
-	c, _, err := websocket.Dial(ctx, extensionURL, nil)
+	c, _, err := websocket.Dial(ctx, extensionURL, &websocket.DialOptions{
+		HTTPHeader: http.Header{"Origin": {e.Origin()}},
+	})
 	if err != nil {
 		return fmt.Errorf("dial %s: %w", extensionURL, err)
 	}

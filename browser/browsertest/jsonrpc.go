@@ -1,11 +1,9 @@
 package browsertest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 	"sync"
 
@@ -32,14 +30,6 @@ func (s *wsConn) send(v any) error {
 	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
 	defer cancel()
 	return s.c.Write(ctx, websocket.MessageText, data)
-}
-
-// socket is one accepted WebSocket: one reader (its handler), one writer
-// at a time.
-type socket struct {
-	wsConn
-	side  string
-	label string
 }
 
 var errBadJSON = errors.New("not a JSON-RPC message")
@@ -94,34 +84,4 @@ func encode(v any) ([]byte, error) {
 		return raw, nil
 	}
 	return json.Marshal(v)
-}
-
-// withID returns the JSON object data with its id replaced and without a
-// connectionId member. The other members are copied as they are.
-func withID(data json.RawMessage, id json.RawMessage) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, err
-	}
-	obj["id"] = id
-	delete(obj, "connectionId")
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	b.Grow(len(data) + len(id))
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(k)
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(obj[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }

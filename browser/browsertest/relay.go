@@ -7,15 +7,15 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcpx/mcpx/browser/relay"
 )
 
-// readLimit is the largest message the relay (and the scripted extension)
-// accepts: screenshots and accessibility trees run to megabytes.
+// readLimit is the largest message the scripted extension and the raw
+// test client accept: screenshots and accessibility trees run to
+// megabytes.
 const readLimit = 64 << 20
 
 // writeTimeout bounds one write to one socket.
@@ -23,9 +23,12 @@ const writeTimeout = 10 * time.Second
 
 // Sides of a [Frame].
 const (
-	SideMCP       = "mcp"
-	SideExtension = "extension"
+	SideMCP       = relay.SideMCP
+	SideExtension = relay.SideExtension
 )
+
+// Error codes of the protocol that the scripted extension uses.
+const codeServerError = -32000
 
 // RelayOptions configures [NewRelay]. A nil *RelayOptions means defaults.
 type RelayOptions struct {
@@ -33,13 +36,14 @@ type RelayOptions struct {
 	// Nil means a random one.
 	Secret []byte
 
+	// Local makes the relay ask for no token, as mcpx's own local relay
+	// does: every peer is one user, [relay.LocalUser].
+	Local bool
+
 	// StatusInterval is how often the relay sends the notification
 	// status {connected, peer_count, timestamp} to every authenticated
-	// socket on both sides (the MV3 service worker's keep-alive). An
-	// extension hears connected: true and the number of MCP clients
-	// connected to it; an MCP client hears whether it is connected to an
-	// extension, and peer_count 1 or 0. Zero means 10s; negative means
-	// never.
+	// socket on both sides (the MV3 service worker's keep-alive). Zero
+	// means 10s; negative means never.
 	StatusInterval time.Duration
 
 	// Delay, if set, is asked for each request an MCP client sends to be
@@ -67,78 +71,63 @@ type Frame struct {
 }
 
 // ExtensionInfo describes an authenticated extension on the relay.
-type ExtensionInfo struct {
-	ID       string // "ext-<uuid>", stable per ClientID
-	Name     string
-	UserID   string
-	ClientID string
-}
+type ExtensionInfo = relay.ExtensionInfo
 
-// Relay is an in-process browser relay speaking the MCP Proxy Protocol 1.0
-// on 127.0.0.1, like an [net/http/httptest.Server]: MCP clients dial
-// [Relay.MCPURL], extensions dial [Relay.ExtensionURL].
+// Relay is mcpx's relay server ([relay.Server]) on 127.0.0.1 with the
+// hosted relay's token check, like an [net/http/httptest.Server]: MCP
+// clients dial [Relay.MCPURL], extensions dial [Relay.ExtensionURL]. It
+// records every frame and can drop or restart.
 type Relay struct {
 	URL string // http://127.0.0.1:PORT
 
-	opts   RelayOptions
+	*relay.Server
 	secret []byte
 	addr   string // 127.0.0.1:PORT
 
 	life   sync.Mutex // serialises Close and Restart
 	srv    *http.Server
+	served chan struct{}
 	closed bool
 
-	ctx        context.Context // the relay's life; parent of every socket
-	cancel     context.CancelFunc
-	wg         sync.WaitGroup // handlers and their helpers
-	statusDone chan struct{}
-
-	mu        sync.Mutex
-	accepting bool
-	sockets   map[*socket]struct{}
-	exts      map[string]*extPeer // authenticated, by extension id
-	mcps      map[*mcpPeer]struct{}
-	conns     map[string]*connection // by connection id
-	extIDs    map[string]string      // client_id -> extension id
-	frames    []Frame
-	seq       int
-	changed   chan struct{} // closed and replaced on every change of exts
+	mu     sync.Mutex
+	frames []Frame
 }
 
 // NewRelay starts a relay on a free port of 127.0.0.1. It panics if it
 // cannot listen, as httptest.NewServer does.
 func NewRelay(opts *RelayOptions) *Relay {
-	r := &Relay{
-		sockets: map[*socket]struct{}{},
-		exts:    map[string]*extPeer{},
-		mcps:    map[*mcpPeer]struct{}{},
-		conns:   map[string]*connection{},
-		extIDs:  map[string]string{},
-		changed: make(chan struct{}),
-	}
+	var o RelayOptions
 	if opts != nil {
-		r.opts = *opts
+		o = *opts
 	}
-	if r.opts.StatusInterval == 0 {
-		r.opts.StatusInterval = 10 * time.Second
-	}
-	r.secret = r.opts.Secret
+	r := &Relay{secret: o.Secret}
 	if r.secret == nil {
 		r.secret = make([]byte, 32)
 		if _, err := rand.Read(r.secret); err != nil {
 			panic("browsertest: crypto/rand: " + err.Error())
 		}
 	}
+	ro := &relay.Options{
+		StatusInterval: o.StatusInterval,
+		Delay:          o.Delay,
+		DropResponse:   o.DropResponse,
+		Observe: func(side, label string, data []byte) {
+			r.mu.Lock()
+			r.frames = append(r.frames, Frame{Side: side, Conn: label, Data: append(json.RawMessage(nil), data...)})
+			r.mu.Unlock()
+		},
+	}
+	if !o.Local {
+		ro.Authenticate = func(tok string) (string, error) { return verifyHS256(r.secret, tok, time.Now()) }
+	}
+	r.Server = relay.New(ro)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(fmt.Sprintf("browsertest: listen: %v", err))
 	}
 	r.addr = ln.Addr().String()
 	r.URL = "http://" + r.addr
-	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.serve(ln)
-	r.statusDone = make(chan struct{})
-	go r.statusLoop()
 	return r
 }
 
@@ -149,27 +138,21 @@ func (r *Relay) MCPURL() string { return "ws://" + r.addr + "/mcp" }
 // ws://127.0.0.1:PORT/extension.
 func (r *Relay) ExtensionURL() string { return "ws://" + r.addr + "/extension" }
 
-// serve starts accepting on ln.
 func (r *Relay) serve(ln net.Listener) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /mcp", r.handle(SideMCP))
-	mux.HandleFunc("GET /extension", r.handle(SideExtension))
-	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	r.mu.Lock()
-	r.accepting = true
-	r.mu.Unlock()
-	srv := r.srv
-	go func() { _ = srv.Serve(ln) }()
+	r.srv = &http.Server{Handler: r.Server, ReadHeaderTimeout: 10 * time.Second}
+	r.served = make(chan struct{})
+	srv, done := r.srv, r.served
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
 }
 
-// stop stops listening, drops every socket and waits for their handlers.
+// stop stops listening and drops every socket.
 func (r *Relay) stop() {
-	r.mu.Lock()
-	r.accepting = false
-	r.mu.Unlock()
 	_ = r.srv.Close()
+	<-r.served
 	r.CloseClientConnections()
-	r.wg.Wait()
 }
 
 // Close stops the relay and waits for everything it started. It is
@@ -182,8 +165,7 @@ func (r *Relay) Close() {
 	}
 	r.closed = true
 	r.stop()
-	r.cancel()
-	<-r.statusDone
+	_ = r.Server.Close()
 }
 
 // Restart simulates a relay restart mid-session: it stops listening,
@@ -211,49 +193,6 @@ func (r *Relay) Restart() {
 	r.serve(ln)
 }
 
-// CloseClientConnections drops every socket on both sides without a close
-// handshake (as a network failure would), and keeps listening.
-func (r *Relay) CloseClientConnections() {
-	r.closeSockets(func(*socket) bool { return true })
-}
-
-// CloseExtensions drops every extension socket, keeping MCP clients: the
-// relay then tells connected MCP clients "disconnected".
-func (r *Relay) CloseExtensions() {
-	r.closeSockets(func(s *socket) bool { return s.side == SideExtension })
-}
-
-func (r *Relay) closeSockets(which func(*socket) bool) {
-	r.mu.Lock()
-	var list []*socket
-	for s := range r.sockets {
-		if which(s) {
-			list = append(list, s)
-		}
-	}
-	r.mu.Unlock()
-	for _, s := range list {
-		_ = s.c.CloseNow()
-	}
-}
-
-// NotifyMCP sends a notification to every MCP client that has completed
-// its handshake, as a relay announcing something would (an unknown
-// method, a "disconnected" that is not true, ...).
-func (r *Relay) NotifyMCP(method string, params any) {
-	r.mu.Lock()
-	var to []*socket
-	for m := range r.mcps {
-		if m.authed {
-			to = append(to, m.sock)
-		}
-	}
-	r.mu.Unlock()
-	for _, s := range to {
-		_ = s.send(notification(method, params))
-	}
-}
-
 // Frames returns a copy of every frame received so far from MCP clients
 // and extensions, in order of arrival.
 func (r *Relay) Frames() []Frame {
@@ -264,161 +203,10 @@ func (r *Relay) Frames() []Frame {
 
 // Extensions lists the authenticated extensions of every user, oldest
 // first.
-func (r *Relay) Extensions() []ExtensionInfo {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.extensionsLocked("")
-}
-
-func (r *Relay) extensionsLocked(userID string) []ExtensionInfo {
-	peers := make([]*extPeer, 0, len(r.exts))
-	for _, e := range r.exts {
-		if userID == "" || e.userID == userID {
-			peers = append(peers, e)
-		}
-	}
-	sort.Slice(peers, func(i, j int) bool { return peers[i].seq < peers[j].seq })
-	out := make([]ExtensionInfo, len(peers))
-	for i, e := range peers {
-		out[i] = ExtensionInfo{ID: e.id, Name: e.name, UserID: e.userID, ClientID: e.clientID}
-	}
-	return out
-}
+func (r *Relay) Extensions() []ExtensionInfo { return r.Stats().Extensions }
 
 // WaitExtension waits until an extension named name (any, if name is
 // empty) is authenticated on the relay, and returns it.
 func (r *Relay) WaitExtension(ctx context.Context, name string) (ExtensionInfo, error) {
-	for {
-		r.mu.Lock()
-		for _, e := range r.extensionsLocked("") {
-			if name == "" || e.Name == name {
-				r.mu.Unlock()
-				return e, nil
-			}
-		}
-		ch := r.changed
-		r.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ExtensionInfo{}, fmt.Errorf("wait for extension %q: %w", name, ctx.Err())
-		}
-	}
-}
-
-// changedLocked wakes WaitExtension.
-func (r *Relay) changedLocked() {
-	close(r.changed)
-	r.changed = make(chan struct{})
-}
-
-// handle serves one WebSocket endpoint.
-func (r *Relay) handle(side string) http.HandlerFunc {
-	return func(w http.ResponseWriter, req *http.Request) {
-		r.mu.Lock()
-		if !r.accepting {
-			r.mu.Unlock()
-			http.Error(w, "relay is closed", http.StatusServiceUnavailable)
-			return
-		}
-		r.wg.Add(1)
-		r.mu.Unlock()
-		defer r.wg.Done()
-
-		c, err := websocket.Accept(w, req, &websocket.AcceptOptions{
-			OriginPatterns: []string{"chrome-extension://*", "moz-extension://*"},
-		})
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		c.SetReadLimit(readLimit)
-
-		r.mu.Lock()
-		if !r.accepting {
-			r.mu.Unlock()
-			return
-		}
-		r.seq++
-		s := &socket{wsConn: wsConn{c: c}, side: side, label: fmt.Sprintf("%s#%d", side, r.seq)}
-		s.ctx, s.cancel = context.WithCancel(r.ctx)
-		r.sockets[s] = struct{}{}
-		r.mu.Unlock()
-		defer func() {
-			s.cancel()
-			r.mu.Lock()
-			delete(r.sockets, s)
-			r.mu.Unlock()
-		}()
-
-		if side == SideMCP {
-			r.serveMCP(s)
-		} else {
-			r.serveExtension(s)
-		}
-	}
-}
-
-// read returns the next message on s, recording it as a frame.
-func (r *Relay) read(s *socket) (message, json.RawMessage, error) {
-	_, data, err := s.c.Read(s.ctx)
-	if err != nil {
-		return message{}, nil, err
-	}
-	r.mu.Lock()
-	r.frames = append(r.frames, Frame{Side: s.side, Conn: s.label, Data: data})
-	r.mu.Unlock()
-	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
-		return message{}, data, errBadJSON
-	}
-	return m, data, nil
-}
-
-// statusLoop sends status to every authenticated socket on both sides.
-func (r *Relay) statusLoop() {
-	defer close(r.statusDone)
-	if r.opts.StatusInterval < 0 {
-		<-r.ctx.Done()
-		return
-	}
-	t := time.NewTicker(r.opts.StatusInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.ctx.Done():
-			return
-		case <-t.C:
-		}
-		type out struct {
-			s      *socket
-			params map[string]any
-		}
-		var outs []out
-		now := time.Now().Format("2006-01-02T15:04:05.000-0700")
-		r.mu.Lock()
-		for _, e := range r.exts {
-			n := 0
-			for _, c := range r.conns {
-				if c.ext == e {
-					n++
-				}
-			}
-			outs = append(outs, out{e.sock, map[string]any{"connected": true, "peer_count": n, "timestamp": now}})
-		}
-		for m := range r.mcps {
-			if !m.authed {
-				continue
-			}
-			n := 0
-			if m.conn != nil {
-				n = 1
-			}
-			outs = append(outs, out{m.sock, map[string]any{"connected": m.conn != nil, "peer_count": n, "timestamp": now}})
-		}
-		r.mu.Unlock()
-		for _, o := range outs {
-			_ = o.s.send(notification("status", o.params))
-		}
-	}
+	return r.Server.WaitExtension(ctx, name)
 }
