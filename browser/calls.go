@@ -92,30 +92,86 @@ func (c *Client) Connect(ctx context.Context, idOrName string) (Extension, error
 	if err != nil {
 		return Extension{}, err
 	}
-	c.connectMu.Lock()
-	defer c.connectMu.Unlock()
+	// Let a connect under way finish first, so that it cannot undo this one.
+	c.mu.Lock()
+	a := c.attempt
+	c.mu.Unlock()
+	if a != nil {
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+			return Extension{}, ctx.Err()
+		}
+	}
 	c.mu.Lock()
 	c.ext = nil
 	c.mu.Unlock()
-	ext, err := c.connectTo(ctx, s, idOrName)
+	ext, err := c.awaitAttempt(ctx, c.startAttempt(s, idOrName))
 	if err != nil {
 		return Extension{}, err
 	}
 	return Extension{ID: ext.id, Name: ext.name, Connected: true}, nil
 }
 
+// connectAttempt is one extension connect, shared by every call that
+// needs it: it runs on the client's life, not on the first caller's
+// context, so that each caller waits only as long as its own context
+// allows and nothing queues behind a slow relay.
+type connectAttempt struct {
+	sock *socket
+	want string // the extension id or name asked for; "" for the only one
+	done chan struct{}
+	ext  *extension
+	err  error
+}
+
 // ensureExtension returns the connected extension, connecting first when
 // there is none on this socket.
 func (c *Client) ensureExtension(ctx context.Context, s *socket) (*extension, error) {
-	c.connectMu.Lock()
-	defer c.connectMu.Unlock()
 	c.mu.Lock()
-	ext := c.ext
+	ext, a := c.ext, c.attempt
 	c.mu.Unlock()
 	if ext != nil && ext.sock == s {
 		return ext, nil
 	}
-	return c.connectTo(ctx, s, c.opts.Extension)
+	if a == nil || a.sock != s {
+		a = c.startAttempt(s, c.opts.Extension)
+	}
+	return c.awaitAttempt(ctx, a)
+}
+
+// startAttempt starts connecting to want on s, unless an attempt on s is
+// under way already, and returns the attempt.
+func (c *Client) startAttempt(s *socket, want string) *connectAttempt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.attempt; a != nil && a.sock == s && a.want == want {
+		return a
+	}
+	a := &connectAttempt{sock: s, want: want, done: make(chan struct{})}
+	c.attempt = a
+	life := c.life
+	go func() {
+		ctx, cancel := context.WithTimeout(life, 3*c.opts.ControlTimeout)
+		defer cancel()
+		a.ext, a.err = c.connectTo(ctx, s, want)
+		c.mu.Lock()
+		if c.attempt == a {
+			c.attempt = nil
+		}
+		c.mu.Unlock()
+		close(a.done)
+	}()
+	return a
+}
+
+func (c *Client) awaitAttempt(ctx context.Context, a *connectAttempt) (*extension, error) {
+	select {
+	case <-a.done:
+		return a.ext, a.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("connecting to the browser: %w", ctx.Err())
+	}
 }
 
 // connectTo picks an extension (the one wanted, else the only one) and
@@ -142,31 +198,54 @@ func (c *Client) connectTo(ctx context.Context, s *socket, want string) (*extens
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.control(ctx, s, "connect", map[string]string{"extension_id": pick.ID})
+	params := map[string]string{"extension_id": pick.ID}
+	if s.legacy {
+		params["extensionId"] = pick.ID
+	}
+	res, err := c.control(ctx, s, "connect", params)
 	if isCode(err, codeAlreadyConnected) {
 		// The relay still holds an earlier connection of ours: drop it.
 		if _, derr := c.control(ctx, s, "disconnect", struct{}{}); derr != nil {
 			return nil, fmt.Errorf("disconnect before reconnecting: %w", derr)
 		}
-		res, err = c.control(ctx, s, "connect", map[string]string{"extension_id": pick.ID})
+		res, err = c.control(ctx, s, "connect", params)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to browser %q: %w", pick.Name, err)
 	}
 	var r struct {
 		ConnectionID  string `json:"connection_id"`
+		ConnectionID2 string `json:"connectionId"` // seed 002
 		ExtensionName string `json:"extension_name"`
+		Success       *bool  `json:"success"`
+		Error         string `json:"error"`
 	}
 	_ = json.Unmarshal(res, &r)
+	if r.Success != nil && !*r.Success {
+		return nil, fmt.Errorf("connect to browser %q: %s", pick.Name, orText(r.Error, "refused"))
+	}
+	if r.ConnectionID == "" {
+		r.ConnectionID = r.ConnectionID2
+	}
 	ext := &extension{sock: s, id: pick.ID, name: pick.Name, connID: r.ConnectionID}
 	if r.ExtensionName != "" {
 		ext.name = r.ExtensionName
 	}
+	s.mu.Lock()
+	s.connID = r.ConnectionID
+	s.mu.Unlock()
 	c.mu.Lock()
 	c.ext = ext
 	c.mu.Unlock()
 	c.opts.Logger.Info("browser connected", "browser", ext.name)
 	return ext, nil
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func chooseExtension(exts []Extension, want string) (Extension, error) {
@@ -219,6 +298,13 @@ func (c *Client) call(ctx context.Context, method string, params any) (*extensio
 		return ext, res, nil
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return ext, nil, fmt.Errorf("the browser did not answer %s within %s", method, c.opts.CallTimeout)
+	case s.legacy && strings.Contains(strings.ToLower(err.Error()), "extension disconnected"):
+		c.mu.Lock()
+		if c.ext == ext {
+			c.ext = nil
+		}
+		c.mu.Unlock()
+		return ext, nil, fmt.Errorf("%w (%v): the call was not completed; the next call reconnects", ErrExtensionDisconnected, err)
 	case isCode(err, codeRelayError) && strings.Contains(strings.ToLower(err.Error()), "not connected"):
 		// The relay forgot us (it restarted, or dropped the extension):
 		// connect again next time.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -19,8 +20,13 @@ type Options struct {
 	// token's connection_url claim.
 	URL string
 	// Token is the relay access token (a JWT). It is sent in the
-	// handshake and never logged.
+	// handshake and never logged. A relay of one's own (local mode)
+	// needs none: then URL is required.
 	Token string
+	// Prepare, when set, runs before each dial and returns headers for
+	// the WebSocket upgrade. Local mode uses it to host the relay when
+	// no one does and to present the relay's secret.
+	Prepare func(ctx context.Context) (http.Header, error)
 	// ClientID names this client to the relay (default "mcpx").
 	ClientID string
 	// Extension picks the browser by extension id or name; empty means
@@ -85,8 +91,8 @@ type Client struct {
 	ext      *extension // connected extension; nil when none
 	lastErr  error
 	status   relayStatus
-
-	connectMu sync.Mutex // one extension connect at a time
+	attempt  *connectAttempt // the extension connect under way; nil when none
+	life     context.Context // the client's life, for connect attempts
 
 	started bool // guarded by mu
 	cancel  context.CancelFunc
@@ -103,8 +109,9 @@ type extension struct {
 }
 
 type relayStatus struct {
-	peers int
-	at    time.Time
+	peers   int
+	clients int // MCP clients sharing the relay, when it says (mcpx's relay does)
+	at      time.Time
 }
 
 // NewClient checks the options and returns a Client; nothing is dialed
@@ -112,11 +119,12 @@ type relayStatus struct {
 // Client reports it in Status and in every call, so mcpx starts anyway.
 func NewClient(opts Options) *Client {
 	opts.defaults()
-	c := &Client{opts: opts, sockWait: make(chan struct{}), done: make(chan struct{})}
+	c := &Client{opts: opts, sockWait: make(chan struct{}), done: make(chan struct{}), life: context.Background()}
 	claims, err := ParseToken(opts.Token)
 	switch {
+	case opts.Token == "" && opts.URL == "":
+		c.badCfg = errors.New("no browser relay: set browser.token (and browser.url), or use \"browser\": {} to host one")
 	case opts.Token == "":
-		c.badCfg = errors.New("no browser token: set browser.token in the config")
 	case err != nil:
 		c.badCfg = err
 	case claims.expired(opts.Now()):
@@ -139,6 +147,7 @@ func (c *Client) Start(ctx context.Context) {
 	}
 	c.started = true
 	ctx, c.cancel = context.WithCancel(ctx)
+	c.life = ctx
 	c.mu.Unlock()
 	if c.badCfg != nil {
 		c.opts.Logger.Error("browser disabled", "err", c.badCfg)
@@ -195,9 +204,9 @@ func (c *Client) run(ctx context.Context) {
 			}
 			c.setSocket(nil, err)
 			c.opts.Logger.Warn("browser relay unreachable", "url", redactURL(c.url), "err", err)
-			if isCode(err, codeRelayError) || errors.Is(err, ErrTokenExpired) {
+			if errors.Is(err, errRefused) || errors.Is(err, ErrTokenExpired) {
 				// A refused token does not get better by retrying.
-				c.opts.Logger.Error("browser relay refused the token; not retrying", "err", err)
+				c.opts.Logger.Error("browser relay refused this client; not retrying", "err", err)
 				return
 			}
 		}
@@ -220,32 +229,38 @@ func (c *Client) dial(ctx context.Context) (*socket, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.opts.ControlTimeout)
 	defer cancel()
-	conn, _, err := websocket.Dial(dctx, c.url, nil)
+	var hdr http.Header
+	if c.opts.Prepare != nil {
+		var err error
+		if hdr, err = c.opts.Prepare(dctx); err != nil {
+			return nil, err
+		}
+	}
+	conn, resp, err := websocket.Dial(dctx, c.url, &websocket.DialOptions{HTTPHeader: hdr})
 	if err != nil {
+		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			return nil, fmt.Errorf("%w: %s answered %s", errRefused, redactURL(c.url), resp.Status)
+		}
 		return nil, fmt.Errorf("dial %s: %w", redactURL(c.url), scrub(err, c.opts.Token))
 	}
 	conn.SetReadLimit(c.opts.ReadLimit)
 	s := newSocket(conn, nil)
 	s.notify = func(f frame) { c.onNotification(s, f) }
-	go s.readLoop(ctx)
-	go c.keepAlive(ctx, s)
-
-	res, err := s.call(dctx, "mcp_handshake", map[string]string{
-		"access_token": c.opts.Token, "accessToken": c.opts.Token, "client_id": c.opts.ClientID,
-	}, false)
+	hs, err := c.handshake(dctx, s)
 	if err != nil {
 		s.close(err)
-		return nil, fmt.Errorf("mcp_handshake: %w", scrub(err, c.opts.Token))
+		return nil, scrub(err, c.opts.Token)
 	}
-	var hs struct {
-		Authenticated bool   `json:"authenticated"`
-		UserID        string `json:"user_id"`
-	}
-	_ = json.Unmarshal(res, &hs)
+	go s.readLoop(ctx)
+	go c.keepAlive(ctx, s)
 	if c.claims.UserID != "" && hs.UserID != "" && hs.UserID != c.claims.UserID {
 		c.opts.Logger.Warn("browser relay authenticated a different user than the token names")
 	}
-	c.opts.Logger.Info("browser relay connected", "url", redactURL(c.url))
+	dialect := "1.0"
+	if s.legacy {
+		dialect = "seed 002"
+	}
+	c.opts.Logger.Info("browser relay connected", "url", redactURL(c.url), "protocol", dialect)
 	c.setSocket(s, nil)
 	c.mu.Lock()
 	c.userID = hs.UserID
@@ -309,10 +324,11 @@ func (c *Client) onNotification(s *socket, f frame) {
 	case "status":
 		var p struct {
 			PeerCount int `json:"peer_count"`
+			Clients   int `json:"clients"`
 		}
 		_ = json.Unmarshal(f.Params, &p)
 		c.mu.Lock()
-		c.status = relayStatus{peers: p.PeerCount, at: time.Now()}
+		c.status = relayStatus{peers: p.PeerCount, clients: p.Clients, at: time.Now()}
 		c.mu.Unlock()
 	}
 }

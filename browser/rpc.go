@@ -68,6 +68,8 @@ type frame struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
+	// ConnectionID routes seed 002 messages.
+	ConnectionID string `json:"connectionId,omitempty"`
 }
 
 // idKey is the canonical text of an id, so that 7 and "7" from a peer that

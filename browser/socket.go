@@ -27,6 +27,14 @@ type socket struct {
 	ids    atomic.Int64
 	notify func(frame)
 
+	// legacy is set, before the reader starts, for a relay of seed 002:
+	// its answers carry no id, so calls go one at a time (callSlot) and an
+	// answer belongs to the one call in flight. connID is the connection
+	// its forwarded messages name; guarded by mu.
+	legacy   bool
+	callSlot chan struct{}
+	connID   string
+
 	mu      sync.Mutex
 	pending map[string]*pendingCall
 	err     error // why the socket ended
@@ -44,7 +52,7 @@ type reply struct {
 }
 
 func newSocket(conn *websocket.Conn, notify func(frame)) *socket {
-	return &socket{conn: conn, notify: notify, pending: map[string]*pendingCall{}, done: make(chan struct{})}
+	return &socket{conn: conn, notify: notify, pending: map[string]*pendingCall{}, done: make(chan struct{}), callSlot: make(chan struct{}, 1)}
 }
 
 // readLoop delivers responses and notifications until the socket fails,
@@ -63,8 +71,10 @@ func (s *socket) readLoop(ctx context.Context) {
 			continue // a peer's garbage must not end the session
 		}
 		switch {
-		case f.Method != "" && len(f.ID) == 0:
+		case f.Method != "" && (len(f.ID) == 0 || s.legacy):
 			s.notify(f)
+		case s.legacy:
+			s.deliverLegacy(f, data)
 		case len(f.ID) > 0 && f.Method == "":
 			s.deliver(f)
 		}
@@ -87,9 +97,58 @@ func (s *socket) deliver(f frame) {
 	p.reply <- reply{result: f.Result}
 }
 
+// deliverLegacy hands a seed 002 answer to the call in flight: its
+// result or error, or the whole object when it has neither. An error
+// nobody waits for means the relay dropped our connection.
+func (s *socket) deliverLegacy(f frame, data json.RawMessage) {
+	s.mu.Lock()
+	var key string
+	var p *pendingCall
+	if len(f.ID) > 0 {
+		key = idKey(f.ID)
+		p = s.pending[key]
+	}
+	if p == nil {
+		for k, q := range s.pending { // at most one: calls go one at a time
+			key, p = k, q
+		}
+	}
+	delete(s.pending, key)
+	s.mu.Unlock()
+	hasErr := len(f.Error) > 0 && string(f.Error) != "null"
+	switch {
+	case p == nil && hasErr:
+		params, _ := json.Marshal(map[string]string{"reason": decodeError(f.Error).Message})
+		s.notify(frame{Method: "disconnected", Params: params})
+	case p == nil:
+	case hasErr:
+		p.reply <- reply{err: decodeError(f.Error)}
+	case len(f.Result) > 0:
+		p.reply <- reply{result: f.Result}
+	default:
+		p.reply <- reply{result: data}
+	}
+}
+
 // call sends one request and waits for its answer, the socket's end, or
 // ctx. Ids are numbers: never "proxy:" or "ext:", which the relay reserves.
 func (s *socket) call(ctx context.Context, method string, params any, forwarded bool) (json.RawMessage, error) {
+	var connID string
+	if s.legacy {
+		select {
+		case s.callSlot <- struct{}{}:
+			defer func() { <-s.callSlot }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.done:
+			return nil, s.closedErr()
+		}
+		if forwarded {
+			s.mu.Lock()
+			connID = s.connID
+			s.mu.Unlock()
+		}
+	}
 	id := strconv.FormatInt(s.ids.Add(1), 10)
 	p := &pendingCall{forwarded: forwarded, reply: make(chan reply, 1)}
 	s.mu.Lock()
@@ -110,11 +169,12 @@ func (s *socket) call(ctx context.Context, method string, params any, forwarded 
 		params = struct{}{}
 	}
 	msg, err := json.Marshal(struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      int64  `json:"id"`
-		Method  string `json:"method"`
-		Params  any    `json:"params"`
-	}{"2.0", mustAtoi(id), method, params})
+		JSONRPC      string `json:"jsonrpc"`
+		ID           int64  `json:"id"`
+		Method       string `json:"method"`
+		Params       any    `json:"params"`
+		ConnectionID string `json:"connectionId,omitempty"` // seed 002 routes by it
+	}{"2.0", mustAtoi(id), method, params, connID})
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode params: %w", method, err)
 	}

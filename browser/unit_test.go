@@ -42,7 +42,7 @@ func TestNewClientRefusesBadTokens(t *testing.T) {
 		want string
 	}{
 		"expired":    {Options{Token: expired}, "expired"},
-		"no token":   {Options{}, "no browser token"},
+		"no token":   {Options{}, "no browser relay"},
 		"not a jwt":  {Options{Token: "secret-opaque-token"}, "not a JWT"},
 		"no url":     {Options{Token: jwt(t, map[string]any{"user_id": "u"})}, "no browser relay URL"},
 		"http url":   {Options{Token: jwt(t, map[string]any{"connection_url": "http://x/mcp"})}, "want ws:// or wss://"},

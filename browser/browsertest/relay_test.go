@@ -307,7 +307,16 @@ func TestStatusNotifications(t *testing.T) {
 		PeerCount *int   `json:"peer_count"`
 		Timestamp string `json:"timestamp"`
 	}
-	unmarshal(t, awaitNotification(t, s.rc, "status"), &p)
+	// The first status comes right after mcp_handshake, before connect.
+	data, err := s.rc.await(testCtx(t), func(m message) bool {
+		return m.Method == "status" && strings.Contains(string(m.Params), `"connected":true`)
+	})
+	if err != nil {
+		t.Fatalf("waiting for status: %v", err)
+	}
+	var m message
+	unmarshal(t, data, &m)
+	unmarshal(t, m.Params, &p)
 	if p.Connected == nil || !*p.Connected || p.PeerCount == nil || *p.PeerCount != 1 {
 		t.Fatalf("status to the MCP client: %+v", p)
 	}

@@ -163,6 +163,9 @@ func (s *Server) handshake(me *mcpPeer, m message) bool {
 		"user_id":       userID,
 		"mcp_client_id": "mcp-" + p.ClientID,
 	}))
+	// At once, not at the next tick: a one-shot client wants to know now
+	// how many MCP clients share the relay.
+	_ = me.sock.send(notification("status", s.clientStatus(me, time.Now())))
 	return true
 }
 

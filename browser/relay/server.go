@@ -421,7 +421,8 @@ func (s *Server) statusLoop() {
 			params map[string]any
 		}
 		var outs []out
-		now := time.Now().Format("2006-01-02T15:04:05.000-0700")
+		at := time.Now()
+		now := stamp(at)
 		s.mu.Lock()
 		for _, e := range s.exts {
 			n := 0
@@ -432,19 +433,39 @@ func (s *Server) statusLoop() {
 			}
 			outs = append(outs, out{e.sock, map[string]any{"connected": true, "peer_count": n, "timestamp": now}})
 		}
+		var mcps []*mcpPeer
 		for m := range s.mcps {
-			if !m.authed {
-				continue
+			if m.authed {
+				mcps = append(mcps, m)
 			}
-			n := 0
-			if m.conn != nil {
-				n = 1
-			}
-			outs = append(outs, out{m.sock, map[string]any{"connected": m.conn != nil, "peer_count": n, "timestamp": now}})
 		}
 		s.mu.Unlock()
+		for _, m := range mcps {
+			outs = append(outs, out{m.sock, s.clientStatus(m, at)})
+		}
 		for _, o := range outs {
 			_ = o.k.send(notification("status", o.params))
 		}
 	}
+}
+
+func stamp(t time.Time) string { return t.Format("2006-01-02T15:04:05.000-0700") }
+
+// clientStatus is the status notification's params for an MCP client:
+// whether it is connected to an extension (peer_count 1 or 0), and, an
+// mcpx addition, how many MCP clients share the relay.
+func (s *Server) clientStatus(m *mcpPeer, at time.Time) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clients := 0
+	for o := range s.mcps {
+		if o.authed {
+			clients++
+		}
+	}
+	n := 0
+	if m.conn != nil {
+		n = 1
+	}
+	return map[string]any{"connected": m.conn != nil, "peer_count": n, "timestamp": stamp(at), "clients": clients}
 }
