@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/browser"
+	"github.com/mcpx/mcpx/browser/relay"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
@@ -53,6 +54,7 @@ type Aggregator struct {
 	catalog    atomic.Pointer[Catalog]
 	proxy      *proxytool.Proxy
 	browser    *browser.Client // nil without a browser section
+	relay      *relay.Local    // local mode: the relay hosted or joined; else nil
 	proxyEntry *Entry          // the proxy tool as tools/list shows it
 	ready      chan struct{}
 
@@ -113,13 +115,7 @@ func (a *Aggregator) Start(ctx context.Context) {
 	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
 	if b := a.cfg.Browser; b != nil {
 		// First, so that its tools keep their names in any collision.
-		a.browser = browser.NewClient(browser.Options{
-			URL: b.URL, Token: b.Token, Extension: b.Extension,
-			ClientID: "mcpx", Logger: a.opts.Logger.WithPrefix(config.BrowserServerName),
-		})
-		a.browser.Start(ctx)
-		tools := browser.NewTools(a.browser, &browser.ToolsOptions{CDP: b.CDP})
-		a.members = append(a.members, &member{src: browser.NewServer(config.BrowserServerName, tools), prefix: b.Prefix, direct: true})
+		a.startBrowser(ctx, b)
 	}
 	for i, s := range a.cfg.Servers {
 		c := upstream.New(s, &uo)
@@ -167,6 +163,9 @@ func (a *Aggregator) Close() error {
 			go func() {
 				defer wg.Done()
 				a.browser.Close()
+				if a.relay != nil {
+					_ = a.relay.Close() // a joined peer takes the address over
+				}
 			}()
 		}
 		upstream.CloseAll(a.upstreams)
@@ -178,20 +177,6 @@ func (a *Aggregator) Close() error {
 
 // Catalog returns the current catalog snapshot.
 func (a *Aggregator) Catalog() *Catalog { return a.catalog.Load() }
-
-// Browser reports the browser connection, or nil when none is configured.
-// With probe, it first waits for the relay and connects to the browser,
-// as a one-shot command wants.
-func (a *Aggregator) Browser(ctx context.Context, probe bool) *browser.Status {
-	if a.browser == nil {
-		return nil
-	}
-	st := a.browser.Status()
-	if probe {
-		st = a.browser.Probe(ctx)
-	}
-	return &st
-}
 
 // Upstreams returns the status of every configured server, in config order.
 func (a *Aggregator) Upstreams() []upstream.Status {

@@ -322,14 +322,19 @@ type Status struct {
 	URL       string // without query or credentials
 	Reachable bool   // the relay socket is up and the handshake passed
 	Extension string // name of the connected browser; "" when none
+	Clients   int    // MCP clients sharing the relay, when it says; else 0
 	Err       string // why it is not working; never contains the token
+	// Mode is how the relay is run ("remote", "local (hosting)", "local
+	// (joined)"); the Client does not know, so whoever runs the relay
+	// fills it in.
+	Mode string
 }
 
 // Status reports the connection without touching the network.
 func (c *Client) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := Status{URL: redactURL(c.url), Reachable: c.sock != nil}
+	st := Status{URL: redactURL(c.url), Reachable: c.sock != nil, Clients: c.status.clients}
 	if c.ext != nil {
 		st.Extension = c.ext.name
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func (c Claims) expiry() string {
 
 // relayURL picks the URL to dial: the configured one, else the token's
 // connection_url claim, which must be ws or wss.
-func relayURL(configured string, c Claims) (string, error) {
+func relayURL(configured string, c Claims, withToken bool) (string, error) {
 	u := configured
 	if u == "" {
 		u = c.ConnectionURL
@@ -66,6 +67,9 @@ func relayURL(configured string, c Claims) (string, error) {
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "ws" && p.Scheme != "wss") || p.Host == "" {
 		return "", fmt.Errorf("browser relay URL %q: want ws:// or wss://", redactURL(u))
+	}
+	if withToken && p.Scheme == "ws" && !loopback(p.Hostname()) {
+		return "", fmt.Errorf("browser relay URL %q: the token would travel unencrypted over ws:// to another machine; use wss://", redactURL(u))
 	}
 	return u, nil
 }
@@ -79,4 +83,13 @@ func redactURL(s string) string {
 	p.User = nil
 	p.RawQuery = ""
 	return p.String()
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

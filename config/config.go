@@ -104,14 +104,26 @@ func matchAny(patterns []string, name string) bool {
 	return false
 }
 
-// Browser is the optional browser relay section.
+// DefaultBrowserListen is where mcpx hosts the relay in local mode: where
+// the Blueprint extension looks when it has no token.
+const DefaultBrowserListen = "127.0.0.1:5555"
+
+// Browser is the optional browser relay section. With neither URL nor
+// Token it is in local mode: mcpx hosts the relay on Listen, or joins the
+// mcpx that does.
 type Browser struct {
-	URL       string // may be "" (it can come from the token); ${VAR} expanded
-	Token     string // ${VAR} expanded
-	Extension string
-	Prefix    string // default "browser"; an explicit "" means no prefix
-	CDP       bool
+	URL          string // may be "" (it can come from the token); ${VAR} expanded
+	Token        string // ${VAR} expanded
+	Extension    string
+	Prefix       string // default "browser"; an explicit "" means no prefix
+	CDP          bool
+	Listen       string   // local mode: a loopback host:port; default DefaultBrowserListen
+	ExtensionIDs []string // local mode: the extension ids /extension admits; empty admits any
 }
+
+// Local reports whether the section asks mcpx to host (or join) a relay
+// of its own rather than dial a remote one.
+func (b *Browser) Local() bool { return b.URL == "" && b.Token == "" }
 
 // Secrets returns every value that must never reach a log line: env values,
 // header values, the browser token, and every value a ${VAR} expanded to

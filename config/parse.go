@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -277,16 +278,56 @@ func (p *parser) browser(tree map[string]any) {
 		b.Prefix = prefix
 	}
 	b.CDP, _ = r.boolean("cdp")
-	r.warnUnknown("url", "token", "extension", "prefix", "cdp")
-	if r.err == nil && b.URL != "" {
-		u, err := url.Parse(b.URL)
-		if err != nil || u.Host == "" || !slices.Contains([]string{"ws", "wss", "http", "https"}, u.Scheme) {
-			r.fail("url", "want a ws:// or wss:// URL")
-		}
+	b.Listen, _ = r.str("listen")
+	b.ExtensionIDs = r.list("extensionIds", false)
+	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds")
+	if r.err == nil {
+		checkBrowser(r, b)
 	}
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return
 	}
 	p.cfg.Browser = b
+}
+
+// checkBrowser refuses a browser section that would leak: a relay that
+// listens beyond this machine, or a token sent in clear to another one.
+func checkBrowser(r *reader, b *Browser) {
+	if b.URL != "" {
+		u, err := url.Parse(b.URL)
+		switch {
+		case err != nil || u.Host == "":
+			r.fail("url", "want a ws:// or wss:// URL")
+		case u.Scheme != "ws" && u.Scheme != "wss":
+			r.fail("url", "mcpx dials the relay over WebSocket: want ws:// or wss://, not %s://", u.Scheme)
+		case u.Scheme == "ws" && b.Token != "" && !isLoopback(u.Hostname()):
+			r.fail("url", "the token would cross the network unencrypted over ws:// to %s: use wss://", u.Hostname())
+		}
+	}
+	if !b.Local() {
+		if b.Listen != "" {
+			r.p.warn("", "browser.listen", "only used in local mode (no token and no url), ignored")
+		}
+		return
+	}
+	if b.Listen == "" {
+		b.Listen = DefaultBrowserListen
+		return
+	}
+	host, port, err := net.SplitHostPort(b.Listen)
+	switch {
+	case err != nil || port == "":
+		r.fail("listen", "want host:port, such as %s", DefaultBrowserListen)
+	case !isLoopback(host):
+		r.fail("listen", "%q is not a loopback address: the relay is a door into your logged-in browser, so it listens on 127.0.0.1, ::1 or localhost only", host)
+	}
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,34 @@ func TestMultipleErrors(t *testing.T) {
 	}
 	if lines := strings.Split(err.Error(), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "servers.b.timeout") {
 		t.Errorf("error %q, want two lines, the second about servers.b.timeout", err)
+	}
+}
+
+func TestBrowserLocalMode(t *testing.T) {
+	cases := []struct {
+		json       string
+		local      bool
+		listen     string
+		extensions []string
+		warning    string
+	}{
+		{`{"browser": {}}`, true, DefaultBrowserListen, nil, ""},
+		{`{"browser": {"listen": "localhost:6000", "extensionIds": ["abcdefgh"]}}`, true, "localhost:6000", []string{"abcdefgh"}, ""},
+		{`{"browser": {"listen": "[::1]:6000"}}`, true, "[::1]:6000", nil, ""},
+		{`{"browser": {"url": "wss://relay.example/mcp", "token": "t", "listen": "127.0.0.1:1"}}`, false, "127.0.0.1:1", nil, "browser.listen: only used in local mode"},
+		{`{"browser": {"url": "ws://127.0.0.1:9/mcp", "token": "t"}}`, false, "", nil, ""},
+	}
+	for _, tc := range cases {
+		cfg, err := Parse("c.json", []byte(tc.json), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.json, err)
+		}
+		b := cfg.Browser
+		if b.Local() != tc.local || b.Listen != tc.listen || !slices.Equal(b.ExtensionIDs, tc.extensions) {
+			t.Errorf("%s: local %v listen %q ids %q; want %v %q %q", tc.json, b.Local(), b.Listen, b.ExtensionIDs, tc.local, tc.listen, tc.extensions)
+		}
+		if got := strings.Join(cfg.Warnings, "\n"); (tc.warning == "") != (got == "") || !strings.Contains(got, tc.warning) {
+			t.Errorf("%s: warnings %q, want %q", tc.json, got, tc.warning)
+		}
 	}
 }

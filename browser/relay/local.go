@@ -270,3 +270,25 @@ func readSecret(file string) (string, error) {
 	}
 	return s, nil
 }
+
+// Run hosts the relay on opts.Addr in the foreground until ctx ends, for
+// people who keep one running (mcpx relay). An address someone else holds
+// is an error: there is nothing to join to.
+func Run(ctx context.Context, opts LocalOptions) error {
+	l, err := NewLocal(opts)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	err = l.hostLocked()
+	role := l.role
+	l.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if role != RoleHosting {
+		return fmt.Errorf("%s is taken: a relay (an mcpx serve with \"browser\": {}, or another mcpx relay) already listens there", l.opts.Addr)
+	}
+	<-ctx.Done()
+	return l.Close()
+}

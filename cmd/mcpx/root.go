@@ -79,6 +79,7 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newListCmd(ios, g),
 		newCallCmd(ios, g),
 		newServersCmd(ios, g),
+		newRelayCmd(ios, g),
 		newVersionCmd(ios),
 	)
 	return root

@@ -59,6 +59,7 @@ type browserJSON struct {
 	URL            string `json:"url,omitempty"`
 	RelayReachable bool   `json:"relayReachable"`
 	Extension      string `json:"extension,omitempty"`
+	Clients        int    `json:"clients,omitempty"` // MCP clients sharing the relay
 	Error          string `json:"error,omitempty"`
 	Tools          int    `json:"tools"`
 }
@@ -77,8 +78,12 @@ func browserRow(b *browser.Status, c *aggregator.Catalog) browserJSON {
 	case b.Reachable:
 		state = "no browser"
 	}
-	return browserJSON{Name: config.BrowserServerName, Transport: "relay", State: state, URL: b.URL,
-		RelayReachable: b.Reachable, Extension: b.Extension, Error: b.Err, Tools: tools}
+	transport := "relay"
+	if b.Mode != "" {
+		transport = b.Mode
+	}
+	return browserJSON{Name: config.BrowserServerName, Transport: transport, State: state, URL: b.URL,
+		RelayReachable: b.Reachable, Extension: b.Extension, Clients: b.Clients, Error: b.Err, Tools: tools}
 }
 
 func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *aggregator.Catalog, o *serversOptions) error {
@@ -122,6 +127,9 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 	if b != nil {
 		r := browserRow(b, c)
 		note := r.Error
+		if r.Clients > 0 {
+			note = joinNonEmpty(fmt.Sprintf("%d MCP client(s) share the relay", r.Clients), note)
+		}
 		if r.Extension != "" {
 			note = joinNonEmpty("browser: "+r.Extension, note)
 		}
