@@ -132,7 +132,7 @@ func NewClient(opts Options) *Client {
 	}
 	c.claims = claims
 	if c.badCfg == nil {
-		c.url, c.badCfg = relayURL(opts.URL, claims)
+		c.url, c.badCfg = relayURL(opts.URL, claims, opts.Token != "")
 	}
 	return c
 }
