@@ -37,7 +37,7 @@ func runTabs(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error
 		if err != nil {
 			return nil, fmt.Errorf("createTab: %w", err)
 		}
-		c.markAttached(ext, true)
+		c.attach(ext, res)
 		if url != "about:blank" {
 			_ = c.waitLoaded(ctx, loadTimeout)
 		}
@@ -50,7 +50,7 @@ func runTabs(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error
 		if err != nil {
 			return nil, fmt.Errorf("selectTab %d: %w", *a.Index, err)
 		}
-		c.markAttached(ext, true)
+		c.attach(ext, res)
 		return textResult("Tab %d is now current.\n%s", *a.Index, tabSummary(res)), nil
 	case "close":
 		return closeTab(ctx, c, a.Index)
@@ -131,22 +131,23 @@ func closeTab(ctx context.Context, c *Client, index *int) (*result, error) {
 	}
 	if len(after) < len(before) {
 		if index == nil && ext != nil {
-			c.markAttached(ext, false)
+			c.detach(ext)
 		}
 		return textResult("Closed the tab. %d tab(s) left.", len(after)), nil
 	}
 	if index != nil {
 		// Page.close acts on the attached tab: attach the one asked for.
-		if ext, _, err = c.call(ctx, "selectTab", map[string]any{"tabIndex": *index}); err != nil {
+		var res json.RawMessage
+		if ext, res, err = c.call(ctx, "selectTab", map[string]any{"tabIndex": *index}); err != nil {
 			return nil, fmt.Errorf("closeTab %d: %w", *index, err)
 		}
-		c.markAttached(ext, true)
+		c.attach(ext, res)
 	}
 	if _, err := c.CDP(ctx, "Page.close", nil); err != nil {
 		return nil, fmt.Errorf("close the tab: %w", err)
 	}
 	if ext != nil {
-		c.markAttached(ext, false)
+		c.detach(ext)
 	}
 	return textResult("Closed the tab."), nil
 }

@@ -31,21 +31,83 @@ func (c *Client) ensureTab(ctx context.Context) error {
 		return err
 	}
 	c.mu.Lock()
-	attached := ext.attached
+	attached, last := ext.attached, c.lastTab
 	c.mu.Unlock()
 	if attached {
+		return nil
+	}
+	if last != "" && c.reattach(ctx, last) == nil {
 		return nil
 	}
 	_, err = c.CreateTab(ctx, "about:blank", true)
 	return err
 }
 
-// markAttached records that ext has a tab attached (createTab, selectTab)
-// or lost it.
-func (c *Client) markAttached(ext *extension, v bool) {
+// reattach takes back the tab this client last worked in, when a new
+// connection (a relay restart, another mcpx taking the relay over) has
+// lost the extension's note of it: the model's page is still there.
+func (c *Client) reattach(ctx context.Context, tabID string) error {
+	tabs, err := getTabs(ctx, c)
+	if err != nil {
+		return err
+	}
+	for i, t := range tabs {
+		if string(t.ID) != tabID {
+			continue
+		}
+		if t.Index != nil {
+			i = *t.Index
+		}
+		ext, res, err := c.call(ctx, "selectTab", map[string]any{"tabIndex": i, "activate": false, "stealth": true})
+		if err != nil {
+			return err
+		}
+		if got := tabIDOf(res); got != tabID {
+			return fmt.Errorf("selectTab %d answered tab %s, not %s", i, got, tabID)
+		}
+		c.attach(ext, res)
+		c.opts.Logger.Info("browser: took back the tab this client worked in", "tab", tabID)
+		return nil
+	}
+	return errors.New("the tab is gone")
+}
+
+// attach records that ext has the tab a createTab or selectTab answer
+// names attached, and remembers the tab.
+func (c *Client) attach(ext *extension, res json.RawMessage) {
+	id := tabIDOf(res)
 	c.mu.Lock()
-	ext.attached = v
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	ext.attached = true
+	if id != "" {
+		c.lastTab = id
+	}
+}
+
+// detach records that ext lost its tab (closed, or gone).
+func (c *Client) detach(ext *extension) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ext.attached = false
+	c.lastTab = ""
+}
+
+// tabIDOf reads the tab id from a createTab or selectTab answer:
+// {tab:{id}} from real extensions, {tabId} as the seed shows it.
+func tabIDOf(res json.RawMessage) string {
+	var r struct {
+		Tab *struct {
+			ID json.RawMessage `json:"id"`
+		} `json:"tab"`
+		TabID json.RawMessage `json:"tabId"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return ""
+	}
+	if r.Tab != nil && len(r.Tab.ID) > 0 {
+		return string(r.Tab.ID)
+	}
+	return string(r.TabID)
 }
 
 // Tab is a browser tab as getTabs and createTab describe it.
@@ -78,7 +140,7 @@ func (c *Client) CreateTab(ctx context.Context, url string, activate bool) (Tab,
 	if len(t.ID) == 0 {
 		return Tab{}, fmt.Errorf("createTab: the browser answered without a tab: %s", truncate(string(res), 200))
 	}
-	c.markAttached(ext, true)
+	c.attach(ext, res)
 	return t, nil
 }
 
@@ -97,7 +159,7 @@ func (c *Client) CDP(ctx context.Context, method string, params any) (json.RawMe
 		// The extension lost the tab (closed by the user, say): attach a
 		// fresh one and try once more.
 		if ext != nil {
-			c.markAttached(ext, false)
+			c.detach(ext)
 		}
 		if err := c.ensureTab(ctx); err != nil {
 			return nil, err

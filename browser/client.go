@@ -92,6 +92,7 @@ type Client struct {
 	lastErr  error
 	status   relayStatus
 	attempt  *connectAttempt // the extension connect under way; nil when none
+	lastTab  string          // id of the tab this client works in, kept across connections
 	life     context.Context // the client's life, for connect attempts
 
 	started bool // guarded by mu

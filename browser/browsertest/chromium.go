@@ -43,6 +43,24 @@ type Chromium struct {
 // chromium"); it is never skipped. Cleanup kills Chromium's process group.
 func StartChromium(tb testing.TB, extensionURL, token string) *Chromium {
 	tb.Helper()
+	c := LaunchChromium(tb, extensionURL, token)
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	start := time.Now()
+	var err error
+	if c.ExtensionID, err = c.waitConnected(ctx, extensionURL, token); err != nil {
+		tb.Fatalf("browsertest: the test extension did not connect to %s: %v (after %v)\nChromium's output:\n%s",
+			extensionURL, err, time.Since(start).Round(time.Millisecond), c.Output())
+	}
+	return c
+}
+
+// LaunchChromium is StartChromium without the wait: the extension dials
+// extensionURL every second until something listens there, as the real
+// one does, so a test can start the relay afterwards. ExtensionID stays
+// empty.
+func LaunchChromium(tb testing.TB, extensionURL, token string) *Chromium {
+	tb.Helper()
 	bin := chromiumBinary()
 	if bin == "" {
 		tb.Fatalf("browsertest: Chromium not found (%s, or chromium in PATH); install it: apt-get install -y chromium", ChromiumPath)
@@ -86,14 +104,6 @@ func StartChromium(tb testing.TB, extensionURL, token string) *Chromium {
 		close(c.exited)
 	}()
 	tb.Cleanup(c.Close)
-
-	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-	defer cancel()
-	start := time.Now()
-	if c.ExtensionID, err = c.waitConnected(ctx, extensionURL, token); err != nil {
-		tb.Fatalf("browsertest: the test extension did not connect to %s: %v (after %v)\nChromium's output:\n%s",
-			extensionURL, err, time.Since(start).Round(time.Millisecond), c.Output())
-	}
 	return c
 }
 

@@ -3,8 +3,8 @@
 // A passive peer of the browser relay (MCP Proxy Protocol 1.0, JSON-RPC 2.0
 // over WebSocket): it dials the relay's /extension URL, answers the relay's
 // authenticate, and serves forwarded requests with chrome.tabs and
-// chrome.debugger. When its socket closes it dials again, so a relay
-// restart is survivable. Settings come from config.json, which
+// chrome.debugger. While no relay listens, and whenever its socket closes,
+// it dials again every second, as the real extension does in free mode. Settings come from config.json, which
 // browsertest.StartChromium writes into its copy of this directory:
 //
 //   {"relayURL": "ws://127.0.0.1:PORT/extension", "token": "<JWT>",
@@ -15,7 +15,10 @@
 
 let config = null;
 let socket = null;
-let backoff = 250; // ms before the next dial; doubles up to 2 s
+// Like the Blueprint extension in free mode: dial again every second while
+// nothing listens, so that a relay that appears (or a new host that takes
+// the address over) is found within a second.
+const redialMs = 1000;
 
 const attached = new Map(); // relay connection id ('' in direct mode) -> tabId
 const debugging = new Set(); // tabIds the debugger is attached to
@@ -30,14 +33,12 @@ async function start() {
 function connect() {
   const ws = new WebSocket(config.relayURL);
   socket = ws;
-  ws.onopen = () => { backoff = 250; };
   ws.onmessage = (ev) => onMessage(ws, ev.data);
   ws.onclose = () => {
     if (socket !== ws) return;
     socket = null;
     attached.clear(); // the relay's connections died with the socket
-    setTimeout(connect, backoff);
-    backoff = Math.min(backoff * 2, 2000);
+    setTimeout(connect, redialMs);
   };
 }
 
@@ -55,7 +56,11 @@ async function onMessage(ws, text) {
     }
   };
   if (msg.method === 'authenticate') {
-    reply({ result: { name: config.name, access_token: config.token, client_id: config.clientId } });
+    // Without a token (a relay of one's own) the key is absent, as in the
+    // real extension's free mode.
+    const creds = { name: config.name, client_id: config.clientId };
+    if (config.token) creds.access_token = config.token;
+    reply({ result: creds });
     return;
   }
   const handler = handlers[msg.method];
