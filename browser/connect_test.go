@@ -1,0 +1,130 @@
+package browser_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/mcpx/mcpx/browser"
+)
+
+// stuckRelay answers mcp_handshake and then never answers anything: a
+// relay whose extension side is wedged. It counts the list_extensions it
+// was asked.
+func stuckRelay(t *testing.T, handshake json.RawMessage) (url string, lists chan struct{}) {
+	t.Helper()
+	lists = make(chan struct{}, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			_, data, err := c.Read(r.Context())
+			if err != nil {
+				return
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			_ = json.Unmarshal(data, &m)
+			switch m.Method {
+			case "mcp_handshake":
+				out := []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,` + string(handshake) + `}`)
+				_ = c.Write(r.Context(), websocket.MessageText, out)
+			case "list_extensions":
+				select {
+				case lists <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/mcp", lists
+}
+
+// TestCallsDoNotQueueBehindAConnect: while one call waits for a connect
+// that the relay never finishes, another call with a short deadline
+// returns at its own deadline instead of waiting behind the first, and
+// the first returns as soon as it is cancelled.
+func TestCallsDoNotQueueBehindAConnect(t *testing.T) {
+	url, lists := stuckRelay(t, json.RawMessage(`"result":{"authenticated":true,"user_id":"u"}`))
+	c := browser.NewClient(browser.Options{URL: url, ControlTimeout: time.Minute})
+	c.Start(t.Context())
+	defer c.Close()
+
+	slowCtx, cancelSlow := context.WithCancel(t.Context())
+	slow := make(chan error, 1)
+	go func() {
+		_, err := c.Call(slowCtx, "getTabs", nil)
+		slow <- err
+	}()
+	// Wait until the connect is under way: the relay has been asked.
+	select {
+	case <-lists:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay was never asked list_extensions")
+	}
+
+	quickCtx, cancelQuick := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancelQuick()
+	quick := make(chan error, 1)
+	go func() {
+		_, err := c.Call(quickCtx, "getTabs", nil)
+		quick <- err
+	}()
+	select {
+	case err := <-quick:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("the quick call: %v, want its own deadline", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the quick call waited behind the stuck connect")
+	}
+
+	cancelSlow()
+	select {
+	case err := <-slow:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the cancelled call: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call did not return")
+	}
+}
+
+// TestHandshakeRefusals: a relay's refusal keeps its code and message,
+// and authenticated: false is an error that says so.
+func TestHandshakeRefusals(t *testing.T) {
+	cases := []struct {
+		name, answer, want string
+	}{
+		{"error", `"error":{"code":-32099,"message":"Relay over capacity"}`, "Relay over capacity (code -32099)"},
+		{"not authenticated", `"result":{"authenticated":false}`, "authenticated: false"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			url, _ := stuckRelay(t, json.RawMessage(tc.answer))
+			c := browser.NewClient(browser.Options{URL: url, ReadyTimeout: 5 * time.Second})
+			c.Start(t.Context())
+			defer c.Close()
+			_, err := c.ListExtensions(t.Context())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want it to contain %q", err, tc.want)
+			}
+			if st := c.Status(); !strings.Contains(st.Err, tc.want) {
+				t.Fatalf("status error %q, want %q", st.Err, tc.want)
+			}
+		})
+	}
+}
