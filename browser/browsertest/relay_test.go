@@ -570,3 +570,51 @@ func TestLargeResult(t *testing.T) {
 	// and a large request reaches the extension
 	mustCall(t, s.rc, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": big[:1<<20]}))
 }
+
+// TestExtensionReplacesItsSocket: the same browser (by client_id) on a
+// second socket takes the first one's place without dropping its MCP
+// clients: a request sent on the old socket fails at once, no
+// "disconnected" is sent, and the next request works on the new socket
+// under the same connection.
+func TestExtensionReplacesItsSocket(t *testing.T) {
+	s := newSession(t, V19, nil)
+	s.ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) { return nil, ErrNoResponse })
+	lost := make(chan json.RawMessage, 1)
+	go func() {
+		_, rpcErr, _ := s.rc.call(testCtx(t), "getTabs", nil)
+		lost <- rpcErr
+	}()
+	eventually(t, "the request to reach the extension", func() bool {
+		for _, m := range s.ext.Received() {
+			if strings.Contains(string(m), `"getTabs"`) {
+				return true
+			}
+		}
+		return false
+	})
+
+	twin := NewExtension(V19, "Chrome 141")
+	twin.clientID = s.ext.clientID // the same browser profile
+	t.Cleanup(twin.Close)
+	if err := twin.Connect(testCtx(t), s.r.ExtensionURL(), s.r.Token("alice", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if twin.ID() != s.ext.ID() {
+		t.Fatalf("the twin got id %s, want %s", twin.ID(), s.ext.ID())
+	}
+	select {
+	case rpcErr := <-lost:
+		if !strings.Contains(string(rpcErr), "reconnected") {
+			t.Fatalf("the lost request: %s", rpcErr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request sent on the old socket never failed")
+	}
+	res := mustCall(t, s.rc, "createTab", map[string]any{"url": "about:blank"})
+	if !strings.Contains(string(res), `"tab"`) {
+		t.Fatalf("createTab on the new socket: %s", res)
+	}
+	if data, _ := s.rc.take(func(m message) bool { return m.Method == "disconnected" }); data != nil {
+		t.Fatalf("the client was told %s", data)
+	}
+}

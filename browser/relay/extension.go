@@ -153,7 +153,32 @@ func (s *Server) register(k *socket, cr credentials, userID, dialect string) *ex
 	me := &extPeer{sock: k, id: id, name: cr.Name, userID: userID, clientID: cr.ClientID, dialect: dialect, seq: s.seq}
 	s.exts[id] = me
 	s.changedLocked()
+	// The same browser on a new socket (the real extension sometimes
+	// opens one while its old one is still up): its MCP clients keep
+	// their connections, and so their tabs, on the new socket. Only the
+	// requests sent on the old one are lost, and they fail now rather
+	// than never.
+	type lost struct {
+		to  *socket
+		raw json.RawMessage
+	}
+	var failed []lost
+	if old != nil {
+		for _, c := range s.conns {
+			if c.ext != old {
+				continue
+			}
+			c.ext = me
+			for _, mapped := range c.order {
+				failed = append(failed, lost{c.mcp.sock, c.pending[mapped].raw})
+			}
+			c.pending, c.order = map[string]pending{}, nil
+		}
+	}
 	s.mu.Unlock()
+	for _, f := range failed {
+		_ = f.to.send(errorResponse(f.raw, codeServerError, "the browser extension reconnected and lost this request; send it again"))
+	}
 	if old != nil {
 		_ = old.sock.c.CloseNow()
 	}
