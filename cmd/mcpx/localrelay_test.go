@@ -66,7 +66,8 @@ func TestLocalRelayShared(t *testing.T) {
 	addr := freeLoopbackAddr(t)
 	chrome := browsertest.LaunchChromium(t, "ws://"+addr+"/extension", "")
 	defer chrome.Close()
-	cfg := writeConfig(t, map[string]any{"browser": map[string]any{"listen": addr}})
+	cfg := writeConfig(t, map[string]any{"browser": map[string]any{"listen": addr},
+		"servers": map[string]any{"fx": fx()}, "expose": "both"})
 
 	a := startServe(t, cfg)
 	a.initialize()
@@ -117,6 +118,10 @@ func TestLocalRelayShared(t *testing.T) {
 	if !strings.Contains(text, "Page B") {
 		t.Errorf("B lost its page in the takeover:\n%s", text)
 	}
+	// B's other servers never noticed.
+	if text, isErr := toolCall(b, "fx_echo", map[string]any{"message": "still here"}); isErr || !strings.Contains(text, "still here") {
+		t.Errorf("B's fx_echo after the takeover: %s", text)
+	}
 	if !strings.Contains(b.stderr.String(), "the host went; hosting on "+addr) {
 		t.Errorf("B did not say it took over; its log:\n%s", b.stderr.String())
 	}
@@ -132,4 +137,23 @@ func freeLoopbackAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// TestRelayCommandOnATakenAddress: mcpx relay says the address is taken
+// (by a relay there is nothing to join) and exits 1.
+func TestRelayCommandOnATakenAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	_, errOut, code := runCLI(t, "", "relay", "--listen", ln.Addr().String())
+	if code != 1 || !strings.Contains(errOut, "is taken") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "", "relay", "--listen", "0.0.0.0:5555")
+	if code != 1 || !strings.Contains(errOut, "not a loopback address") {
+		t.Fatalf("non-loopback: exit %d, stderr:\n%s", code, errOut)
+	}
 }
