@@ -144,24 +144,26 @@ func (l *Local) Prepare(ctx context.Context) (http.Header, error) {
 	if l.closed {
 		return nil, errors.New("local relay: closed")
 	}
+	// Host and joiners alike: whoever comes first creates it, so that the
+	// secret a joiner presents is always the one the host checks.
+	secret, err := ensureSecret(ctx, l.opts.SecretFile)
+	if err != nil {
+		return nil, err
+	}
 	if l.server == nil {
-		if err := l.hostLocked(); err != nil {
+		if err := l.hostLocked(secret); err != nil {
 			return nil, err
 		}
 	}
 	if l.role == RoleJoined {
-		s, err := readSecret(l.opts.SecretFile)
-		if err != nil {
-			return nil, fmt.Errorf("join the relay on %s: %w", l.opts.Addr, err)
-		}
-		l.secret = s
+		l.secret = secret
 	}
 	return http.Header{"Authorization": {"Bearer " + l.secret}}, nil
 }
 
 // hostLocked binds the address and serves the relay on it, or notes that
 // another process holds it.
-func (l *Local) hostLocked() error {
+func (l *Local) hostLocked(secret string) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(context.Background(), "tcp", l.opts.Addr)
 	if err != nil {
@@ -173,11 +175,6 @@ func (l *Local) hostLocked() error {
 			return nil
 		}
 		return fmt.Errorf("browser relay: listen on %s: %w", l.opts.Addr, err)
-	}
-	secret, err := ensureSecret(l.opts.SecretFile)
-	if err != nil {
-		_ = ln.Close()
-		return err
 	}
 	l.server = New(&Options{Secret: secret, ExtensionIDs: l.opts.ExtensionIDs,
 		StatusInterval: l.opts.StatusInterval, ReadLimit: l.opts.ReadLimit, Logger: l.opts.Logger})
@@ -214,38 +211,51 @@ func (l *Local) Close() error {
 }
 
 // ensureSecret returns the secret in file, creating it (0600, in a 0700
-// directory) when it is missing or unusable.
-func ensureSecret(file string) (string, error) {
-	if s, err := readSecret(file); err == nil {
-		return s, nil
+// directory) when it is missing or others could read it. It is created
+// with O_EXCL, so of several processes starting at once exactly one
+// writes it and all of them read the same secret.
+func ensureSecret(ctx context.Context, file string) (string, error) {
+	for try := 0; ; try++ {
+		s, err := readSecret(file)
+		if err == nil {
+			return s, nil
+		}
+		// A file others could read, or one that stays unreadable for
+		// longer than any writer takes, is replaced by a new one.
+		if errors.Is(err, errExposed) || try == 50 {
+			_ = os.Remove(file)
+		}
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return "", fmt.Errorf("relay secret: %w", err)
+		}
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			b := make([]byte, 32)
+			_, _ = rand.Read(b)
+			secret := hex.EncodeToString(b)
+			_, err = f.WriteString(secret + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return "", fmt.Errorf("relay secret %s: %w", file, err)
+			}
+			return secret, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("relay secret %s: %w", file, err)
+		}
+		// Another process is writing it this very moment.
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("relay secret %s: %w", file, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return "", fmt.Errorf("relay secret: %w", err)
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("relay secret: %w", err)
-	}
-	secret := hex.EncodeToString(b)
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".relay-secret-*")
-	if err != nil {
-		return "", fmt.Errorf("relay secret: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err == nil {
-		_, err = tmp.WriteString(secret + "\n")
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		return "", fmt.Errorf("relay secret %s: %w", file, err)
-	}
-	return secret, nil
 }
+
+// errExposed is wrapped by readSecret's error for a file others may read.
+var errExposed = errors.New("others could read it")
 
 // readSecret reads the secret and refuses a file that others may read:
 // anyone who can read it can drive the browser.
@@ -258,7 +268,7 @@ func readSecret(file string) (string, error) {
 		return "", fmt.Errorf("relay secret: %w", err)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("relay secret %s has mode %04o: others could read it; want 0600", file, perm)
+		return "", fmt.Errorf("relay secret %s has mode %04o: %w; want 0600", file, perm, errExposed)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -279,8 +289,12 @@ func Run(ctx context.Context, opts LocalOptions) error {
 	if err != nil {
 		return err
 	}
+	secret, err := ensureSecret(ctx, l.opts.SecretFile)
+	if err != nil {
+		return err
+	}
 	l.mu.Lock()
-	err = l.hostLocked()
+	err = l.hostLocked(secret)
 	role := l.role
 	l.mu.Unlock()
 	if err != nil {

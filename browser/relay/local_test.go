@@ -88,7 +88,7 @@ func TestSecretFileOthersCanRead(t *testing.T) {
 		t.Fatalf("err %v, want a mode complaint", err)
 	}
 	// The host replaces it with a private one.
-	s, err := ensureSecret(file)
+	s, err := ensureSecret(testCtx(t), file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,5 +111,42 @@ func TestRunRefusesATakenAddress(t *testing.T) {
 	err = Run(testCtx(t), LocalOptions{Addr: addr, SecretFile: file})
 	if err == nil || !strings.Contains(err.Error(), "is taken") {
 		t.Fatalf("err %v, want 'is taken'", err)
+	}
+}
+
+// TestSecretCreatedOnce: processes that start at once all end up with the
+// one secret in the file.
+func TestSecretCreatedOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mcpx", "relay-secret")
+	const n = 16
+	got := make(chan string, n)
+	for range n {
+		go func() {
+			s, err := ensureSecret(testCtx(t), file)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- s
+		}()
+	}
+	first := <-got
+	for range n - 1 {
+		if s := <-got; s != first {
+			t.Fatalf("two secrets: %q and %q", first, s)
+		}
+	}
+	if s, err := readSecret(file); err != nil || s != first {
+		t.Fatalf("file holds %q (%v), want %q", s, err, first)
+	}
+}
+
+func TestCorruptSecretIsReplaced(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "relay-secret")
+	if err := os.WriteFile(file, []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ensureSecret(testCtx(t), file)
+	if err != nil || len(s) != 64 {
+		t.Fatalf("secret %q, %v", s, err)
 	}
 }
