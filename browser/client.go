@@ -187,11 +187,12 @@ func (c *Client) Close() error {
 func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	backoff := c.opts.MinBackoff
+	logged := "" // the last failure logged: one line per change, not per retry
 	for {
 		started := time.Now()
 		s, err := c.dial(ctx)
 		if err == nil {
-			backoff = c.opts.MinBackoff
+			backoff, logged = c.opts.MinBackoff, ""
 			<-s.done
 			err = s.closedErr()
 			c.setSocket(nil, err)
@@ -204,11 +205,20 @@ func (c *Client) run(ctx context.Context) {
 				return
 			}
 			c.setSocket(nil, err)
-			c.opts.Logger.Warn("browser relay unreachable", "url", redactURL(c.url), "err", err)
-			if errors.Is(err, errRefused) || errors.Is(err, ErrTokenExpired) {
+			refused := errors.Is(err, errRefused) || errors.Is(err, ErrTokenExpired)
+			if refused && c.opts.Prepare == nil {
 				// A refused token does not get better by retrying.
 				c.opts.Logger.Error("browser relay refused this client; not retrying", "err", err)
 				return
+			}
+			// A relay of one's own that refuses us is someone else's
+			// program on the address: keep trying, in case it goes.
+			if err.Error() != logged {
+				logged = err.Error()
+				c.opts.Logger.Warn("browser relay unreachable; retrying", "url", redactURL(c.url), "err", err)
+			}
+			if refused {
+				backoff = c.opts.MaxBackoff
 			}
 		}
 		if time.Since(started) > time.Minute {

@@ -4,15 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/log"
 	"github.com/coder/websocket"
 
 	"github.com/mcpx/mcpx/browser"
+	"github.com/mcpx/mcpx/browser/relay"
 )
 
 // stuckRelay answers mcp_handshake and then never answers anything: a
@@ -126,5 +131,57 @@ func TestHandshakeRefusals(t *testing.T) {
 				t.Fatalf("status error %q, want %q", st.Err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLocalModeSquatter: another program holds the local relay's address
+// and refuses us. mcpx says so once (not once a second), keeps trying,
+// and hosts the relay itself as soon as the address is free.
+func TestLocalModeSquatter(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	var hits atomic.Int32
+	squatter := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		http.Error(w, "not yours", http.StatusForbidden)
+	})}
+	go func() { _ = squatter.Serve(ln) }()
+	defer squatter.Close()
+
+	l, err := relay.NewLocal(relay.LocalOptions{Addr: addr, SecretFile: filepath.Join(t.TempDir(), "secret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	logs := &lockedBuffer{}
+	c := browser.NewClient(browser.Options{URL: l.MCPURL(), Prepare: l.Prepare,
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: log.New(logs)})
+	c.Start(t.Context())
+	defer c.Close()
+	for hits.Load() < 5 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := strings.Count(logs.String(), "unreachable"); n != 1 {
+		t.Fatalf("%d log lines about the refusal after %d tries, want 1:\n%s", n, hits.Load(), logs.String())
+	}
+	if st := c.Status(); st.Reachable || !strings.Contains(st.Err, "403") {
+		t.Fatalf("status %+v, want the 403", st)
+	}
+
+	_ = squatter.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for !c.Status().Reachable {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("never took the address over: %+v\n%s", c.Status(), logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if l.Role() != relay.RoleHosting {
+		t.Fatalf("role %q", l.Role())
 	}
 }
