@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,6 +63,12 @@ func (cr *copyRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // only copies frames, to the same kind of scripted extension, in the same
 // run, and reports the ratio.
 func BenchmarkForwardVsCopyRelay(b *testing.B) {
+	b.Run("small", func(b *testing.B) { benchForward(b, 0) })
+	// A screenshot-sized answer: what the relay does per byte shows here.
+	b.Run("1MiB", func(b *testing.B) { benchForward(b, 1<<20) })
+}
+
+func benchForward(b *testing.B, size int) {
 	ctx := context.Background()
 	serve := func(h http.Handler) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -81,6 +88,10 @@ func BenchmarkForwardVsCopyRelay(b *testing.B) {
 	client := func(addr string, viaRelay bool) func() {
 		ext := browsertest.NewExtension(browsertest.V19, "Chrome bench")
 		b.Cleanup(ext.Close)
+		if size > 0 {
+			big := json.RawMessage(`{"data":"` + strings.Repeat("A", size) + `"}`)
+			ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) { return big, nil })
+		}
 		if err := ext.Connect(ctx, "ws://"+addr+"/extension", ""); err != nil {
 			b.Fatal(err)
 		}
@@ -89,6 +100,7 @@ func BenchmarkForwardVsCopyRelay(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { c.CloseNow() })
+		c.SetReadLimit(64 << 20)
 		id := 0
 		call := func(method string, params any) json.RawMessage {
 			id++

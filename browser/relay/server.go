@@ -394,8 +394,8 @@ func (s *Server) read(k *socket) (message, json.RawMessage, error) {
 	if s.opts.Observe != nil {
 		s.opts.Observe(k.side, k.label, data)
 	}
-	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, _, err := decode(data)
+	if err != nil {
 		return message{}, data, errBadJSON
 	}
 	return m, data, nil

@@ -1,13 +1,11 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 	"sync"
 
@@ -101,41 +99,6 @@ func encode(v any) ([]byte, error) {
 		return raw, nil
 	}
 	return json.Marshal(v)
-}
-
-// rewrite returns the JSON object data with the members in set replaced
-// (or added) and those in drop removed; the other members are copied as
-// they are.
-func rewrite(data json.RawMessage, set map[string]json.RawMessage, drop ...string) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, err
-	}
-	for k, v := range set {
-		obj[k] = v
-	}
-	for _, k := range drop {
-		delete(obj, k)
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	b.Grow(len(data) + 64)
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(k)
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(obj[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // newUUID returns a random version 4 UUID.
