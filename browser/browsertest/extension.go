@@ -26,6 +26,18 @@ const (
 	// "Unsupported CDP method: X" errors as {message, stack} without a
 	// code, closeTab that closes, an allow-list of CDP methods.
 	V19
+	// Seed002 speaks the first version of the proxy protocol (seed 002),
+	// before JSON-RPC: it introduces itself with extension_handshake
+	// instead of answering authenticate, keeps a tab per connectionId of
+	// the requests it gets, answers {connectionId, result} or
+	// {connectionId, error: "message"} without an id or "jsonrpc", and
+	// sends forwardCDPEvent {tabId, method, params} for the relay to route
+	// ([Extension.ForwardCDPEvent]). Its methods answer like v1.9's
+	// (closeTab closes, "Unknown command: X"), its CDP fake like v1.5's.
+	// Requests it answers by itself are answered in the order they came;
+	// those with a handler of [Extension.Handle] run concurrently, as a
+	// real extension's awaiting handlers do, and may answer out of order.
+	Seed002
 )
 
 func (d Dialect) String() string {
@@ -34,6 +46,8 @@ func (d Dialect) String() string {
 		return "v1.5"
 	case V19:
 		return "v1.9"
+	case Seed002:
+		return "seed 002"
 	}
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
@@ -175,7 +189,9 @@ func (e *Extension) Origin() string {
 // ClientID is the client_id the extension authenticates with.
 func (e *Extension) ClientID() string { return e.clientID }
 
-// ID is the extension id the relay assigned at the last Connect.
+// ID is the extension id the relay assigned at the last Connect. A
+// [Seed002] extension is never told it: ask the relay (list_extensions, or
+// [Relay.WaitExtension]).
 func (e *Extension) ID() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -253,6 +269,13 @@ func (e *Extension) Notifications() []json.RawMessage {
 // confirmed ("authenticated"), or an error if the relay closed the socket
 // (a bad token: close status 1008) or ctx ended first. A socket it already
 // has is closed first, so Connect after a relay restart just works.
+//
+// A [Seed002] extension instead sends extension_handshake {name,
+// client_id} (and access_token, when token is not empty) as soon as the
+// socket is open, and returns once that is written: seed 002 has the
+// relay confirm nothing, so the relay lists the extension a moment later
+// ([Relay.WaitExtension] waits for that) and a refusal shows as the socket
+// closing.
 func (e *Extension) Connect(ctx context.Context, extensionURL, token string) error {
 	e.connectMu.Lock()
 	defer e.connectMu.Unlock()
@@ -279,6 +302,18 @@ func (e *Extension) Connect(ctx context.Context, extensionURL, token string) err
 	e.mu.Unlock()
 	go e.readLoop(s)
 
+	if e.dialect == Seed002 {
+		params := map[string]any{"name": e.name, "client_id": e.clientID}
+		if token != "" {
+			params["access_token"] = token
+		}
+		if err := s.send(map[string]any{"method": "extension_handshake", "params": params}); err != nil {
+			_ = c.CloseNow()
+			<-s.done
+			return fmt.Errorf("extension_handshake: %w", err)
+		}
+		return nil
+	}
 	select {
 	case <-s.authed:
 		return nil
@@ -346,6 +381,10 @@ func (e *Extension) readLoop(s *extSocket) {
 		if json.Unmarshal(data, &m) != nil {
 			continue
 		}
+		if e.dialect == Seed002 {
+			e.read002(s, m, data)
+			continue
+		}
 		switch {
 		case m.Method == "" || !m.hasID():
 			if m.Method != "" {
@@ -373,4 +412,39 @@ func (e *Extension) Notify(method string, params any) error {
 		return errors.New("browsertest: extension is not connected")
 	}
 	return s.send(notification(method, params))
+}
+
+// ForwardCDPEvent sends a CDP event of a tab: {"method":"forwardCDPEvent",
+// "params":{"tabId", "method", "params"}}, with no connectionId, so that
+// the relay has to find the MCP client that holds the tab. A [Seed002]
+// extension sends it bare, the others as a JSON-RPC notification.
+func (e *Extension) ForwardCDPEvent(tabID int, method string, params any) error {
+	if params == nil {
+		params = map[string]any{}
+	}
+	msg := notification("forwardCDPEvent", map[string]any{"tabId": tabID, "method": method, "params": params})
+	if e.dialect == Seed002 {
+		delete(msg, "jsonrpc")
+	}
+	return e.Send(msg)
+}
+
+// Send sends v as one frame as it is (a string or []byte unchanged, else
+// marshalled): for frames no built-in behaviour sends, such as a seed 002
+// answer in another shape to a request whose handler returned
+// [ErrNoResponse].
+func (e *Extension) Send(v any) error {
+	e.mu.Lock()
+	s := e.sock
+	e.mu.Unlock()
+	if s == nil {
+		return errors.New("browsertest: extension is not connected")
+	}
+	switch b := v.(type) {
+	case string:
+		v = json.RawMessage(b)
+	case []byte:
+		v = json.RawMessage(b)
+	}
+	return s.send(v)
 }

@@ -68,6 +68,60 @@ func (e *Extension) serve(s *extSocket, m message) {
 	}
 }
 
+// read002 handles one message from the relay to a seed 002 extension:
+// a request is whatever carries a connectionId (and is not the relay's
+// "disconnected" about it); the relay's authenticate means nothing to
+// this dialect and gets no answer.
+func (e *Extension) read002(s *extSocket, m message, data json.RawMessage) {
+	var r struct {
+		ConnectionID string `json:"connectionId"`
+	}
+	_ = json.Unmarshal(data, &r)
+	switch {
+	case m.Method == "":
+	case m.Method == "authenticate" && r.ConnectionID == "":
+		e.record(data)
+	case r.ConnectionID == "" || m.Method == "disconnected":
+		e.notify(s, m, data)
+	default:
+		e.record(data)
+		e.wg.Add(1) // this reader holds the count above zero
+		if e.custom(m) {
+			go e.serve002(s, r.ConnectionID, m)
+		} else {
+			e.serve002(s, r.ConnectionID, m)
+		}
+	}
+}
+
+// custom reports whether a handler of Handle answers m.
+func (e *Extension) custom(m message) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m.Method != "forwardCDPCommand" {
+		return e.handlers[m.Method] != nil
+	}
+	var p struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	return e.handlers["forwardCDPCommand:"+p.Method] != nil || e.handlers["forwardCDPCommand"] != nil
+}
+
+// serve002 answers one request of connection conn as seed 002 does: no
+// id, no "jsonrpc", the connectionId it came with.
+func (e *Extension) serve002(s *extSocket, conn string, m message) {
+	defer e.wg.Done()
+	res, err := e.call(s.ctx, conn, m.Method, m.Params)
+	switch {
+	case errors.Is(err, ErrNoResponse):
+	case err != nil:
+		_ = s.send(map[string]any{"connectionId": conn, "error": e.wireError(err)})
+	default:
+		_ = s.send(map[string]any{"connectionId": conn, "result": res})
+	}
+}
+
 // connectionOf returns the relay connection a request id belongs to: the
 // text before the first colon, or "" in direct mode (a plain id).
 func connectionOf(id json.RawMessage) string {
@@ -80,8 +134,11 @@ func connectionOf(id json.RawMessage) string {
 
 // fail is an error in the dialect's shape.
 func (e *Extension) fail(format string, args ...any) *Error {
-	if e.dialect == V19 {
+	switch e.dialect {
+	case V19:
 		return MessageStack.Errorf(format, args...)
+	case Seed002:
+		return BareString.Errorf(format, args...)
 	}
 	return CodeMessage.Errorf(format, args...)
 }
@@ -178,11 +235,11 @@ func (e *Extension) builtin(conn, method string, params json.RawMessage) (any, e
 	case "getConsoleMessages":
 		return map[string]any{"messages": []any{}}, nil
 	case "closeTab":
-		if e.dialect == V19 {
+		if e.dialect != V15 {
 			return e.closeTabLocked(conn, params)
 		}
 	}
-	if e.dialect == V19 {
+	if e.dialect != V15 {
 		return nil, e.fail("Unknown command: %s", method)
 	}
 	return map[string]any{}, nil // v1.5: a silent success that does nothing
@@ -309,7 +366,7 @@ func (e *Extension) forwardCDP(ctx context.Context, conn string, params json.Raw
 	}
 	e.mu.Unlock()
 	if !attached {
-		if e.dialect == V19 {
+		if e.dialect != V15 {
 			return nil, e.fail("No tab attached")
 		}
 		return nil, e.fail("No tab is connected")
