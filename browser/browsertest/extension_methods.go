@@ -395,6 +395,9 @@ func (e *Extension) cdpLocked(t *Tab, method string, params json.RawMessage) (an
 			Expression string `json:"expression"`
 		}
 		_ = json.Unmarshal(params, &p)
+		if v, ok := literal(p.Expression); ok && e.dialect == Seed002 {
+			return map[string]any{"result": v}, nil
+		}
 		return map[string]any{"result": evaluate(t, p.Expression)}, nil
 	case "Page.navigate":
 		var p struct {
@@ -445,6 +448,26 @@ func evaluate(t *Tab, expr string) map[string]any {
 		return map[string]any{"type": "string", "value": "complete"}
 	}
 	return map[string]any{"type": "undefined"}
+}
+
+// literal evaluates an expression that is a JSON literal (a number, a
+// string in double quotes, true, false or null) to a CDP RemoteObject.
+func literal(expr string) (map[string]any, bool) {
+	var v any
+	if json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(expr), ";")), &v) != nil {
+		return nil, false
+	}
+	switch v := v.(type) {
+	case float64:
+		return map[string]any{"type": "number", "value": v, "description": fmt.Sprint(v)}, true
+	case string:
+		return map[string]any{"type": "string", "value": v}, true
+	case bool:
+		return map[string]any{"type": "boolean", "value": v}, true
+	case nil:
+		return map[string]any{"type": "object", "subtype": "null", "value": nil}, true
+	}
+	return nil, false // objects and arrays are not literals of JavaScript's
 }
 
 // screenshot is a small valid image: PNG, or JPEG when asked.
