@@ -433,3 +433,30 @@ func TestSeed002ClientCloseTellsExtension(t *testing.T) {
 	b, _ := s.client(t, "b")
 	mustCall(t, b, "selectTab", map[string]any{"tabIndex": 1})
 }
+
+// The same browser (by client_id) on a new socket takes the old one's
+// place: its clients keep their connections, and their next requests go
+// to the new socket with the same connectionId.
+func TestSeed002ExtensionReplacesItsSocket(t *testing.T) {
+	s := newSetup002(t)
+	a, connA := s.client(t, "a")
+	mustCall(t, a, "getTabs", nil)
+	twin := NewExtension(Seed002, "Chrome 141")
+	twin.clientID = s.ext.clientID
+	t.Cleanup(twin.Close)
+	if err := twin.Connect(testCtx(t), s.r.ExtensionURL(), ""); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the relay to drop the old socket", func() bool { return !s.ext.Connected() })
+	if exts := s.r.Extensions(); len(exts) != 1 || exts[0].ID != s.extID {
+		t.Fatalf("extensions %+v, want the one id %s", exts, s.extID)
+	}
+	mustCall(t, a, "createTab", nil)
+	got := forwarded(t, twin)
+	if len(got) != 1 || got[0].Method != "createTab" || got[0].ConnectionID != connA {
+		t.Fatalf("the new socket got %+v, want createTab on %s", got, connA)
+	}
+	if data, _ := a.take(func(m message) bool { return m.Method == "disconnected" }); data != nil {
+		t.Fatalf("the client was told %s", data)
+	}
+}
