@@ -30,7 +30,7 @@ func (c *Client) socketReady(ctx context.Context) (*socket, error) {
 		c.mu.Lock()
 		s, wait, last := c.sock, c.sockWait, c.lastErr
 		c.mu.Unlock()
-		if s != nil {
+		if s != nil && !s.closed() { // a closed one: the dial loop is about to replace it
 			return s, nil
 		}
 		select {

@@ -278,3 +278,31 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 		t.Fatalf("without the extension: %v", err)
 	}
 }
+
+// TestLegacyLateAnswer: on a seed 002 relay a call that gives up (its
+// CallTimeout) must not leave its late answer for the next call to take,
+// since answers carry no id.
+func TestLegacyLateAnswer(t *testing.T) {
+	r := browsertest.NewRelay002()
+	t.Cleanup(r.Close)
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&lockedBuffer{}), CallTimeout: 200 * time.Millisecond})
+	c.Start(context.Background())
+	t.Cleanup(func() { c.Close() })
+	ctx := legacyCtx(t)
+	if _, err := c.Call(ctx, "getTabs", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	gaveUp := make(chan struct{})
+	r.Extension().Handle("getConsoleMessages", func(context.Context, json.RawMessage) (any, error) {
+		<-gaveUp
+		return map[string]any{"messages": []any{"LATE"}}, nil
+	})
+	if _, err := c.Call(ctx, "getConsoleMessages", map[string]any{}); err == nil {
+		t.Fatal("the slow call did not time out")
+	}
+	close(gaveUp)
+	res, err := c.Call(ctx, "getTabs", map[string]any{})
+	if err != nil || strings.Contains(string(res), "LATE") {
+		t.Fatalf("getTabs after a timed-out call got %s, %v", res, err)
+	}
+}

@@ -188,6 +188,11 @@ func (s *socket) call(ctx context.Context, method string, params any, forwarded 
 	case r := <-p.reply:
 		return r.result, r.err
 	case <-ctx.Done():
+		if s.legacy {
+			// Its answer may still come, and with no id it would be taken
+			// for the next call's: start over on a new connection.
+			s.close(fmt.Errorf("%w: gave up on %s, whose late answer a seed 002 relay could not tell from the next one's", ErrRelayClosed, method))
+		}
 		return nil, ctx.Err()
 	}
 }
@@ -226,6 +231,16 @@ func (s *socket) close(err error) {
 	s.mu.Unlock()
 	s.conn.CloseNow()
 	close(s.done)
+}
+
+// closed reports whether the socket has ended.
+func (s *socket) closed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *socket) closedErr() error {

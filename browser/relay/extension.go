@@ -225,7 +225,9 @@ func (s *Server) answer(c *connection, p pending, data json.RawMessage) {
 	if s.opts.DropResponse != nil && s.opts.DropResponse(p.key) {
 		return
 	}
-	c.learnTab(p.key, data)
+	s.mu.Lock()
+	s.learnTabLocked(c, p.key, data)
+	s.mu.Unlock()
 	out, err := rewrite(data, map[string]json.RawMessage{"id": p.raw}, "connectionId")
 	if err != nil {
 		return
@@ -234,8 +236,8 @@ func (s *Server) answer(c *connection, p pending, data json.RawMessage) {
 }
 
 // from002 routes a message of a seed 002 extension: events by
-// connectionId or tabId, answers (no JSON-RPC id needed) to the oldest
-// request of their connection.
+// connectionId or tabId, answers (no JSON-RPC id needed) to the one
+// request open on their connection, which then lets the next one go.
 func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 	if m.Method != "" {
 		var p struct {
@@ -253,7 +255,11 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 	}
 	s.mu.Lock()
 	c := s.conns[m.ConnectionID]
-	if m.ConnectionID == "" { // the only connection with a request open
+	if m.ConnectionID == "" { // an echoed mapped id names it
+		connID, _, _ := strings.Cut(idString(m.ID), ":")
+		c = s.conns[connID]
+	}
+	if c == nil && m.ConnectionID == "" { // the only connection with a request open
 		for _, cand := range s.conns {
 			if cand.ext == me && len(cand.order) > 0 {
 				if c != nil {
@@ -265,11 +271,15 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 		}
 	}
 	var p pending
+	var next json.RawMessage
 	ok := false
 	if c != nil && c.ext == me {
 		p, ok = c.take(idString(m.ID))
 		if !ok {
 			p, ok = c.takeOldest()
+		}
+		if ok && len(c.queue) > 0 {
+			next, c.queue = c.queue[0], c.queue[1:]
 		}
 	}
 	s.mu.Unlock()
@@ -277,6 +287,9 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 		return
 	}
 	s.answer(c, p, reply002(m, data))
+	if next != nil {
+		_ = me.sock.send(next)
+	}
 }
 
 // reply002 turns a seed 002 answer into a JSON-RPC response body: its

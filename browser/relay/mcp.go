@@ -25,7 +25,11 @@ type connection struct {
 	ext     *extPeer
 	pending map[string]pending // by mapped id "<conn>:<id>"
 	order   []string           // mapped ids, oldest first (seed 002 answers carry none)
-	tabs    map[string]bool    // tab ids this client opened or selected
+	tabs    map[string]bool    // the tab this client works in (seed 002 events go there)
+	// queue holds requests for a seed 002 extension while one is open:
+	// its answers carry no id, so only one may be open at a time or
+	// answers given out of order would cross.
+	queue []json.RawMessage
 }
 
 // pending is a forwarded request awaiting the extension's answer.
@@ -60,9 +64,10 @@ func (c *connection) takeOldest() (pending, bool) {
 	return c.take(c.order[0])
 }
 
-// learnTab notes the tab a createTab or selectTab answer names, so that a
-// seed 002 extension's events for it reach this client.
-func (c *connection) learnTab(key string, data json.RawMessage) {
+// learnTabLocked notes the tab a createTab or selectTab answer names as
+// c's, and no longer anyone else's on that extension, so that a seed 002
+// extension's events for it reach c alone.
+func (s *Server) learnTabLocked(c *connection, key string, data json.RawMessage) {
 	if key != "createTab" && key != "selectTab" {
 		return
 	}
@@ -81,9 +86,15 @@ func (c *connection) learnTab(key string, data json.RawMessage) {
 	if len(id) == 0 {
 		id = r.Result.TabID
 	}
-	if len(id) > 0 {
-		c.tabs[string(id)] = true
+	if len(id) == 0 {
+		return
 	}
+	for _, o := range s.conns {
+		if o.ext == c.ext {
+			delete(o.tabs, string(id))
+		}
+	}
+	c.tabs = map[string]bool{string(id): true}
 }
 
 // serveMCP runs the MCP side of one socket.
@@ -258,26 +269,32 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 		return
 	}
 	mapped := c.id + ":" + id
-	c.add(mapped, pending{raw: m.ID, key: key})
-	to := c.ext.sock
 	set := map[string]json.RawMessage{}
 	set["id"], _ = json.Marshal(mapped)
-	if c.ext.dialect == dialect002 {
+	var drop []string
+	legacy := c.ext.dialect == dialect002
+	if legacy {
 		set["connectionId"], _ = json.Marshal(c.id)
+	} else {
+		drop = append(drop, "connectionId")
 	}
+	out, err := rewrite(data, set, drop...)
+	if err != nil {
+		s.mu.Unlock()
+		return
+	}
+	c.add(mapped, pending{raw: m.ID, key: key})
+	if legacy && len(c.order) > 1 {
+		c.queue = append(c.queue, out) // sent when the open one is answered
+		s.mu.Unlock()
+		return
+	}
+	to := c.ext.sock
 	if delay > 0 {
 		s.wg.Add(1) // this handler holds the count above zero
 	}
 	s.mu.Unlock()
 
-	drop := []string{}
-	if c.ext.dialect != dialect002 {
-		drop = append(drop, "connectionId")
-	}
-	out, err := rewrite(data, set, drop...)
-	if err != nil {
-		return
-	}
 	if delay <= 0 {
 		_ = to.send(out)
 		return
