@@ -190,20 +190,3 @@ func parseSize(s string) (int64, error) {
 	}
 	return int64(f * float64(mult)), nil
 }
-
-// FormatBytes writes n for a message: "64 MiB", "1.5 KiB", "300 bytes".
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return trimZero(float64(n)/(1<<30)) + " GiB"
-	case n >= 1<<20:
-		return trimZero(float64(n)/(1<<20)) + " MiB"
-	case n >= 1<<10:
-		return trimZero(float64(n)/(1<<10)) + " KiB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
-}
-
-func trimZero(f float64) string {
-	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
-}

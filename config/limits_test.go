@@ -70,11 +70,3 @@ func TestLimitsErrors(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[int64]string{300: "300 bytes", 64 << 20: "64 MiB", 1536: "1.5 KiB", 3 << 30: "3 GiB"} {
-		if got := FormatBytes(n); got != want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

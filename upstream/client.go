@@ -67,6 +67,10 @@ type Options struct {
 	OnServerRequest ServerRequestFunc
 	// OnNotification receives the notifications mcpx relays; nil drops them.
 	OnNotification NotificationFunc
+	// MaxMessageBytes bounds each message a server sends (stdout lines,
+	// HTTP bodies, SSE events): a larger answer fails its request, anything
+	// else larger is dropped. 0 means no limit.
+	MaxMessageBytes int64
 }
 
 func (o *Options) withDefaults() Options {

@@ -149,16 +149,16 @@ func (cn *conn) dial() (transport.Interface, error) {
 		cn.c.mu.Lock()
 		cn.c.proc = p
 		cn.c.mu.Unlock()
-		cn.stdout = newLineWatch(p.stdout)
+		cn.stdout = newLineWatch(cn.limitStdout(p.stdout))
 		return transport.NewIO(cn.stdout, p.stdin, nil), nil
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
-		return transport.NewStreamableHTTP(cfg.URL,
+		return transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPBasicClient(cn.httpClient()),
 			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
 			transport.WithHTTPLogger(cn.c.libLogger()))
 	case config.TransportSSE:
-		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers),
+		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(cn.httpClient()), transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(cn.c.libLogger()))
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
