@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -16,6 +16,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
+	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // ServeStdio serves the catalog as one MCP server on a stream of
@@ -34,7 +35,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
+	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
 	s.mcp = server.NewMCPServer("mcpx", a.opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
@@ -68,13 +69,17 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		err = context.Cause(ctx)
 	}
 	// The client is gone or we are shutting down: stop what is in flight
-	// and let the writer flush what is already queued.
+	// and let the writer flush what is already queued, each within
+	// Drain: a call stuck on an upstream is released when the upstream is
+	// closed, and a client that stopped reading never will.
 	cancel(err)
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.wg.Wait()
-	s.out.close()
+	if !waitWithin(&s.wg, a.opts.Drain) {
+		a.log.Warn("calls still running after the client left; leaving them to the shutdown")
+	}
+	s.out.close(a.opts.Drain)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -106,12 +111,39 @@ type message struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
+// waitWithin waits for wg at most d and reports whether it finished.
+func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// readLoop reads the client's messages, each of at most maxMessageBytes:
+// a longer one is read through without being kept and answered with an
+// error (see tooLong).
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := frame.NewReader(in, s.a.cfg.MaxMessageBytes)
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := r.Next()
+		var tl *frame.TooLongError
+		if errors.As(err, &tl) {
+			s.tooLong(tl)
+			continue
+		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
-			s.dispatch(ctx, line)
+			// A copy: the reader reuses its buffer, and handlers keep
+			// the line.
+			s.dispatch(ctx, bytes.Clone(line))
 		}
 		if err != nil {
 			return err
@@ -119,6 +151,23 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
+	}
+}
+
+// tooLong answers a message from the client over maxMessageBytes: a
+// request gets an error naming the size and the limit, an answer to one
+// of mcpx's requests fails that request, and a notification is dropped
+// with a log line.
+func (s *stdioServer) tooLong(e *frame.TooLongError) {
+	switch {
+	case e.ID != nil && e.Method:
+		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)
+	case e.ID != nil:
+		msg, _ := json.Marshal(map[string]any{"code": mcp.INVALID_REQUEST, "message": "the client's answer was dropped: " + e.Error()})
+		s.clientResponse(message{ID: e.ID, Error: msg})
+		s.a.log.Warn("dropped an answer from the client: "+e.Error(), "id", string(e.ID))
+	default:
+		s.a.log.Warn("dropped a message from the client: " + e.Error())
 	}
 }
 
@@ -255,7 +304,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			return nil, toRPCError(fmt.Errorf("%w tool %q", ErrUnknown, name), mcp.INVALID_PARAMS, a.opts.Redact)
 		}
 		res, err := a.callTool(ctx, m.Params)
-		if err != nil && !isRPCError(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
+		if err != nil && !isRPCError(err) && !isTimeout(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
 			// The tool exists but its server could not run it: tell the
 			// model in a result it can read, as the spec asks.
 			return toolError(a.opts.Redact(err.Error())), nil
@@ -365,6 +414,16 @@ func (a *Aggregator) waitReady(ctx context.Context) {
 	}
 }
 
+// codeRequestTimeout is the JSON-RPC error code of a call that ran out
+// of time, as the MCP SDKs use it.
+const codeRequestTimeout = -32001
+
+// isTimeout reports a call that ran out of callTimeout or maxCallTime.
+func isTimeout(err error) bool {
+	var te *upstream.TimeoutError
+	return errors.As(err, &te)
+}
+
 func isRPCError(err error) bool {
 	var rpc *upstream.RPCError
 	return errors.As(err, &rpc)
@@ -381,6 +440,8 @@ func toRPCError(err error, unknownCode int, redact func(string) string) *rpcErro
 	switch {
 	case errors.As(err, &rpc):
 		return &rpcError{code: rpc.Code, message: rpc.Message, data: rpc.Data}
+	case isTimeout(err):
+		return &rpcError{code: codeRequestTimeout, message: redact(err.Error())}
 	case errors.Is(err, ErrInvalidParams):
 		return &rpcError{code: mcp.INVALID_PARAMS, message: err.Error()}
 	case errors.Is(err, ErrUnknown):
@@ -431,7 +492,7 @@ func (s *stdioServer) progress(params json.RawMessage) {
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)
 	msg = append(msg, params...)
 	msg = append(msg, '}')
-	s.out.raw(msg)
+	s.out.notify(msg)
 }
 
 // forwardNotes writes the notifications mcp-go queues on the session.
