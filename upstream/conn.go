@@ -150,7 +150,7 @@ func (cn *conn) dial() (transport.Interface, error) {
 		cn.c.proc = p
 		cn.c.mu.Unlock()
 		cn.stdout = newLineWatch(cn.limitStdout(p.stdout))
-		return transport.NewIO(cn.stdout, p.stdin, nil), nil
+		return transport.NewIO(cn.stdout, childStdin{p.stdin}, nil), nil
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
