@@ -111,6 +111,11 @@ func TestCallTimeoutEndToEnd(t *testing.T) {
 			t.Errorf("mcpx call: stderr %q does not say %q", stderr, w)
 		}
 	}
+	// --timeout, shorter than the server's limit, says that it was the one.
+	_, stderr, code = runCLI(t, "", "call", "--config", cfg, "--timeout", "200ms", "slow_sleep", `{"ms":600000}`)
+	if code != 1 || !strings.Contains(stderr, "no answer within --timeout 200ms") {
+		t.Errorf("mcpx call --timeout: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // TestMaxMessageBytesEndToEnd: a 128 MiB request line and a 128 MiB
