@@ -186,3 +186,28 @@ func TestServeTimeoutIsRPCError(t *testing.T) {
 		t.Errorf("proxy call: %s", r.line)
 	}
 }
+
+// TestServeGarbageFromClientThatDoesNotRead: error answers to a client
+// that sends garbage and reads nothing never stop mcpx reading its input,
+// so EOF still ends ServeStdio.
+func TestServeGarbageFromClientThatDoesNotRead(t *testing.T) {
+	alpha, beta := twoSources(t)
+	c := serveWith(t, &Options{Drain: 100 * time.Millisecond}, mem(alpha, "alpha"), mem(beta, ""))
+	c.initialize()
+	c.gate.stop()
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for range 2000 {
+			c.send(`not json at all`)
+		}
+		c.in.Close()
+	}()
+	within(t, sent, "writing garbage to mcpx")
+	done := make(chan struct{})
+	go func() {
+		<-c.done
+		close(done)
+	}()
+	within(t, done, "ServeStdio after EOF")
+}

@@ -182,6 +182,11 @@ func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
 	o.raw(msg)
 }
 
+// error queues an error answer. It never waits: the stdin reader sends
+// these (parse errors, over-long requests), and a client that sends while
+// it does not read must not stop mcpx from reading on, and seeing EOF.
+// When the queue is full the answer waits on its own goroutine instead,
+// still never dropped.
 func (o *outbox) error(id json.RawMessage, code int, message string, data json.RawMessage) {
 	e := struct {
 		Code    int             `json:"code"`
@@ -189,5 +194,9 @@ func (o *outbox) error(id json.RawMessage, code int, message string, data json.R
 		Data    json.RawMessage `json:"data,omitempty"`
 	}{code, message, data}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
-	o.raw(b)
+	select {
+	case o.q <- b:
+	default:
+		go o.raw(b)
+	}
 }
