@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -111,23 +110,6 @@ type message struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
-// waitWithin waits for wg at most d and reports whether it finished.
-func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
 // readLoop reads the client's messages, each of at most maxMessageBytes:
 // a longer one is read through without being kept and answered with an
 // error (see tooLong).
@@ -151,23 +133,6 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-	}
-}
-
-// tooLong answers a message from the client over maxMessageBytes: a
-// request gets an error naming the size and the limit, an answer to one
-// of mcpx's requests fails that request, and a notification is dropped
-// with a log line.
-func (s *stdioServer) tooLong(e *frame.TooLongError) {
-	switch {
-	case e.ID != nil && e.Method:
-		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)
-	case e.ID != nil:
-		msg, _ := json.Marshal(map[string]any{"code": mcp.INVALID_REQUEST, "message": "the client's answer was dropped: " + e.Error()})
-		s.clientResponse(message{ID: e.ID, Error: msg})
-		s.a.log.Warn("dropped an answer from the client: "+e.Error(), "id", string(e.ID))
-	default:
-		s.a.log.Warn("dropped a message from the client: " + e.Error())
 	}
 }
 
@@ -414,16 +379,6 @@ func (a *Aggregator) waitReady(ctx context.Context) {
 	}
 }
 
-// codeRequestTimeout is the JSON-RPC error code of a call that ran out
-// of time, as the MCP SDKs use it.
-const codeRequestTimeout = -32001
-
-// isTimeout reports a call that ran out of callTimeout or maxCallTime.
-func isTimeout(err error) bool {
-	var te *upstream.TimeoutError
-	return errors.As(err, &te)
-}
-
 func isRPCError(err error) bool {
 	var rpc *upstream.RPCError
 	return errors.As(err, &rpc)
@@ -486,7 +441,8 @@ func (s *stdioServer) listChanged(kinds []Kind) {
 }
 
 // progress relays an upstream's progress, already carrying the client's
-// token, ahead of the response it belongs to.
+// token, ahead of the response it belongs to. It runs on the upstream's
+// reader, so it never waits (see outbox.notify).
 func (s *stdioServer) progress(params json.RawMessage) {
 	msg := make([]byte, 0, len(params)+64)
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)

@@ -48,13 +48,12 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 		return params, func() {} // not an object: leave it to the server
 	}
 	token := meta["progressToken"]
-	if len(token) == 0 || string(token) == "null" {
+	if len(token) == 0 || string(token) == "null" || report == nil {
+		// Nothing to relay: progress, if any, only keeps the call alive.
 		if touch == nil {
 			return params, func() {}
 		}
-		token, report = nil, nil // progress only keeps the call alive
-	} else if report == nil {
-		return params, func() {} // the caller's own token, nobody to relay to
+		token, report = nil, nil
 	}
 	if meta == nil {
 		meta = map[string]json.RawMessage{}
