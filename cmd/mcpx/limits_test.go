@@ -329,3 +329,32 @@ func TestQuietShutdown(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxConcurrentEndToEnd: maxConcurrent from the config holds for
+// calls a client sends at once.
+func TestMaxConcurrentEndToEnd(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"maxConcurrent": 8, "expose": "direct", "servers": map[string]any{
+		"narrow": map[string]any{"command": fixture, "args": []string{"--limit-tools"}, "maxConcurrent": 2}}})
+	c := startServe(t, cfg)
+	c.initialize()
+	for i := range 6 {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"s%d","method":"tools/call","params":{"name":"narrow_sleep","arguments":{"ms":200}}}`, i))
+	}
+	deadline := time.After(30 * time.Second)
+	for i := 0; i < 6; {
+		if !hasLine(c.stdoutLines(), fmt.Sprintf(`"id":"s%d","result":{"content":[{"type":"text","text":"slept 200ms"}]}`, i)) {
+			select {
+			case <-c.lines:
+			case <-deadline:
+				t.Fatalf("sleep %d got no answer within 30s", i)
+			}
+			continue
+		}
+		i++
+	}
+	res, e := c.request("tools/call", map[string]any{"name": "narrow_stats"})
+	if e != nil || !bytes.Contains(res, []byte(`"peak":2`)) {
+		t.Errorf("server stats %s %+v, want a peak of 2 calls at once", res, e)
+	}
+}
