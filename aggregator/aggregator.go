@@ -40,6 +40,11 @@ type Options struct {
 	// Serving says the catalog is served to an MCP client: upstreams are
 	// then offered sampling, elicitation and roots, relayed to that client.
 	Serving bool
+	// Drain bounds each step of ServeStdio's end once the client has gone
+	// or ctx is done: waiting for calls in flight to end, then for queued
+	// output to be written. What is left is abandoned to the shutdown.
+	// Default 1s.
+	Drain time.Duration
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -83,6 +88,9 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 10 * time.Second
 	}
+	if o.Drain <= 0 {
+		o.Drain = time.Second
+	}
 	if o.Version == "" {
 		o.Version = "dev"
 	}
@@ -109,6 +117,7 @@ func (a *Aggregator) Start(ctx context.Context) {
 	uo.Version = a.opts.Version
 	uo.OnChange = func(*upstream.Client) { a.changed() }
 	uo.OnNotification = a.serverNotification
+	uo.MaxMessageBytes = a.cfg.MaxMessageBytes
 	if a.opts.Serving {
 		uo.OnServerRequest = a.serverRequest
 	}
@@ -174,6 +183,11 @@ func (a *Aggregator) Close() error {
 	})
 	return nil
 }
+
+// Kill stops every child server's process tree at once, for a shutdown
+// that ran out of time; Close must still be called, and may then return
+// sooner.
+func (a *Aggregator) Kill() { upstream.KillAll(a.upstreams) }
 
 // Catalog returns the current catalog snapshot.
 func (a *Aggregator) Catalog() *Catalog { return a.catalog.Load() }

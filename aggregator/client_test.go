@@ -48,6 +48,52 @@ type stdioClient struct {
 	bad       []string
 	eof       bool
 	syncs     int // pings sent by sync
+
+	gate *readGate // lets a test stop reading the server's output
+}
+
+// readGate is the client's end of the server's output; while it is
+// stopped the client reads nothing, like a client that hung.
+type readGate struct {
+	r    io.Reader
+	mu   sync.Mutex
+	open chan struct{} // closed while reading is allowed
+}
+
+func newReadGate(r io.Reader) *readGate {
+	g := &readGate{r: r, open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+func (g *readGate) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	open := g.open
+	g.mu.Unlock()
+	<-open
+	return g.r.Read(p)
+}
+
+// stop makes the client stop reading (after the read under way, if any).
+func (g *readGate) stop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+		g.open = make(chan struct{})
+	default:
+	}
+}
+
+// resume lets the client read again.
+func (g *readGate) resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+	default:
+		close(g.open)
+	}
 }
 
 // serve starts ServeStdio over pipes on an Aggregator whose catalog is
@@ -62,7 +108,13 @@ func serve(tb testing.TB, members ...*member) *stdioClient {
 // serveWith is serve with Aggregator options.
 func serveWith(tb testing.TB, opts *Options, members ...*member) *stdioClient {
 	tb.Helper()
-	a := New(&config.Config{Separator: "_", Expose: config.ExposeDirect}, opts)
+	return serveConfig(tb, &config.Config{Separator: "_", Expose: config.ExposeDirect}, opts, members...)
+}
+
+// serveConfig is serveWith with a config (for its limits).
+func serveConfig(tb testing.TB, cfg *config.Config, opts *Options, members ...*member) *stdioClient {
+	tb.Helper()
+	a := New(cfg, opts)
 	a.members = members
 	a.Rebuild()
 	close(a.ready)
@@ -71,7 +123,7 @@ func serveWith(tb testing.TB, opts *Options, members ...*member) *stdioClient {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &stdioClient{tb: tb, a: a, in: inW, done: make(chan error, 1),
-		wake: make(chan struct{}), responses: map[string][]rpcMsg{}}
+		wake: make(chan struct{}), responses: map[string][]rpcMsg{}, gate: newReadGate(outR)}
 
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -84,11 +136,12 @@ func serveWith(tb testing.TB, opts *Options, members ...*member) *stdioClient {
 	}()
 	go func() {
 		defer wg.Done()
-		c.readLoop(outR)
+		c.readLoop(c.gate)
 	}()
 	tb.Cleanup(func() {
 		cancel() // not EOF: that would give calls in flight a grace period
 		inW.Close()
+		c.gate.resume()
 		wg.Wait()
 		c.mu.Lock()
 		defer c.mu.Unlock()

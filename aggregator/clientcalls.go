@@ -102,7 +102,8 @@ func (s *stdioServer) clientSupports(method string, params json.RawMessage) erro
 }
 
 // notify writes a relayed notification to the client, once it is ready
-// for them.
+// for them. It runs on an upstream's reader, so it never waits: see
+// outbox.notify.
 func (s *stdioServer) notify(method string, params json.RawMessage) {
 	if !s.sess.ready.Load() {
 		return
@@ -111,5 +112,5 @@ func (s *stdioServer) notify(method string, params json.RawMessage) {
 	if len(params) > 0 && string(params) != "null" {
 		msg = append(append(msg, `,"params":`...), params...)
 	}
-	s.out.raw(append(msg, '}'))
+	s.out.notify(append(msg, '}'))
 }

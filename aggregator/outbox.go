@@ -6,22 +6,44 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/upstream/frame"
 )
 
+// outboxLen is how many messages may wait for a client that reads slowly.
+const outboxLen = 256
+
 // outbox is the single writer of a stdio server: messages leave in the
-// order they were queued, each whole on its own line. Queuing blocks when
-// the client reads slowly, so nothing is dropped; it gives up only when the
-// server is shutting down.
+// order they were queued, each whole on its own line.
+//
+// Responses and requests are never dropped: queuing one waits while the
+// client reads slowly (it gives up only when the server is shutting
+// down), which holds up only the call it answers. Notifications relayed
+// from upstreams (progress, log messages, resource updates) are queued
+// from the upstreams' readers, which must never wait on the client: when
+// the queue is full they are dropped, with one log line per stall, so a
+// client that stops reading cannot stop the upstreams.
 type outbox struct {
 	ctx  context.Context
 	w    io.Writer
+	log  *log.Logger
+	max  int64 // maxMessageBytes; 0 means no limit
 	q    chan []byte
 	stop chan struct{} // closed by close: drain q, flush, end
 	done chan struct{}
+
+	mu      sync.Mutex
+	dropped int // notifications dropped in the current stall
 }
 
-func newOutbox(ctx context.Context, w io.Writer) *outbox {
-	return &outbox{ctx: ctx, w: w, q: make(chan []byte, 256), stop: make(chan struct{}), done: make(chan struct{})}
+func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
+	return &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
+		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // run writes until close; a failed write ends the server through cancel.
@@ -60,25 +82,53 @@ func (o *outbox) run(cancel context.CancelCauseFunc) {
 	}
 }
 
-// close writes what is queued and stops the writer; later messages are
-// discarded.
-func (o *outbox) close() {
+// close writes what is queued and stops the writer, waiting at most
+// within for a client that does not read; later messages are discarded.
+// It reports whether everything was written.
+func (o *outbox) close(within time.Duration) bool {
 	close(o.stop)
-	<-o.done
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case <-o.done:
+		return true
+	case <-t.C:
+		o.log.Warn("the client is not reading mcpx's output: gave up writing to it", "queued", len(o.q))
+		return false
+	}
 }
 
-// raw queues one complete JSON-RPC message. A message with a newline
-// inside (an upstream over HTTP may pretty-print) is compacted first: on
-// stdio a newline ends the message.
+// oneLine makes msg one line: a message with a newline inside (an
+// upstream over HTTP may pretty-print) is compacted, since on stdio a
+// newline ends the message.
+func oneLine(msg []byte) []byte {
+	if bytes.IndexByte(msg, '\n') < 0 {
+		return msg
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, msg) == nil {
+		return b.Bytes()
+	}
+	// Not JSON (a source's bug): still never split the line.
+	return bytes.ReplaceAll(msg, []byte("\n"), []byte(" "))
+}
+
+// overLimit reports, with a log line, a message too large to send.
+func (o *outbox) overLimit(msg []byte, what string) bool {
+	if o.max <= 0 || int64(len(msg)) <= o.max {
+		return false
+	}
+	o.log.Warn("dropped a " + what + " to the client: " + (&frame.TooLongError{Size: int64(len(msg)), Limit: o.max}).Error())
+	return true
+}
+
+// raw queues one complete JSON-RPC message that must not be lost, waiting
+// for room while the client reads slowly. One over maxMessageBytes is
+// dropped with a log line (use result for answers, which become errors).
 func (o *outbox) raw(msg []byte) {
-	if bytes.IndexByte(msg, '\n') >= 0 {
-		var b bytes.Buffer
-		if json.Compact(&b, msg) == nil {
-			msg = b.Bytes()
-		} else {
-			// Not JSON (a source's bug): still never split the line.
-			msg = bytes.ReplaceAll(msg, []byte("\n"), []byte(" "))
-		}
+	msg = oneLine(msg)
+	if o.overLimit(msg, "message") {
+		return
 	}
 	select {
 	case o.q <- msg:
@@ -87,8 +137,43 @@ func (o *outbox) raw(msg []byte) {
 	}
 }
 
+// notify queues a notification without ever waiting: when the client has
+// fallen a whole queue behind it is dropped, and the stall is logged once.
+func (o *outbox) notify(msg []byte) {
+	msg = oneLine(msg)
+	if o.overLimit(msg, "notification") {
+		return
+	}
+	select {
+	case o.q <- msg:
+		o.mu.Lock()
+		n := o.dropped
+		o.dropped = 0
+		o.mu.Unlock()
+		if n > 0 {
+			o.log.Info("the client is reading again", "dropped_notifications", n)
+		}
+	default:
+		o.mu.Lock()
+		o.dropped++
+		first := o.dropped == 1
+		o.mu.Unlock()
+		if first {
+			o.log.Warn("the client is not keeping up with mcpx's output: dropping notifications until it does")
+		}
+	}
+}
+
+// result queues the answer to a request; one over maxMessageBytes becomes
+// an error that says so.
 func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
-	msg := make([]byte, 0, len(result)+len(id)+40)
+	size := int64(len(result) + len(id) + 36)
+	if o.max > 0 && size > o.max {
+		e := &frame.TooLongError{Size: size, Limit: o.max}
+		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+e.Error(), nil)
+		return
+	}
+	msg := make([]byte, 0, size)
 	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
 	msg = append(msg, id...)
 	msg = append(msg, `,"result":`...)
@@ -97,6 +182,11 @@ func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
 	o.raw(msg)
 }
 
+// error queues an error answer. It never waits: the stdin reader sends
+// these (parse errors, over-long requests), and a client that sends while
+// it does not read must not stop mcpx from reading on, and seeing EOF.
+// When the queue is full the answer waits on its own goroutine instead,
+// still never dropped.
 func (o *outbox) error(id json.RawMessage, code int, message string, data json.RawMessage) {
 	e := struct {
 		Code    int             `json:"code"`
@@ -104,5 +194,9 @@ func (o *outbox) error(id json.RawMessage, code int, message string, data json.R
 		Data    json.RawMessage `json:"data,omitempty"`
 	}{code, message, data}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
-	o.raw(b)
+	select {
+	case o.q <- b:
+	default:
+		go o.raw(b)
+	}
 }

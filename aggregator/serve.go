@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
+	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // ServeStdio serves the catalog as one MCP server on a stream of
@@ -34,7 +34,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
+	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
 	s.mcp = server.NewMCPServer("mcpx", a.opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
@@ -68,13 +68,17 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		err = context.Cause(ctx)
 	}
 	// The client is gone or we are shutting down: stop what is in flight
-	// and let the writer flush what is already queued.
+	// and let the writer flush what is already queued, each within
+	// Drain: a call stuck on an upstream is released when the upstream is
+	// closed, and a client that stopped reading never will.
 	cancel(err)
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.wg.Wait()
-	s.out.close()
+	if !waitWithin(&s.wg, a.opts.Drain) {
+		a.log.Warn("calls still running after the client left; leaving them to the shutdown")
+	}
+	s.out.close(a.opts.Drain)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -106,12 +110,22 @@ type message struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
+// readLoop reads the client's messages, each of at most maxMessageBytes:
+// a longer one is read through without being kept and answered with an
+// error (see tooLong).
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := frame.NewReader(in, s.a.cfg.MaxMessageBytes)
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := r.Next()
+		var tl *frame.TooLongError
+		if errors.As(err, &tl) {
+			s.tooLong(tl)
+			continue
+		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
-			s.dispatch(ctx, line)
+			// A copy: the reader reuses its buffer, and handlers keep
+			// the line.
+			s.dispatch(ctx, bytes.Clone(line))
 		}
 		if err != nil {
 			return err
@@ -255,7 +269,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			return nil, toRPCError(fmt.Errorf("%w tool %q", ErrUnknown, name), mcp.INVALID_PARAMS, a.opts.Redact)
 		}
 		res, err := a.callTool(ctx, m.Params)
-		if err != nil && !isRPCError(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
+		if err != nil && !isRPCError(err) && !isTimeout(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
 			// The tool exists but its server could not run it: tell the
 			// model in a result it can read, as the spec asks.
 			return toolError(a.opts.Redact(err.Error())), nil
@@ -381,6 +395,8 @@ func toRPCError(err error, unknownCode int, redact func(string) string) *rpcErro
 	switch {
 	case errors.As(err, &rpc):
 		return &rpcError{code: rpc.Code, message: rpc.Message, data: rpc.Data}
+	case isTimeout(err):
+		return &rpcError{code: codeRequestTimeout, message: redact(err.Error())}
 	case errors.Is(err, ErrInvalidParams):
 		return &rpcError{code: mcp.INVALID_PARAMS, message: err.Error()}
 	case errors.Is(err, ErrUnknown):
@@ -425,13 +441,14 @@ func (s *stdioServer) listChanged(kinds []Kind) {
 }
 
 // progress relays an upstream's progress, already carrying the client's
-// token, ahead of the response it belongs to.
+// token, ahead of the response it belongs to. It runs on the upstream's
+// reader, so it never waits (see outbox.notify).
 func (s *stdioServer) progress(params json.RawMessage) {
 	msg := make([]byte, 0, len(params)+64)
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)
 	msg = append(msg, params...)
 	msg = append(msg, '}')
-	s.out.raw(msg)
+	s.out.notify(msg)
 }
 
 // forwardNotes writes the notifications mcp-go queues on the session.

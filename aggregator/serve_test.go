@@ -601,22 +601,27 @@ func TestServeListChangedNeedsInitialized(t *testing.T) {
 	}
 }
 
-// TestServeEOF: when the client closes its input, ServeStdio returns at
-// once and every call still in flight is cancelled, unanswered (the client
-// is gone; upstreams must stop working for it).
+// TestServeEOF: when the client closes its input, ServeStdio returns and
+// every call still in flight is cancelled, unanswered (the client is
+// gone; upstreams must stop working for it). The input is closed only
+// once every call the case puts in flight has reached its source.
 func TestServeEOF(t *testing.T) {
 	tests := []struct {
 		desc string
 		// lines are written before the input is closed; the last is
-		// written without its newline when noNewline is set.
+		// written without its newline when noNewline is set (it is read
+		// only at EOF, so it is not waited for).
 		lines     []string
 		noNewline bool
-		inFlight  []any
+		inFlight  []any // the ids of the calls that must reach a source first
+		unseen    []any // ids that must get no answer either
 	}{
 		{desc: "idle"},
 		{desc: "call in flight", lines: []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"alpha_echo"}}`}, inFlight: []any{9}},
-		{desc: "last line without newline", lines: []string{`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"alpha_echo"}}`},
-			noNewline: true, inFlight: []any{"x"}},
+		{desc: "last line without newline", lines: []string{
+			`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"alpha_echo"}}`,
+			`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"alpha_echo"}}`,
+		}, noNewline: true, inFlight: []any{"w"}, unseen: []any{"x"}},
 		{desc: "several in flight", lines: []string{
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"alpha_echo"}}`,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha_get-x"}}`,
@@ -629,10 +634,12 @@ func TestServeEOF(t *testing.T) {
 			f := newFixture(t)
 			var mu sync.Mutex
 			started, cancelled := 0, 0
+			arrived := make(chan struct{}, 10)
 			block := func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
 				mu.Lock()
 				started++
 				mu.Unlock()
+				arrived <- struct{}{}
 				<-ctx.Done()
 				mu.Lock()
 				cancelled++
@@ -650,35 +657,31 @@ func TestServeEOF(t *testing.T) {
 				}
 				f.c.send(l)
 			}
-			deadline := time.Now().Add(2 * time.Second)
-			for {
-				mu.Lock()
-				n := started
-				mu.Unlock()
-				if n == len(tt.inFlight) && !tt.noNewline || time.Now().After(deadline) || tt.noNewline {
-					break
+			for range tt.inFlight {
+				select {
+				case <-arrived:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("the calls %v did not all reach their source", tt.inFlight)
 				}
-				time.Sleep(10 * time.Millisecond)
 			}
-			start := time.Now()
 			f.c.in.Close()
 			select {
 			case err := <-f.c.done:
 				if err != nil {
 					t.Errorf("ServeStdio returned %v, want nil", err)
 				}
-			case <-time.After(2 * time.Second):
-				t.Fatal("ServeStdio did not return within 2s of EOF")
+			case <-time.After(10 * time.Second):
+				t.Fatal("ServeStdio did not return within 10s of EOF")
 			}
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("ServeStdio took %v to return after EOF", d)
-			}
+			// Every line it wrote has been read once the output ends.
+			f.c.waitFor(10*time.Second, func() (rpcMsg, bool) { return rpcMsg{}, f.c.eof })
 			mu.Lock()
 			defer mu.Unlock()
-			if cancelled != started {
-				t.Errorf("%d calls were in flight at EOF but %d were cancelled", started, cancelled)
+			if started < len(tt.inFlight) || cancelled != started {
+				t.Errorf("%d calls reached a source (want at least %d) and %d were cancelled (want all)",
+					started, len(tt.inFlight), cancelled)
 			}
-			for _, id := range tt.inFlight {
+			for _, id := range append(tt.inFlight, tt.unseen...) {
 				if rs := f.c.responsesFor(id); len(rs) != 0 {
 					t.Errorf("call %v was answered after EOF: %s", id, rs[0].line)
 				}

@@ -49,6 +49,15 @@ type Config struct {
 	Expose Expose
 	// Separator goes between a prefix and an original name; default "_".
 	Separator string
+	// Limits are the top-level callTimeout, maxCallTime and maxConcurrent:
+	// the defaults of every server's own.
+	Limits Limits
+	// MaxMessageBytes bounds every JSON-RPC message in and out (client
+	// stdin and stdout, upstream stdio, HTTP and SSE); default 64 MiB.
+	MaxMessageBytes int64
+	// ShutdownTimeout bounds how long mcpx takes to exit after stdin
+	// closes or a signal, whatever its peers do; default 5s.
+	ShutdownTimeout time.Duration
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string
@@ -76,6 +85,9 @@ type Server struct {
 	Timeout time.Duration
 	Tools   Filter
 	Prompts Filter
+	// Limits bound the calls to this server; the top-level keys of the
+	// same names give the defaults.
+	Limits
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).

@@ -45,7 +45,7 @@ var fullEnv = map[string]string{"MY_KEY": "k-123", "TOKEN": "tok-456", "MCPX_BRO
 
 // fullWant is what testdata/full.{json,yaml,toml} mean.
 func fullWant(file string) *Config {
-	return &Config{
+	c := &Config{
 		File: file,
 		Servers: []Server{
 			{
@@ -73,10 +73,15 @@ func fullWant(file string) *Config {
 			URL: "ws://127.0.0.1:5555/mcp", Token: "btok-789", Extension: "Chrome 141",
 			Prefix: "browser", CDP: true,
 		},
-		Expose:    ExposeBoth,
-		Separator: "__",
-		Warnings:  []string{"config " + file + ": servers.everything.autoApprove: unknown key, ignored"},
+		Expose:          ExposeBoth,
+		Separator:       "__",
+		Warnings:        []string{"config " + file + ": servers.everything.autoApprove: unknown key, ignored"},
+		Limits:          DefaultLimits(),
+		MaxMessageBytes: DefaultMaxMessageBytes,
+		ShutdownTimeout: DefaultShutdownTimeout,
 	}
+	withDefaultLimits(c.Servers)
+	return c
 }
 
 // exported drops the unexported fields, which Secrets covers.
@@ -101,6 +106,13 @@ func TestFormatsAreEquivalent(t *testing.T) {
 	}
 }
 
+// withDefaultLimits gives every server of want the default limits.
+func withDefaultLimits(want []Server) {
+	for i := range want {
+		want[i].Limits = DefaultLimits()
+	}
+}
+
 func TestParseDefaults(t *testing.T) {
 	for _, tc := range []struct{ file, data string }{
 		{"mcpx.json", ""},
@@ -111,7 +123,8 @@ func TestParseDefaults(t *testing.T) {
 		{"", `{"unrelated": 1}`},
 	} {
 		cfg := mustParse(t, tc.file, tc.data, nil)
-		want := &Config{File: tc.file, Expose: ExposeProxy, Separator: "_"}
+		want := &Config{File: tc.file, Expose: ExposeProxy, Separator: "_", Limits: DefaultLimits(),
+			MaxMessageBytes: DefaultMaxMessageBytes, ShutdownTimeout: DefaultShutdownTimeout}
 		if !reflect.DeepEqual(cfg, want) {
 			t.Errorf("Parse(%q, %q) = %+v, want %+v", tc.file, tc.data, cfg, want)
 		}
@@ -174,6 +187,7 @@ func TestParseServer(t *testing.T) {
 			if want.Timeout == 0 {
 				want.Timeout = DefaultTimeout
 			}
+			want.Limits = DefaultLimits()
 			if len(cfg.Servers) != 1 || !reflect.DeepEqual(cfg.Servers[0], want) {
 				t.Errorf("got  %+v\nwant %+v", cfg.Servers, want)
 			}
@@ -207,6 +221,7 @@ func TestClaudeDesktopFile(t *testing.T) {
 			Env:    map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_exampleTokenValue"},
 			Prefix: "github", Enabled: true, Timeout: DefaultTimeout},
 	}
+	withDefaultLimits(want)
 	if !reflect.DeepEqual(cfg.Servers, want) {
 		t.Errorf("got  %+v\nwant %+v", cfg.Servers, want)
 	}
@@ -229,6 +244,7 @@ func TestVSCodeFile(t *testing.T) {
 		{Name: "github", Transport: TransportHTTP, URL: "https://api.githubcopilot.com/mcp/",
 			Prefix: "github", Enabled: true, Timeout: DefaultTimeout},
 	}
+	withDefaultLimits(want)
 	if !reflect.DeepEqual(cfg.Servers, want) {
 		t.Errorf("got  %+v\nwant %+v", cfg.Servers, want)
 	}

@@ -67,6 +67,10 @@ type Options struct {
 	OnServerRequest ServerRequestFunc
 	// OnNotification receives the notifications mcpx relays; nil drops them.
 	OnNotification NotificationFunc
+	// MaxMessageBytes bounds each message a server sends (stdout lines,
+	// HTTP bodies, SSE events): a larger answer fails its request, anything
+	// else larger is dropped. 0 means no limit.
+	MaxMessageBytes int64
 }
 
 func (o *Options) withDefaults() Options {
@@ -155,7 +159,9 @@ type Client struct {
 	ready     chan struct{} // closed after the first connect attempt
 	readyOnce sync.Once
 	tail      stderrTail
-	logLevel  string // asked for by the client; applied on every connect
+	logLevel  string   // asked for by the client; applied on every connect
+	slots     *fifo    // maxConcurrent; nil for no limit
+	proc      *process // the child of the attempt or connection under way, for Kill
 
 	lifeMu  sync.Mutex // guards started and cancel
 	started bool
@@ -173,6 +179,7 @@ func New(cfg config.Server, opts *Options) *Client {
 		log:   o.Logger.WithPrefix(cfg.Name),
 		ready: make(chan struct{}),
 		done:  make(chan struct{}),
+		slots: newFIFO(cfg.MaxConcurrent),
 	}
 	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
 	if !cfg.Enabled {
@@ -268,6 +275,18 @@ func (c *Client) Close() error {
 	c.lifeMu.Unlock()
 	<-c.done
 	return nil
+}
+
+// Kill sends SIGKILL to the server's process group at once, without the
+// steps of Close, for a shutdown that has run out of time. Close must
+// still be called. Remote servers have nothing to kill.
+func (c *Client) Kill() {
+	c.mu.Lock()
+	p := c.proc
+	c.mu.Unlock()
+	if p != nil {
+		killGroup(p.cmd, true)
+	}
 }
 
 // run connects, waits for the connection to end, and, with Reconnect,
@@ -371,7 +390,31 @@ func (c *Client) countLocked() {
 // Request sends one request to the server and returns its raw result.
 // params are sent as they are. A JSON-RPC error from the server is an
 // [*RPCError].
+//
+// The server's limits apply: beyond maxConcurrent calls in flight it waits
+// its turn; a call that runs out of callTimeout (restarted by each
+// progress notification for it) or maxCallTime, waiting included, returns
+// a [*TimeoutError] and the server is sent notifications/cancelled.
 func (c *Client) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	ctx, stop := c.limitCall(ctx, method, params)
+	defer stop()
+	if err := c.slots.acquire(ctx); err != nil {
+		if te := timeoutCause(ctx); te != nil {
+			return nil, te
+		}
+		return nil, err
+	}
+	defer c.slots.release()
+	res, err := c.request(ctx, method, params)
+	if err != nil {
+		if te := timeoutCause(ctx); te != nil {
+			return nil, te
+		}
+	}
+	return res, err
+}
+
+func (c *Client) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	c.mu.Lock()
 	cn := c.conn
 	msg := c.status.Err

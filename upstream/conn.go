@@ -146,16 +146,19 @@ func (cn *conn) dial() (transport.Interface, error) {
 			return nil, err
 		}
 		cn.proc = p
-		cn.stdout = newLineWatch(p.stdout)
-		return transport.NewIO(cn.stdout, p.stdin, nil), nil
+		cn.c.mu.Lock()
+		cn.c.proc = p
+		cn.c.mu.Unlock()
+		cn.stdout = newLineWatch(cn.limitStdout(p.stdout))
+		return transport.NewIO(cn.stdout, childStdin{p.stdin}, nil), nil
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
-		return transport.NewStreamableHTTP(cfg.URL,
+		return transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPBasicClient(cn.httpClient()),
 			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
 			transport.WithHTTPLogger(cn.c.libLogger()))
 	case config.TransportSSE:
-		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers),
+		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(cn.httpClient()), transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(cn.c.libLogger()))
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
@@ -213,7 +216,7 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	if len(params) > 0 {
 		req.Params = params
 	}
-	resp, err := cn.tr.SendRequest(ctx, req)
+	resp, err := cn.send(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			go cn.cancelRequest(id, context.Cause(ctx))
@@ -236,6 +239,28 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	return resp.Result, nil
 }
 
+// send is the transport's SendRequest, except that it returns as soon as
+// ctx ends: mcp-go writes a request before it looks at ctx, and a server
+// that stopped reading its stdin would hold that write, and the caller,
+// forever. The write itself ends when the connection is closed.
+func (cn *conn) send(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	type reply struct {
+		resp *transport.JSONRPCResponse
+		err  error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		resp, err := cn.tr.SendRequest(ctx, req)
+		ch <- reply{resp, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.resp, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 func rawData(v any) json.RawMessage {
 	if v == nil {
 		return nil
@@ -251,7 +276,11 @@ func (cn *conn) cancelRequest(id mcp.RequestId, why error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	reason := "cancelled by the client"
-	if errors.Is(why, context.DeadlineExceeded) {
+	var te *TimeoutError
+	switch {
+	case errors.As(why, &te):
+		reason = fmt.Sprintf("timed out (%s %s)", te.Limit, te.After)
+	case errors.Is(why, context.DeadlineExceeded):
 		reason = "timed out"
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
@@ -361,6 +390,11 @@ func (cn *conn) close() {
 	if cn.proc != nil {
 		cn.proc.stop(cn.c.opts.StopGrace, cn.c.opts.TermGrace)
 		cn.proc.stdout.Close()
+		cn.c.mu.Lock()
+		if cn.c.proc == cn.proc {
+			cn.c.proc = nil
+		}
+		cn.c.mu.Unlock()
 	}
 }
 

@@ -43,3 +43,11 @@ func CloseAll(clients []*Client) {
 	}
 	wg.Wait()
 }
+
+// KillAll sends SIGKILL to every client's process group at once; see
+// [Client.Kill].
+func KillAll(clients []*Client) {
+	for _, c := range clients {
+		c.Kill()
+	}
+}

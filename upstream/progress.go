@@ -23,27 +23,41 @@ func WithProgress(ctx context.Context, report func(params json.RawMessage)) cont
 
 // progressRoute is where one upstream token's progress goes.
 type progressRoute struct {
-	token  json.RawMessage // the caller's token, exactly as it was sent
+	token  json.RawMessage // the caller's token, exactly as it was sent; nil when it sent none
 	report func(json.RawMessage)
+	touch  func() // restarts the call's callTimeout; nil when it has none
 }
 
 // routeProgress swaps the caller's progress token in params for one of
-// the connection's own and registers the route. It returns params as they
-// are, and a no-op, when there is nothing to relay.
+// the connection's own and registers the route. A request under a
+// callTimeout gets a token of mcpx's own even when the caller sent none,
+// so that a server reporting progress keeps its call alive. It returns
+// params as they are, and a no-op, when there is nothing to route.
 func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json.RawMessage, func()) {
 	report, _ := ctx.Value(progressKey{}).(func(json.RawMessage))
-	if report == nil || len(params) == 0 {
+	touch := keepAlive(ctx)
+	if report == nil && touch == nil || len(params) == 0 {
 		return params, func() {}
 	}
 	var fields map[string]json.RawMessage
-	if json.Unmarshal(params, &fields) != nil {
+	if json.Unmarshal(params, &fields) != nil || fields == nil {
 		return params, func() {}
 	}
 	var meta map[string]json.RawMessage
-	if json.Unmarshal(fields["_meta"], &meta) != nil || len(meta["progressToken"]) == 0 {
-		return params, func() {}
+	if raw, ok := fields["_meta"]; ok && string(raw) != "null" && json.Unmarshal(raw, &meta) != nil {
+		return params, func() {} // not an object: leave it to the server
 	}
 	token := meta["progressToken"]
+	if len(token) == 0 || string(token) == "null" || report == nil {
+		// Nothing to relay: progress, if any, only keeps the call alive.
+		if touch == nil {
+			return params, func() {}
+		}
+		token, report = nil, nil
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
 	own := fmt.Sprintf("mcpx-progress-%d", cn.ids.Add(1))
 	meta["progressToken"], _ = json.Marshal(own)
 	fields["_meta"], _ = json.Marshal(meta)
@@ -51,7 +65,7 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 	if err != nil {
 		return params, func() {}
 	}
-	cn.progress.Store(own, progressRoute{token: token, report: report})
+	cn.progress.Store(own, progressRoute{token: token, report: report, touch: touch})
 	return swapped, func() { cn.progress.Delete(own) }
 }
 
@@ -68,6 +82,12 @@ func (cn *conn) relayProgress(n mcp.JSONRPCNotification) {
 		return
 	}
 	route := v.(progressRoute)
+	if route.touch != nil {
+		route.touch()
+	}
+	if route.report == nil {
+		return
+	}
 	out := make(map[string]any, len(n.Params.AdditionalFields)+1)
 	for k, v := range n.Params.AdditionalFields {
 		out[k] = v

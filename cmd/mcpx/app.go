@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // session is what every command starts from: the config, a logger that
@@ -54,6 +56,11 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		logger.Debug("config loaded", "file", cfg.File, "servers", len(cfg.Servers))
 	}
 
+	// Libraries that log through log/slog's default (mcp-go's stdio
+	// transport does) go through the same logger, never raw to stderr.
+	slog.SetDefault(slog.New(logger.WithPrefix("mcp-go")))
+
+	step := shutdownStep(cfg)
 	agg := aggregator.New(cfg, &aggregator.Options{
 		Logger:       logger,
 		Redact:       red.Redact,
@@ -61,6 +68,8 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Serving:      serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
+		Drain:        step,
+		Upstream:     upstream.Options{StopGrace: step, TermGrace: step},
 	})
 	agg.Start(ctx)
 	return &session{cfg: cfg, log: logger, agg: agg, closed: closeLog}, nil
@@ -82,6 +91,45 @@ func readyTimeout(cfg *config.Config, serve bool) time.Duration {
 
 func (s *session) close() {
 	s.agg.Close()
+	s.closed()
+}
+
+// shutdownStep divides shutdownTimeout between the steps of a shutdown:
+// serve's drain of calls in flight, then of its output (one step each),
+// and the stopping of children: a grace after closing their stdin, a
+// grace after SIGTERM, and the rest before SIGKILL. Each is at most 1s,
+// as before the limit existed.
+func shutdownStep(cfg *config.Config) time.Duration {
+	total := cfg.ShutdownTimeout
+	if total <= 0 {
+		total = config.DefaultShutdownTimeout
+	}
+	return min(total/5, time.Second)
+}
+
+// shutdown closes the session within what is left of shutdownTimeout
+// after serve's two drain steps: past it, every child tree is killed at
+// once and mcpx goes, whatever a child or the client is doing.
+func (s *session) shutdown() {
+	total := s.cfg.ShutdownTimeout
+	if total <= 0 {
+		total = config.DefaultShutdownTimeout
+	}
+	// Half a step is kept for killing and exiting.
+	budget := total - 5*shutdownStep(s.cfg)/2
+	done := make(chan struct{})
+	go func() {
+		s.agg.Close()
+		close(done)
+	}()
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		s.log.Warn("shutdown ran out of shutdownTimeout: killing every child server", "shutdownTimeout", total)
+		s.agg.Kill()
+	}
 	s.closed()
 }
 

@@ -48,10 +48,17 @@ The exit status is 1 when the tool reports an error (isError).`,
 				return err
 			}
 			defer s.close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout)
-			defer cancel()
+			ctx := cmd.Context()
+			if o.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("no answer within --timeout %s", o.timeout))
+				defer cancel()
+			}
 			res, err := s.agg.CallTool(ctx, o.name, raw)
 			if err != nil {
+				if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+					err = cause
+				}
 				return fmt.Errorf("call %s: %w", o.name, err)
 			}
 			return callRender(ios, res, o.json)
@@ -59,7 +66,7 @@ The exit status is 1 when the tool reports an error (isError).`,
 	}
 	cmd.Flags().StringVar(&o.argsFile, "args-file", "", "read the arguments (a JSON object) from this file")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the raw CallToolResult")
-	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up on the call after this long")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 0, "give up on the call after this long (default: the server's callTimeout and maxCallTime)")
 	return cmd
 }
 

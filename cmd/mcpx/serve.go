@@ -14,7 +14,8 @@ func newServeCmd(ios *streams, g *globalFlags) *cobra.Command {
 		Long: `Serve every configured server as one MCP server over stdio. Stdout
 carries JSON-RPC and nothing else; logs go to stderr or --log-file. mcpx
 exits, taking every child server with it, when stdin closes or on SIGINT or
-SIGTERM.`,
+SIGTERM, within shutdownTimeout (default 5s) whatever a child or the
+client is doing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !stdio {
@@ -24,9 +25,10 @@ SIGTERM.`,
 			if err != nil {
 				return err
 			}
-			defer s.close()
 			s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
-			return s.agg.ServeStdio(cmd.Context(), ios.In, ios.Out)
+			err = s.agg.ServeStdio(cmd.Context(), ios.In, ios.Out)
+			s.shutdown()
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve on stdin/stdout")

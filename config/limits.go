@@ -1,0 +1,192 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of the limits (see [Limits] and [Config]).
+const (
+	DefaultCallTimeout     = 5 * time.Minute
+	DefaultMaxConcurrent   = 32
+	DefaultMaxMessageBytes = 64 << 20
+	DefaultShutdownTimeout = 5 * time.Second
+)
+
+// Limits bound the calls to one upstream server. Each is set per server; a
+// top-level key of the same name sets the default for every server.
+type Limits struct {
+	// CallTimeout is how long a call may go without an answer or a
+	// progress notification: each progress notification from the server
+	// for that call starts it again. 0 means no limit; default 5m.
+	CallTimeout time.Duration
+	// MaxCallTime caps a call's total time, progress or not. 0 (the
+	// default) means no cap.
+	MaxCallTime time.Duration
+	// MaxConcurrent is how many calls may be in flight to the server at
+	// once; later calls wait in order, their CallTimeout running. Default 32.
+	MaxConcurrent int
+}
+
+// DefaultLimits are the limits of a server when the file sets none.
+func DefaultLimits() Limits {
+	return Limits{CallTimeout: DefaultCallTimeout, MaxConcurrent: DefaultMaxConcurrent}
+}
+
+// limitKeys are the keys read by limits, per server and at the top.
+var limitKeys = []string{"callTimeout", "maxCallTime", "maxConcurrent"}
+
+// limits reads callTimeout, maxCallTime and maxConcurrent over def.
+func (r *reader) limits(def Limits) Limits {
+	l := def
+	if d, ok := r.duration("callTimeout", true); ok {
+		l.CallTimeout = d
+	}
+	if d, ok := r.duration("maxCallTime", true); ok {
+		l.MaxCallTime = d
+	}
+	if n, ok := r.count("maxConcurrent"); ok {
+		l.MaxConcurrent = n
+	}
+	return l
+}
+
+// topLimits reads the top-level limits: the servers' defaults,
+// maxMessageBytes and shutdownTimeout. It runs before the servers are read.
+func (p *parser) topLimits(tree map[string]any) {
+	r := &reader{p: p, m: tree}
+	p.cfg.Limits = r.limits(DefaultLimits())
+	p.cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	if n, ok := r.size("maxMessageBytes"); ok {
+		p.cfg.MaxMessageBytes = n
+	}
+	p.cfg.ShutdownTimeout = DefaultShutdownTimeout
+	if d, ok := r.duration("shutdownTimeout", false); ok {
+		p.cfg.ShutdownTimeout = d
+	}
+	if r.err != nil {
+		p.errs = append(p.errs, r.err)
+	}
+}
+
+// duration reads a duration string ("30s", "5m") or a number of seconds.
+// zeroOK lets 0 (or "0") through, meaning no limit.
+func (r *reader) duration(key string, zeroOK bool) (time.Duration, bool) {
+	v, ok := r.get(key)
+	if !ok {
+		return 0, false
+	}
+	var d time.Duration
+	switch v := v.(type) {
+	case string:
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			r.fail(key, "%q is not a duration (want e.g. \"30s\", \"5m\" or a number of seconds)", v)
+			return 0, false
+		}
+	case json.Number:
+		secs, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || math.Abs(secs)*float64(time.Second) >= math.MaxInt64 {
+			r.fail(key, "%s seconds is out of range", v)
+			return 0, false
+		}
+		d = time.Duration(secs * float64(time.Second))
+	default:
+		r.fail(key, "want a duration string or a number of seconds, not %s", kind(v))
+		return 0, false
+	}
+	if d < 0 || d == 0 && !zeroOK {
+		r.fail(key, "must be positive")
+		return 0, false
+	}
+	return d, true
+}
+
+// count reads a positive integer.
+func (r *reader) count(key string) (int, bool) {
+	v, ok := r.get(key)
+	if !ok {
+		return 0, false
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		r.fail(key, "want a whole number, not %s", kind(v))
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(num), 10, 32)
+	if err != nil || n <= 0 {
+		r.fail(key, "want a whole number of at least 1, not %s", num)
+		return 0, false
+	}
+	return int(n), true
+}
+
+// sizeUnits are the suffixes size accepts, longest first so that "MiB" is
+// not read as "B".
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+	{"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000},
+	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+}
+
+// minMessageBytes keeps maxMessageBytes from making every message an
+// error: initialize alone takes a few hundred bytes.
+const minMessageBytes = 4 << 10
+
+// size reads a byte count: an integer, or a string such as "64MiB",
+// "512KB" or "1048576".
+func (r *reader) size(key string) (int64, bool) {
+	v, ok := r.get(key)
+	if !ok {
+		return 0, false
+	}
+	var n int64
+	switch v := v.(type) {
+	case json.Number:
+		i, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			r.fail(key, "want a whole number of bytes or a size such as \"64MiB\", not %s", v)
+			return 0, false
+		}
+		n = i
+	case string:
+		i, err := parseSize(v)
+		if err != nil {
+			r.fail(key, "%q: %v", v, err)
+			return 0, false
+		}
+		n = i
+	default:
+		r.fail(key, "want a number of bytes or a size such as \"64MiB\", not %s", kind(v))
+		return 0, false
+	}
+	if n < minMessageBytes {
+		r.fail(key, "%d bytes is too small (want at least %d)", n, minMessageBytes)
+		return 0, false
+	}
+	return n, true
+}
+
+// parseSize reads "64MiB", "64 MiB", "1.5GB", "4096".
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f*float64(mult) >= math.MaxInt64 {
+		return 0, fmt.Errorf("not a size (want bytes, or a number with KiB, MiB, GiB, KB, MB or GB)")
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -1,0 +1,313 @@
+// Package frame reads newline-delimited JSON-RPC messages (stdio, and the
+// data lines of an SSE stream) under a size limit, without ever holding
+// more than the limit of one line in memory.
+//
+// A line longer than the limit is read through and discarded; what the
+// caller learns of it is a [*TooLongError] with its size and, found by a
+// streaming skim of the discarded bytes, its top-level "id" and whether it
+// had a "method", so that the request it answers (or that it was) can get
+// an error instead of waiting forever.
+//
+//	r := frame.NewReader(stdin, 64<<20)
+//	for {
+//		line, err := r.Next()
+//		var tl *frame.TooLongError
+//		if errors.As(err, &tl) { /* answer tl.ID with an error */ continue }
+//		...
+//	}
+package frame
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// TooLongError describes a line over the limit. Its text names the size
+// and the limit.
+type TooLongError struct {
+	Size  int64 // the line's length in bytes, without its newline
+	Limit int64
+	// ID is the message's top-level id as raw JSON; nil when it had none
+	// (a notification) or it could not be found.
+	ID json.RawMessage
+	// Method reports that the message had a top-level "method": it was a
+	// request or notification, not a response.
+	Method bool
+	// Prefix is what came before the JSON object on the line (e.g. an SSE
+	// "data: "), at most 64 bytes.
+	Prefix []byte
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("message of %s is over the limit of %s (maxMessageBytes)", Bytes(e.Size), Bytes(e.Limit))
+}
+
+// Bytes writes n for a message: "64 MiB", "1.5 KiB", "300 bytes".
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return trimZero(float64(n)/(1<<30)) + " GiB"
+	case n >= 1<<20:
+		return trimZero(float64(n)/(1<<20)) + " MiB"
+	case n >= 1<<10:
+		return trimZero(float64(n)/(1<<10)) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+func trimZero(f float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
+}
+
+// Reader reads lines of at most a limit. It is not safe for concurrent use.
+type Reader struct {
+	r   *bufio.Reader
+	max int64
+	buf []byte
+}
+
+// NewReader returns a Reader of lines of at most max bytes (max <= 0
+// means no limit).
+func NewReader(r io.Reader, max int64) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// Next returns the next line without its newline, valid until the next
+// call. A last line without a newline is returned with a nil error; the
+// call after it returns io.EOF. A line over the limit is consumed whole
+// and reported as a *TooLongError; Next can be called again after it.
+func (r *Reader) Next() ([]byte, error) {
+	r.buf = r.buf[:0]
+	var sk *skim
+	var size int64
+	for {
+		chunk, err := r.r.ReadSlice('\n')
+		size += int64(len(chunk))
+		if sk == nil && r.max > 0 && int64(len(r.buf)+len(chunk)) > r.max+1 {
+			// Over the limit (one byte of slack for the newline): keep
+			// only what the skim needs from here on.
+			sk = &skim{}
+			sk.feed(r.buf)
+			r.buf = r.buf[:0]
+		}
+		if sk != nil {
+			sk.feed(chunk)
+		} else {
+			r.buf = append(r.buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && (!errors.Is(err, io.EOF) || size == 0):
+			return nil, err
+		}
+		// A whole line, or the last one without its newline.
+		if sk != nil {
+			n := size
+			if bytes.HasSuffix(chunk, []byte("\n")) {
+				n--
+			}
+			return nil, sk.result(n, r.max)
+		}
+		line := bytes.TrimSuffix(r.buf, []byte("\n"))
+		if r.max > 0 && int64(len(line)) > r.max {
+			sk = &skim{}
+			sk.feed(line)
+			return nil, sk.result(int64(len(line)), r.max)
+		}
+		return line, nil
+	}
+}
+
+// skim follows a JSON object's structure byte by byte to find its
+// top-level "id" and "method" without keeping the object.
+type skim struct {
+	started   bool
+	prefix    []byte
+	depth     int
+	inStr     bool
+	esc       bool
+	expectKey bool
+	inKey     bool
+	key       []byte
+	curKey    string
+	inID      bool
+	id        []byte
+	idBad     bool
+	idDone    bool
+	method    bool
+}
+
+const (
+	maxPrefix = 64
+	maxKey    = 16
+	maxID     = 256
+)
+
+func (s *skim) feed(b []byte) {
+	for i := 0; i < len(b); i++ {
+		if s.inStr && !s.inID && !s.inKey && !s.esc {
+			// The bulk of a huge message is inside some string: jump to
+			// where it might end.
+			j := nextSpecial(b[i:])
+			if j < 0 {
+				return
+			}
+			i += j
+		}
+		s.byte(b[i])
+	}
+}
+
+// nextSpecial is the index of the first '"' or '\\' in b, or -1.
+func nextSpecial(b []byte) int {
+	q, bs := bytes.IndexByte(b, '"'), bytes.IndexByte(b, '\\')
+	switch {
+	case q < 0:
+		return bs
+	case bs < 0:
+		return q
+	}
+	return min(q, bs)
+}
+
+func (s *skim) byte(c byte) {
+	if !s.started {
+		if c == '{' {
+			s.started, s.depth, s.expectKey = true, 1, true
+		} else if len(s.prefix) < maxPrefix {
+			s.prefix = append(s.prefix, c)
+		}
+		return
+	}
+	if s.depth == 0 {
+		return // after the object
+	}
+	if s.inID {
+		s.captureID(c)
+	}
+	if s.inStr {
+		switch {
+		case s.esc:
+			s.esc = false
+		case c == '\\':
+			s.esc = true
+		case c == '"':
+			s.inStr = false
+			if s.inKey {
+				s.inKey = false
+				s.curKey = string(s.key)
+				if s.curKey == "method" {
+					s.method = true
+				}
+			}
+			return
+		}
+		if s.inKey && len(s.key) < maxKey {
+			s.key = append(s.key, c)
+		}
+		return
+	}
+	switch c {
+	case '"':
+		s.inStr = true
+		if s.depth == 1 && s.expectKey {
+			s.inKey, s.key = true, s.key[:0]
+		}
+	case ':':
+		if s.depth == 1 && s.expectKey {
+			s.expectKey = false
+			if s.curKey == "id" && !s.idDone {
+				s.inID, s.id = true, s.id[:0]
+			}
+		}
+	case ',':
+		if s.depth == 1 {
+			s.endID()
+			s.expectKey = true
+		}
+	case '{', '[':
+		s.depth++
+	case '}', ']':
+		s.depth--
+		if s.depth == 0 {
+			s.endID()
+		}
+	}
+}
+
+// captureID records a byte of the id's value; the ',' or '}' that ends
+// it is taken off again by endID.
+func (s *skim) captureID(c byte) {
+	if len(s.id) >= maxID {
+		s.idBad = true
+		return
+	}
+	s.id = append(s.id, c)
+}
+
+func (s *skim) endID() {
+	if !s.inID {
+		return
+	}
+	s.inID, s.idDone = false, true
+	if len(s.id) > 0 {
+		s.id = s.id[:len(s.id)-1] // the ',' or '}'
+	}
+	s.id = bytes.TrimSpace(s.id)
+}
+
+func (s *skim) result(size, limit int64) *TooLongError {
+	e := &TooLongError{Size: size, Limit: limit, Method: s.method, Prefix: s.prefix}
+	if s.idDone && !s.idBad && len(s.id) > 0 && json.Valid(s.id) && string(s.id) != "null" {
+		e.ID = append(json.RawMessage(nil), s.id...)
+	}
+	return e
+}
+
+// LimitLines returns a reader of r's lines in which each line over max is
+// replaced by what replace returns for it (nil drops the line; a
+// replacement must end with a newline). Lines are passed on whole, so
+// that whoever reads on never buffers more than the limit of one line.
+func LimitLines(r io.Reader, max int64, replace func(*TooLongError) []byte) io.Reader {
+	if max <= 0 {
+		return r
+	}
+	return &limitLines{r: NewReader(r, max), replace: replace}
+}
+
+type limitLines struct {
+	r       *Reader
+	replace func(*TooLongError) []byte
+	pending []byte
+	lineBuf []byte
+	err     error
+}
+
+func (l *limitLines) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		if l.err != nil {
+			return 0, l.err
+		}
+		line, err := l.r.Next()
+		var tl *TooLongError
+		switch {
+		case errors.As(err, &tl):
+			l.pending = l.replace(tl)
+		case err != nil:
+			l.err = err
+		default:
+			l.lineBuf = append(append(l.lineBuf[:0], line...), '\n')
+			l.pending = l.lineBuf
+		}
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
+}

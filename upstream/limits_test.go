@@ -1,0 +1,140 @@
+package upstream_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// TestCallTimeout: a tool that never answers ends with an error naming
+// the server, the tool and the limit, and the server hears that the
+// request was cancelled.
+func TestCallTimeout(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	opts := fastOptions()
+	opts.Logger = log.New(&buf)
+	srv := stdioServer("hung")
+	srv.CallTimeout = 300 * time.Millisecond
+	c := connect(t, srv, opts)
+
+	_, err := callTool(t, c, "sleep", map[string]any{"ms": 600000})
+	var te *upstream.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want a *TimeoutError", err)
+	}
+	if te.Limit != upstream.LimitCallTimeout || te.Server != "hung" || te.Target != "sleep" {
+		t.Errorf("TimeoutError %+v", te)
+	}
+	for _, want := range []string{`server "hung"`, `tools/call "sleep"`, "callTimeout 300ms"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	eventually(t, 10*time.Second, func() bool { return strings.Contains(buf.String(), "timed out (callTimeout 300ms)") },
+		"the server did not log the cancellation:\n%s", buf.String())
+	if got := mustCallText(t, c, "echo", map[string]any{"message": "still here"}); got != "still here" {
+		t.Errorf("echo after the timeout = %q", got)
+	}
+}
+
+// TestCallTimeoutProgress: progress keeps a call alive past its
+// callTimeout, even when the caller asked for none; maxCallTime caps it.
+func TestCallTimeoutProgress(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("ticking")
+	srv.CallTimeout = time.Second
+	c := connect(t, srv, nil)
+	// 30 progress notifications, 100ms apart: 3s in all, 3x the limit.
+	long := map[string]any{"ms": 3000, "steps": 30}
+	if got := mustCallText(t, c, "sleep", long); got != "slept 3000ms" {
+		t.Errorf("sleep = %q", got)
+	}
+
+	// With the caller's own token its progress is still relayed.
+	var mu sync.Mutex
+	var tokens []string
+	ctx := upstream.WithProgress(context.Background(), func(p json.RawMessage) {
+		var v struct{ ProgressToken string }
+		json.Unmarshal(p, &v)
+		mu.Lock()
+		tokens = append(tokens, v.ProgressToken)
+		mu.Unlock()
+	})
+	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":1500,"steps":15},"_meta":{"progressToken":"mine"}}`)
+	if _, err := c.Request(ctx, "tools/call", params); err != nil {
+		t.Fatalf("sleep with progress: %v", err)
+	}
+	mu.Lock()
+	if len(tokens) != 15 || tokens[0] != "mine" {
+		t.Errorf("relayed progress tokens %q, want 15 times \"mine\"", tokens)
+	}
+	mu.Unlock()
+
+	capped := stdioServer("capped")
+	capped.CallTimeout = time.Second
+	capped.MaxCallTime = 1500 * time.Millisecond
+	c2 := connect(t, capped, nil)
+	_, err := callTool(t, c2, "sleep", map[string]any{"ms": 6000, "steps": 60})
+	var te *upstream.TimeoutError
+	if !errors.As(err, &te) || te.Limit != upstream.LimitMaxCallTime || !strings.Contains(err.Error(), "maxCallTime 1.5s") {
+		t.Errorf("err = %v, want a maxCallTime timeout", err)
+	}
+}
+
+// TestMaxConcurrent: no more than maxConcurrent calls reach the server
+// at once; the others wait their turn, their callTimeout running.
+func TestMaxConcurrent(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("narrow", "--limit-tools")
+	srv.MaxConcurrent = 2
+	c := connect(t, srv, nil)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if got := mustCallText(t, c, "sleep", map[string]any{"ms": 100}); got != "slept 100ms" {
+				t.Errorf("sleep = %q", got)
+			}
+		})
+	}
+	wg.Wait()
+	stats := mustCallText(t, c, "stats", nil)
+	if stats != `{"active":0,"peak":2}` {
+		t.Errorf("server stats %s, want a peak of 2 calls at once", stats)
+	}
+
+	one := stdioServer("single", "--limit-tools")
+	one.MaxConcurrent = 1
+	one.CallTimeout = 500 * time.Millisecond
+	c1 := connect(t, one, nil)
+	busy := make(chan error, 1)
+	running := make(chan struct{}, 100)
+	go func() {
+		// Alive through progress, and holding the only slot for 3s.
+		ctx := upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} })
+		_, err := c1.Request(ctx, "tools/call",
+			json.RawMessage(`{"name":"sleep","arguments":{"ms":3000,"steps":60},"_meta":{"progressToken":1}}`))
+		busy <- err
+	}()
+	select {
+	case <-running: // the first progress: the call holds the slot
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first call never reported progress")
+	}
+	_, err := callTool(t, c1, "echo", map[string]any{"message": "queued"})
+	var te *upstream.TimeoutError
+	if !errors.As(err, &te) || te.Limit != upstream.LimitCallTimeout {
+		t.Errorf("queued call: err = %v, want a callTimeout while waiting", err)
+	}
+	if err := <-busy; err != nil {
+		t.Errorf("the call holding the slot: %v", err)
+	}
+}
