@@ -14,9 +14,13 @@ import (
 // with a token, or in local mode the one this process hosts or joins.
 func (a *Aggregator) startBrowser(ctx context.Context, b *config.Browser) {
 	logger := a.opts.Logger.WithPrefix(config.BrowserServerName)
-	opts := browser.Options{URL: b.URL, Token: b.Token, Extension: b.Extension, ClientID: "mcpx", Logger: logger}
+	// maxMessageBytes bounds relay frames too; a frame over it closes that
+	// socket (WebSocket has no way to skip one), and the client redials.
+	opts := browser.Options{URL: b.URL, Token: b.Token, Extension: b.Extension, ClientID: "mcpx", Logger: logger,
+		ReadLimit: a.cfg.MaxMessageBytes}
 	if b.Local() {
-		l, err := relay.NewLocal(relay.LocalOptions{Addr: b.Listen, ExtensionIDs: b.ExtensionIDs, Logger: logger})
+		l, err := relay.NewLocal(relay.LocalOptions{Addr: b.Listen, ExtensionIDs: b.ExtensionIDs, Logger: logger,
+			ReadLimit: a.cfg.MaxMessageBytes})
 		if err != nil {
 			// config has checked the address; this is the secret's place.
 			logger.Error("browser relay", "err", err)
