@@ -1,0 +1,88 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// This file is the tab-level API that other packages build on (the page
+// tools of browser/pagetools): which tab a client works in, the tabs the
+// browser has, and evaluating in one given tab. Unlike [Client.CDP] it
+// never opens a tab of its own accord.
+
+// ErrNotAttachedTab is wrapped by [Client.EvalTab] when it may not select
+// the tab and the client works in another one.
+var ErrNotAttachedTab = errors.New("not the tab this client works in")
+
+// AttachedTab returns the id (as JSON text, e.g. "123") of the tab this
+// client has attached for CDP commands, or "" when none is.
+func (c *Client) AttachedTab() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ext == nil || !c.ext.attached {
+		return ""
+	}
+	return c.lastTab
+}
+
+// Tabs returns the browser's tabs as getTabs lists them.
+func (c *Client) Tabs(ctx context.Context) ([]Tab, error) { return getTabs(ctx, c) }
+
+// SelectTab attaches the tab whose id is tabID (JSON text, as [Tab.ID])
+// without activating it. It checks that the extension attached that very
+// tab: getTabs and selectTab may count indexes differently.
+func (c *Client) SelectTab(ctx context.Context, tabID string) error {
+	if c.AttachedTab() == tabID {
+		return nil
+	}
+	tabs, err := getTabs(ctx, c)
+	if err != nil {
+		return err
+	}
+	for i, t := range tabs {
+		if string(t.ID) != tabID {
+			continue
+		}
+		if t.Index != nil {
+			i = *t.Index
+		}
+		ext, res, err := c.call(ctx, "selectTab", map[string]any{"tabIndex": i, "activate": false, "stealth": true})
+		if err != nil {
+			return fmt.Errorf("selectTab %d: %w", i, err)
+		}
+		c.attach(ext, res)
+		if got := tabIDOf(res); got != tabID {
+			return fmt.Errorf("selectTab %d answered tab %s, not %s", i, got, tabID)
+		}
+		return nil
+	}
+	return fmt.Errorf("tab %s is gone", tabID)
+}
+
+// EvalTab evaluates a JavaScript expression in the tab tabID and returns
+// its value as JSON, as [Client.Eval] does. With sel it first attaches
+// that tab when the client works in another; without, that is an error
+// wrapping [ErrNotAttachedTab]. A tab that went is an error; no tab is
+// opened in its place.
+func (c *Client) EvalTab(ctx context.Context, tabID, expr string, sel bool) (json.RawMessage, error) {
+	if c.AttachedTab() != tabID {
+		if !sel {
+			return nil, fmt.Errorf("tab %s: %w", tabID, ErrNotAttachedTab)
+		}
+		if err := c.SelectTab(ctx, tabID); err != nil {
+			return nil, err
+		}
+	}
+	ext, res, err := c.call(ctx, "forwardCDPCommand", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{
+		"expression": expr, "returnByValue": true, "awaitPromise": true,
+	}})
+	if noTab(err) && ext != nil {
+		c.detach(ext)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("Runtime.evaluate: %w", err)
+	}
+	return decodeEval(res)
+}
