@@ -81,6 +81,7 @@ func (c *Client) attach(ext *extension, res json.RawMessage) {
 	ext.attached = true
 	if id != "" {
 		c.lastTab = id
+		c.noteWorked(id)
 	}
 }
 

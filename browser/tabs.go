@@ -86,3 +86,29 @@ func (c *Client) EvalTab(ctx context.Context, tabID, expr string, sel bool) (jso
 	}
 	return decodeEval(res)
 }
+
+// maxWorked bounds the tabs a client remembers having worked in.
+const maxWorked = 256
+
+// noteWorked remembers that the client worked in tab id. c.mu is held.
+func (c *Client) noteWorked(id string) {
+	for i, w := range c.worked {
+		if w == id {
+			c.worked = append(c.worked[:i], c.worked[i+1:]...)
+			break
+		}
+	}
+	c.worked = append(c.worked, id)
+	if len(c.worked) > maxWorked {
+		c.worked = c.worked[len(c.worked)-maxWorked:]
+	}
+}
+
+// WorkedTabs returns the ids of the tabs this client has attached since
+// it started (the most recent last, at most 256), whether or not they are
+// still open: the tabs it drove, for the page tools.
+func (c *Client) WorkedTabs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.worked...)
+}

@@ -70,6 +70,7 @@ type Hub struct {
 	mu      sync.Mutex
 	tabs    map[string]*tabState // by tab id: tabs looked into, with what they offer
 	driven  map[string]bool      // tab ids mcpx drove (the Driver's, and pages reopened)
+	gone    map[string]bool      // tab ids mcpx drove that closed
 	opened  map[string]bool      // hosts of the pages mcpx drove: the default allow list
 	cache   map[string]*cached   // by host: the tools of a domain whose tabs went
 	ordinal map[string]int       // by tab id: the tab's number within its domain
@@ -119,7 +120,7 @@ func New(opts Options) *Hub {
 	if opts.Logger == nil {
 		opts.Logger = log.New(discard{})
 	}
-	return &Hub{opts: opts, tabs: map[string]*tabState{}, driven: map[string]bool{}, opened: map[string]bool{},
+	return &Hub{opts: opts, tabs: map[string]*tabState{}, driven: map[string]bool{}, gone: map[string]bool{}, opened: map[string]bool{},
 		cache: map[string]*cached{}, ordinal: map[string]int{}, next: map[string]int{},
 		routes: map[string]route{}, scanned: make(chan struct{}), done: make(chan struct{})}
 }
@@ -184,9 +185,12 @@ func (h *Hub) check(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, max(5*h.opts.Interval, 5*time.Second))
 	defer cancel()
 	cur := h.opts.Driver.AttachedTab()
+	worked := h.opts.Driver.WorkedTabs()
 	h.mu.Lock()
-	if cur != "" {
-		h.driven[cur] = true
+	for _, id := range worked {
+		if !h.gone[id] {
+			h.driven[id] = true
+		}
 	}
 	idle := len(h.driven) == 0 && len(h.tabs) == 0 && !h.opts.AllTabs
 	h.mu.Unlock()
@@ -230,6 +234,7 @@ func (h *Hub) check(ctx context.Context) {
 	for id := range h.driven {
 		if !present[id] {
 			delete(h.driven, id)
+			h.gone[id] = true // the Driver still remembers it: do not take it back
 		}
 	}
 	h.mu.Unlock()
