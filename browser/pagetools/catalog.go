@@ -112,7 +112,7 @@ func listedName(name string) string {
 	sum := sha256.Sum256([]byte(name))
 	suffix := "_" + hex.EncodeToString(sum[:])[:hashLen]
 	cut := min(len(c), maxNameLen-len(suffix))
-	for cut > 0 && !utf8.RuneStart(c[cut]) {
+	for cut > 0 && cut < len(c) && !utf8.RuneStart(c[cut]) {
 		cut--
 	}
 	return c[:cut] + suffix

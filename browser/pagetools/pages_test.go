@@ -1,105 +1,47 @@
 package pagetools_test
 
 import (
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// mcpbBundles are the browser bundles of the real MCP-B packages, pinned
-// in testdata/node (npm ci --prefix testdata/node).
-var mcpbBundles = map[string]string{
-	"/mcpb/global.js":   "@mcp-b/global/dist/index.iife.js",
-	"/mcpb/polyfill.js": "@mcp-b/webmcp-polyfill/dist/index.iife.js",
-}
-
-// shopPage registers its tools through @mcp-b/global. ?variant=b adds a
-// tool, so that two tabs of the shop offer different sets. Every answer
-// names the tab's query string, so that a test sees which tab ran it.
-const shopPage = `<!doctype html>
-<html><head><title>Shop</title><script src="/mcpb/global.js"></script></head><body>
-<h1>Shop</h1>
-<script>
-const mc = document.modelContext;
-const where = () => location.search || '(no query)';
-const variant = new URLSearchParams(location.search).get('variant') || 'a';
-mc.registerTool({
-  name: 'add_to_cart', description: 'Add a product to the cart',
-  inputSchema: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
-  async execute(args) { return { content: [{ type: 'text', text: 'added ' + args.sku + ' in ' + where() }] }; },
-});
-mc.registerTool({ name: 'explode', description: 'Always throws', async execute() { throw new Error('out of stock: kaboom'); } });
-mc.registerTool({
-  name: 'refuse', description: 'Answers with isError',
-  async execute() { return { content: [{ type: 'text', text: 'the cart is locked' }], isError: true }; },
-});
-mc.registerTool({ name: 'hang', description: 'Never answers', execute() { return new Promise(() => {}); } });
-if (variant === 'b') {
-  mc.registerTool({ name: 'compare', description: 'Compare two products',
-    async execute() { return { content: [{ type: 'text', text: 'compared in ' + where() }] }; } });
-}
-let coupon = null;
-window.addCoupon = () => {
-  coupon = new AbortController();
-  return mc.registerTool({ name: 'apply_coupon', description: 'Apply a coupon',
-    async execute() { return { content: [{ type: 'text', text: 'coupon applied' }] }; } }, { signal: coupon.signal });
-};
-window.removeCoupon = () => coupon.abort();
-</script></body></html>`
-
-// newsPage registers through the bare polyfill and answers a plain
-// object, not a CallToolResult.
-const newsPage = `<!doctype html>
-<html><head><title>News</title><script src="/mcpb/polyfill.js"></script></head><body>
-<script>
-document.modelContext.registerTool({
-  name: 'headline', description: 'Today\'s headline',
-  inputSchema: { type: 'object', properties: {} },
-  execute: async () => ({ headline: 'Go 2 released', at: location.host }),
-});
-</script></body></html>`
-
-// clickPage is a site whose tools would shadow browser tools if it were
-// served at a host named "browser".
-const clickPage = `<!doctype html>
-<html><head><title>Clicker</title><script src="/mcpb/global.js"></script></head><body>
-<script>
-document.modelContext.registerTool({ name: 'click', description: 'A page tool named click',
-  async execute() { return { content: [{ type: 'text', text: 'page click' }] }; } });
-document.modelContext.registerTool({ name: 'other', description: 'Another page tool',
-  async execute() { return { content: [{ type: 'text', text: 'page other' }] }; } });
-</script></body></html>`
-
-// newPageServer serves the test pages (by path, on any host name) and the
-// MCP-B bundles from testdata/node. A missing bundle fails the test.
+// newPageServer serves the test pages of testdata/webmcp (/shop is
+// shop.html, on any host name) and the browser bundles of the real MCP-B
+// packages pinned in testdata/node. A missing file fails the test.
 func newPageServer(tb testing.TB) *httptest.Server {
 	tb.Helper()
-	files := map[string][]byte{}
-	for route, rel := range mcpbBundles {
-		p := filepath.Join("..", "..", "testdata", "node", "node_modules", rel)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatalf("the MCP-B bundle %s is missing (run npm ci --prefix testdata/node): %v", rel, err)
-		}
-		files[route] = b
+	root := filepath.Join("..", "..", "testdata")
+	files := map[string]string{
+		"/mcpb/global.js":   "node/node_modules/@mcp-b/global/dist/index.iife.js",
+		"/mcpb/polyfill.js": "node/node_modules/@mcp-b/webmcp-polyfill/dist/index.iife.js",
+		"/shop":             "webmcp/shop.html",
+		"/news":             "webmcp/news.html",
+		"/click":            "webmcp/click.html",
 	}
-	pages := map[string]string{"/shop": shopPage, "/news": newsPage, "/click": clickPage}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if b, ok := files[r.URL.Path]; ok {
-			w.Header().Set("Content-Type", "text/javascript")
-			_, _ = w.Write(b)
-			return
+	body := map[string][]byte{}
+	for route, rel := range files {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			tb.Fatalf("test file %s is missing (the MCP-B bundles come from npm ci --prefix testdata/node): %v", rel, err)
 		}
-		page, ok := pages[r.URL.Path]
+		body[route] = b
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := body[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, page)
+		if strings.HasSuffix(r.URL.Path, ".js") {
+			w.Header().Set("Content-Type", "text/javascript")
+		} else {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		_, _ = w.Write(b)
 	}))
 	tb.Cleanup(srv.Close)
 	return srv
