@@ -3,6 +3,8 @@ package aggregator
 import (
 	"context"
 
+	"github.com/charmbracelet/log"
+
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/pagetools"
 	"github.com/mcpx/mcpx/config"
@@ -23,7 +25,13 @@ func (a *Aggregator) startPages(ctx context.Context, b *config.Browser, opts bro
 		return
 	}
 	logger := a.opts.Logger.WithPrefix(PageServerName)
-	opts.ClientID, opts.Logger = "mcpx-pages", logger
+	// The page tools' connection lets go of its tab after each use and
+	// connects again for the next: its connect notes would flood the log.
+	quiet := logger.With()
+	if quiet.GetLevel() < log.WarnLevel {
+		quiet.SetLevel(log.WarnLevel)
+	}
+	opts.ClientID, opts.Logger = "mcpx-pages", quiet
 	a.pagesClient = browser.NewClient(opts)
 	a.pagesClient.Start(ctx)
 	// The page's answer is bounded by the browser client's CallTimeout

@@ -112,3 +112,24 @@ func (c *Client) WorkedTabs() []string {
 	defer c.mu.Unlock()
 	return append([]string(nil), c.worked...)
 }
+
+// Release lets go of the attached tab, for a second connection that must
+// not keep one: extensions refuse to attach a tab another connection
+// holds, so a tab the page tools looked into would be closed to the
+// model's browser_tabs select. It says disconnect to the relay (which
+// tells the extension to drop this connection and its tab); the next
+// call connects again. Without an attached tab it does nothing.
+func (c *Client) Release(ctx context.Context) error {
+	c.mu.Lock()
+	ext, s := c.ext, c.sock
+	if ext == nil || !ext.attached || s == nil || ext.sock != s {
+		c.mu.Unlock()
+		return nil
+	}
+	c.ext = nil
+	c.mu.Unlock()
+	if _, err := c.control(ctx, s, "disconnect", struct{}{}); err != nil {
+		return fmt.Errorf("release the tab: %w", err)
+	}
+	return nil
+}

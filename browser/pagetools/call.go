@@ -37,6 +37,7 @@ func (h *Hub) Request(ctx context.Context, method string, params json.RawMessage
 	// own bound holds; the caller's context may be shorter.
 	ctx, cancel := context.WithTimeout(ctx, h.opts.CallTimeout)
 	defer cancel()
+	defer h.holdLooker()()
 	res, err := h.call(ctx, r, args)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -66,6 +66,10 @@ type Hub struct {
 	// the Looker together: another select in between would evaluate in
 	// the wrong tab.
 	lookMu sync.Mutex
+	// holdMu guards holds: the checks and calls using the Looker now.
+	// When the last ends, the Looker lets go of its tab (see holdLooker).
+	holdMu sync.Mutex
+	holds  int
 
 	mu      sync.Mutex
 	tabs    map[string]*tabState // by tab id: tabs looked into, with what they offer
@@ -197,6 +201,7 @@ func (h *Hub) check(ctx context.Context) {
 	if idle {
 		return
 	}
+	defer h.holdLooker()()
 	tabs, err := h.client().Tabs(ctx)
 	if err != nil {
 		// The relay or the browser is away: keep what is known.
@@ -328,6 +333,33 @@ func (h *Hub) listTab(ctx context.Context, tabID, cur string) (pageList, error) 
 		return l, fmt.Errorf("the page's tool list is not what mcpx asked for: %w", err)
 	}
 	return l, nil
+}
+
+// holdLooker marks the Looker in use until the returned func is called;
+// when no check or call uses it any more it lets go of the tab it
+// attached, so that the model can select that tab (extensions refuse a
+// tab another connection holds).
+func (h *Hub) holdLooker() (done func()) {
+	if h.opts.Looker == nil {
+		return func() {}
+	}
+	h.holdMu.Lock()
+	h.holds++
+	h.holdMu.Unlock()
+	return func() {
+		h.holdMu.Lock()
+		defer h.holdMu.Unlock()
+		if h.holds--; h.holds > 0 || h.opts.Looker.AttachedTab() == "" {
+			return
+		}
+		h.lookMu.Lock()
+		defer h.lookMu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := h.opts.Looker.Release(ctx); err != nil {
+			h.opts.Logger.Debug("page tools: let go of a tab", "err", err)
+		}
+	}
 }
 
 // errNoLooker is returned when a tab other than the Driver's must be
