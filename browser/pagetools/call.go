@@ -61,6 +61,7 @@ func (h *Hub) call(ctx context.Context, r route, args json.RawMessage) (json.Raw
 			return nil, err
 		}
 	}
+	h.opts.Logger.Debug("page tool call", "host", r.host, "tool", r.tool, "tab", tab)
 	return h.run(ctx, tab, r, args)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -52,7 +53,7 @@ func (h *Hub) sanitize(host string, raw []rawTool) []pageTool {
 	seen := map[string]bool{}
 	for _, t := range raw {
 		if len(out) == maxTools {
-			h.opts.Logger.Warn("page tools: a page lists too many tools; the rest are left out", "host", host, "max", maxTools)
+			h.warnOnce("too many:"+host, "page tools: a page lists too many tools; the rest are left out", "host", host, "max", maxTools)
 			break
 		}
 		if t.Name == "" || seen[t.Name] {
@@ -64,7 +65,7 @@ func (h *Hub) sanitize(host string, raw []rawTool) []pageTool {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		if len(schema) > maxSchemaBytes {
-			h.opts.Logger.Warn("page tools: a tool's input schema is too large; the tool is left out", "host", host, "tool", clean(t.Name, maxNameLen, false))
+			h.warnOnce("schema:"+host+"\x00"+t.Name, "page tools: a tool's input schema is too large; the tool is left out", "host", host, "tool", clean(t.Name, maxNameLen, false))
 			continue
 		}
 		ann := t.Annotations
@@ -235,9 +236,9 @@ func (h *Hub) rebuild() bool {
 		tabs := byHost[host]
 		if len(tabs) == 0 {
 			c := h.cache[host]
-			where := fmt.Sprintf("Page tool of %s (%s); its tab is closed: a call opens the page again in a new tab. %s", host, c.url, sessionNote(host))
+			where := fmt.Sprintf("Page tool of %s (%s); its tab is closed: a call opens the page again in a new tab. %s", host, shownURL(c.url), sessionNote(host))
 			for _, t := range c.tools {
-				add(key, t, route{host: host, tool: t.name}, where, map[string]any{"domain": host, "url": c.url, "cached": true})
+				add(key, t, route{host: host, tool: t.name}, where, map[string]any{"domain": host, "url": shownURL(c.url), "cached": true})
 			}
 			continue
 		}
@@ -253,8 +254,8 @@ func (h *Hub) rebuild() bool {
 				continue
 			}
 			n := h.ordinal[st.id]
-			where := fmt.Sprintf("Page tool of %s, tab %d %q (%s). %s", host, n, clean(st.title, maxPageTitle, false), st.url, sessionNote(host))
-			meta := map[string]any{"domain": host, "url": st.url, "tab": n}
+			where := fmt.Sprintf("Page tool of %s, tab %d %q (%s). %s", host, n, clean(st.title, maxPageTitle, false), shownURL(st.url), sessionNote(host))
+			meta := map[string]any{"domain": host, "url": shownURL(st.url), "tab": n}
 			if len(sigs) == 1 {
 				// One tool set for the domain: one name per tool, any tab.
 				var nums []int
@@ -264,7 +265,7 @@ func (h *Hub) rebuild() bool {
 					}
 				}
 				if len(nums) > 1 {
-					where = fmt.Sprintf("Page tool of %s, open in tabs %s (%s). %s", host, joinInts(nums), st.url, sessionNote(host))
+					where = fmt.Sprintf("Page tool of %s, open in tabs %s (%s). %s", host, joinInts(nums), shownURL(st.url), sessionNote(host))
 					meta["tabs"], meta["tab"] = nums, nil
 					delete(meta, "tab")
 				}
@@ -316,4 +317,25 @@ func joinInts(ns []int) string {
 		parts[i] = fmt.Sprint(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// shownURL is a page's URL as descriptions show it: without user info,
+// query or fragment, which may carry session tokens.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return clean(u.String(), maxDescLen/4, false)
+}
+
+// warnOnce logs a warning the first time key is seen: pages are checked
+// every second, and the log must not repeat itself. h.mu is held.
+func (h *Hub) warnOnce(key, msg string, kv ...any) {
+	if h.warned[key] || len(h.warned) > 1000 {
+		return
+	}
+	h.warned[key] = true
+	h.opts.Logger.Warn(msg, kv...)
 }

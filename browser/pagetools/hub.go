@@ -75,6 +75,7 @@ type Hub struct {
 	tabs    map[string]*tabState // by tab id: tabs looked into, with what they offer
 	driven  map[string]bool      // tab ids mcpx drove (the Driver's, and pages reopened)
 	gone    map[string]bool      // tab ids mcpx drove that closed
+	warned  map[string]bool      // what was logged already
 	opened  map[string]bool      // hosts of the pages mcpx drove: the default allow list
 	cache   map[string]*cached   // by host: the tools of a domain whose tabs went
 	ordinal map[string]int       // by tab id: the tab's number within its domain
@@ -124,7 +125,7 @@ func New(opts Options) *Hub {
 	if opts.Logger == nil {
 		opts.Logger = log.New(discard{})
 	}
-	return &Hub{opts: opts, tabs: map[string]*tabState{}, driven: map[string]bool{}, gone: map[string]bool{}, opened: map[string]bool{},
+	return &Hub{opts: opts, tabs: map[string]*tabState{}, driven: map[string]bool{}, gone: map[string]bool{}, warned: map[string]bool{}, opened: map[string]bool{},
 		cache: map[string]*cached{}, ordinal: map[string]int{}, next: map[string]int{},
 		routes: map[string]route{}, scanned: make(chan struct{}), done: make(chan struct{})}
 }
@@ -285,8 +286,14 @@ func (h *Hub) check(ctx context.Context) {
 		}
 		h.mu.Unlock()
 	}
-	if h.rebuild() && h.opts.OnChange != nil {
-		h.opts.OnChange()
+	if h.rebuild() {
+		h.mu.Lock()
+		n := len(h.list)
+		h.mu.Unlock()
+		h.opts.Logger.Info("page tools changed", "tools", n)
+		if h.opts.OnChange != nil {
+			h.opts.OnChange()
+		}
 	}
 }
 

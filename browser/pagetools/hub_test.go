@@ -255,6 +255,10 @@ func TestPageTools(t *testing.T) {
 	if _, ok := l["shop_localhost_add_to_cart"]; ok {
 		t.Errorf("the domain-wide name stayed beside the per-tab ones")
 	}
+	if m := l["shop_localhost_tab2_add_to_cart"].Meta["mcpx/page"]; m.Tab != 2 || strings.Contains(m.URL, "same") ||
+		strings.Contains(l["shop_localhost_tab2_add_to_cart"].Description, "same=2") {
+		t.Errorf("tab 2: _meta %+v; want tab 2 and its URL without the query (it may carry a session)", m)
+	}
 	r.want("shop_localhost_tab1_add_to_cart", `{"sku":"D4"}`, "added D4 in (no query)", false)
 	r.want("shop_localhost_tab2_add_to_cart", `{"sku":"E5"}`, "added E5 in ?same=2", false)
 	r.want("shop_localhost_tab3_compare", `{}`, "compared in ?variant=b", false)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,19 +24,7 @@ func TestLookerLetsGoOfTabs(t *testing.T) {
 	defer relay.Close()
 	ext := browsertest.NewExtension(browsertest.V15, "Chrome v1.5")
 	defer ext.Close()
-	// A page with one WebMCP tool: the Hub's script is answered as the
-	// page would; anything else (the browser tools' readyState) is
-	// "complete".
-	ext.Handle("forwardCDPCommand:Runtime.evaluate", func(_ context.Context, params json.RawMessage) (any, error) {
-		var p struct{ Expression string }
-		_ = json.Unmarshal(params, &p)
-		var value any = "complete"
-		if strings.HasSuffix(p.Expression, `({"op":"list"})`) {
-			value = map[string]any{"href": "", "title": "Shop", "api": "modelContext",
-				"tools": []any{map[string]any{"name": "add", "description": "Add", "inputSchema": map[string]any{"type": "object"}}}}
-		}
-		return map[string]any{"result": map[string]any{"type": "object", "value": value}}, nil
-	})
+	scriptedPage(ext)
 	if err := ext.Connect(ctx, relay.ExtensionURL(), ""); err != nil {
 		t.Fatal(err)
 	}
