@@ -170,12 +170,15 @@ func (h *Hub) run(ctx context.Context, tab string, r route, args json.RawMessage
 		}
 		return o, nil
 	}
-	o, err := ask(map[string]any{"op": "start", "id": id, "name": r.tool, "args": string(args)})
+	o, err := ask(map[string]any{"op": "start", "id": id, "name": r.tool, "args": string(args), "wait": startWait.Milliseconds()})
 	if err != nil {
 		return nil, fmt.Errorf("call %s on %s: %w", r.tool, r.host, err)
 	}
 	if o.Missing || !o.Started {
 		return nil, fmt.Errorf("the page on %s no longer offers %s", r.host, r.tool)
+	}
+	if !o.Pending {
+		return answer(o)
 	}
 	wait := 20 * time.Millisecond
 	for {
@@ -197,11 +200,22 @@ func (h *Hub) run(ctx context.Context, tab string, r route, args json.RawMessage
 			return nil, fmt.Errorf("the page on %s went away (navigated or reloaded) before %s answered", r.host, r.tool)
 		case o.Pending:
 			continue
-		case !o.OK:
-			return errorResult(o.Error), nil // as the page said it
 		}
-		return toolResult(o.Result)
+		return answer(o)
 	}
+}
+
+// startWait is how long the start of a call waits in the page for the
+// answer before mcpx polls for it.
+const startWait = 100 * time.Millisecond
+
+// answer is the CallToolResult for a call's outcome: an error as the
+// page said it, or the page's answer.
+func answer(o outcome) (json.RawMessage, error) {
+	if !o.OK {
+		return errorResult(o.Error), nil
+	}
+	return toolResult(o.Result)
 }
 
 // toolResult turns the page's answer into a CallToolResult: a result

@@ -190,9 +190,9 @@ func TestPageTools(t *testing.T) {
 
 	// Discovery in the tab the model opened, and naming.
 	r.browse(r.page("shop.localhost", "/shop"))
-	l := r.waitList("the shop's tools", has("shop_localhost_add_to_cart", "shop_localhost_explode", "shop_localhost_refuse", "shop_localhost_hang"))
-	if len(l) != 4 {
-		t.Errorf("listed %v; want the shop's 4 tools", names(l))
+	l := r.waitList("the shop's tools", has("shop_localhost_add_to_cart", "shop_localhost_explode", "shop_localhost_refuse", "shop_localhost_hang", "shop_localhost_slow"))
+	if len(l) != 5 {
+		t.Errorf("listed %v; want the shop's 5 tools", names(l))
 	}
 	add := l["shop_localhost_add_to_cart"]
 	for _, want := range []string{"shop.localhost", "tab 1", `"Shop"`, "session", "Add a product to the cart"} {
@@ -211,6 +211,7 @@ func TestPageTools(t *testing.T) {
 	r.want("shop_localhost_add_to_cart", `{"sku":"A1"}`, "added A1 in (no query)", false)
 	r.want("shop_localhost_explode", `{}`, "kaboom", true)
 	r.want("shop_localhost_refuse", `{}`, "the cart is locked", true)
+	r.want("shop_localhost_slow", `{}`, "slow done", false) // answered after mcpx started polling
 	r.want("shop_localhost_hang", `{}`, "did not answer hang within 2s", true)
 
 	// A tool registered after load, then unregistered.

@@ -26,9 +26,7 @@ func scriptedPage(ext *browsertest.Extension) {
 			value = map[string]any{"href": "", "title": "Shop", "api": "modelContext",
 				"tools": []any{map[string]any{"name": "add", "description": "Add", "inputSchema": map[string]any{"type": "object"}}}}
 		case strings.Contains(p.Expression, `"op":"start"`):
-			value = map[string]any{"started": true}
-		case strings.Contains(p.Expression, `"op":"poll"`):
-			value = map[string]any{"ok": true, "result": `{"content":[{"type":"text","text":"added"}]}`}
+			value = map[string]any{"started": true, "ok": true, "result": `{"content":[{"type":"text","text":"added"}]}`}
 		}
 		return map[string]any{"result": map[string]any{"type": "object", "value": value}}, nil
 	})

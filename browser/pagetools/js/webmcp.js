@@ -3,7 +3,9 @@
 // function expression; Go calls it with one request object:
 //
 //   {op: "list"}                       -> {href, title, api, tools: [...]}
-//   {op: "start", id, name, args}      -> {started: true} | {missing: true}
+//   {op: "start", id, name, args, wait} -> {started: true, pending: true} |
+//                                         {missing: true} | {started: true, ...outcome}
+//                                         (it waits up to wait ms for the answer)
 //   {op: "poll", id}                   -> {pending: true} | {lost: true} |
 //                                         {ok: true, result: "<JSON text>"} |
 //                                         {ok: false, error: "..."}
@@ -60,6 +62,8 @@
       if (!tool) return { missing: true };
       const call = { done: false, outcome: null };
       calls.set(req.id, call);
+      let finished;
+      const finish = new Promise((resolve) => { finished = resolve; });
       const run = api === 'modelContext' && typeof ctx.executeTool === 'function'
         ? () => ctx.executeTool(tool, req.args)
         : () => testing.executeTool(req.name, req.args);
@@ -72,8 +76,13 @@
           }
         },
         (err) => { call.outcome = { ok: false, error: String((err && (err.message || err)) || 'the tool failed') }; },
-      ).finally(() => { call.done = true; });
-      return { started: true };
+      ).finally(() => { call.done = true; finished(); });
+      // Most tools answer at once: wait a moment so that they cost one
+      // evaluation, not a start and a poll.
+      await Promise.race([finish, new Promise((resolve) => setTimeout(resolve, req.wait || 0))]);
+      if (!call.done) return { started: true, pending: true };
+      calls.delete(req.id);
+      return { started: true, ...call.outcome };
     }
     case 'poll': {
       const call = calls.get(req.id);
