@@ -288,6 +288,25 @@ func TestPageTools(t *testing.T) {
 		m, ok := l["news_localhost_headline"].Meta["mcpx/page"]
 		return ok && !m.Cached
 	})
+
+	// The model's tab (the shop's variant b) navigates to the news site:
+	// its shop tools go with the old page, the shop is back to one tool
+	// set (no tab numbers), and the news site has two tabs.
+	res := r.tools.Call(r.ctx, "navigate", json.RawMessage(fmt.Sprintf(`{"url":%q}`, r.page("news.localhost", "/news"))))
+	if text, isErr := resultText(res); isErr {
+		t.Fatalf("navigate: %s", text)
+	}
+	l = r.waitList("the navigated tab re-checked", func(l map[string]listed) bool {
+		return len(l["news_localhost_headline"].Meta["mcpx/page"].Tabs) == 2
+	})
+	if _, ok := l["shop_localhost_add_to_cart"]; !ok {
+		t.Errorf("the shop's tools are not back under one name: %v", names(l))
+	}
+	for n := range l {
+		if strings.Contains(n, "compare") || strings.Contains(n, "_tab") {
+			t.Errorf("%s still listed after its page navigated away", n)
+		}
+	}
 }
 
 // closeTabOf closes the tab showing host as the model would
