@@ -192,9 +192,16 @@ func (h *Hub) check(ctx context.Context) {
 	cur := h.opts.Driver.AttachedTab()
 	worked := h.opts.Driver.WorkedTabs()
 	h.mu.Lock()
+	remembered := make(map[string]bool, len(worked))
 	for _, id := range worked {
+		remembered[id] = true
 		if !h.gone[id] {
 			h.driven[id] = true
+		}
+	}
+	for id := range h.gone {
+		if !remembered[id] {
+			delete(h.gone, id) // the Driver forgot it too
 		}
 	}
 	idle := len(h.driven) == 0 && len(h.tabs) == 0 && !h.opts.AllTabs
