@@ -10,7 +10,9 @@
 // them. It looks into the tab the browser tools work in (through their
 // [browser.Client], so that the model's tab is never taken from it), into
 // every other tab mcpx opened, and with [Options.AllTabs] into every open
-// tab, through a second relay connection of its own. It checks them again
+// tab, through a second relay connection of its own, which lets go of
+// the tab it looked into when idle (extensions refuse to give the model a
+// tab another connection holds). It checks them again
 // every [Options.Interval] (default 1 s), so that a tool a page registers
 // or removes shows within about two seconds, and announces a changed list
 // once per check.
@@ -31,7 +33,7 @@
 // length-capped and stripped of control characters; the aggregator lists
 // them last, so that they never shadow another source's names.
 //
-//	hub := pagetools.New(pagetools.Options{Driver: tools, Looker: second, OnChange: rebuild})
+//	hub := pagetools.New(pagetools.Options{Driver: c, Looker: second, OnChange: rebuild})
 //	hub.Start(ctx)
 //	defer hub.Close()
 //	catalog.Add(hub) // a Source: Name, Tools, Request
