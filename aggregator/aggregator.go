@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/browser"
+	"github.com/mcpx/mcpx/browser/pagetools"
 	"github.com/mcpx/mcpx/browser/relay"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
@@ -67,6 +68,11 @@ type Aggregator struct {
 	changes   chan struct{}
 	listeners sync.Map // *listener -> struct{}: servers to tell about changes
 	reported  map[string]bool
+
+	// The page tools (seed 004); nil without a browser or with them off.
+	pages       *pagetools.Hub
+	pagesClient *browser.Client
+	browserOpts browser.Options // the browser client's, for the page tools' own
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -131,6 +137,10 @@ func (a *Aggregator) Start(ctx context.Context) {
 		a.upstreams[i] = c
 		a.members = append(a.members, &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts})
 	}
+	if b := a.cfg.Browser; b != nil {
+		// Last, so that page tools never shadow another source's names.
+		a.startPages(ctx, b, a.browserOpts)
+	}
 	for _, c := range a.upstreams {
 		c.Start(ctx)
 	}
@@ -144,6 +154,9 @@ func (a *Aggregator) Start(ctx context.Context) {
 		wctx, cancel := context.WithTimeout(ctx, a.opts.ReadyTimeout)
 		defer cancel()
 		upstream.WaitReady(wctx, a.upstreams)
+		if a.pages != nil {
+			_ = a.pages.WaitChecked(wctx)
+		}
 		a.Rebuild()
 		close(a.ready)
 	}()
@@ -171,6 +184,7 @@ func (a *Aggregator) Close() error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				a.closePages()
 				a.browser.Close()
 				if a.relay != nil {
 					_ = a.relay.Close() // a joined peer takes the address over

@@ -32,6 +32,7 @@ func (a *Aggregator) startBrowser(ctx context.Context, b *config.Browser) {
 			opts.MinBackoff, opts.MaxBackoff = 100*time.Millisecond, time.Second
 		}
 	}
+	a.browserOpts = opts
 	a.browser = browser.NewClient(opts)
 	a.browser.Start(ctx)
 	tools := browser.NewTools(a.browser, &browser.ToolsOptions{CDP: b.CDP})

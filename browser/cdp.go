@@ -81,6 +81,7 @@ func (c *Client) attach(ext *extension, res json.RawMessage) {
 	ext.attached = true
 	if id != "" {
 		c.lastTab = id
+		c.noteWorked(id)
 	}
 }
 
@@ -196,6 +197,12 @@ func (c *Client) Eval(ctx context.Context, expr string) (json.RawMessage, error)
 	if err != nil {
 		return nil, err
 	}
+	return decodeEval(res)
+}
+
+// decodeEval reads a Runtime.evaluate answer: the value as JSON, or the
+// exception the page threw as a *PageError.
+func decodeEval(res json.RawMessage) (json.RawMessage, error) {
 	var r evalResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		return nil, fmt.Errorf("Runtime.evaluate: unexpected answer: %s", truncate(string(res), 200))

@@ -93,6 +93,7 @@ type Client struct {
 	status   relayStatus
 	attempt  *connectAttempt // the extension connect under way; nil when none
 	lastTab  string          // id of the tab this client works in, kept across connections
+	worked   []string        // ids of the tabs this client has worked in, oldest first (bounded)
 	life     context.Context // the client's life, for connect attempts
 
 	started bool // guarded by mu

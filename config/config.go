@@ -131,6 +131,7 @@ type Browser struct {
 	CDP          bool
 	Listen       string   // local mode: a loopback host:port; default DefaultBrowserListen
 	ExtensionIDs []string // local mode: the extension ids /extension admits; empty admits any
+	PageTools    PageTools
 }
 
 // Local reports whether the section asks mcpx to host (or join) a relay

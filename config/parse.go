@@ -283,7 +283,8 @@ func (p *parser) browser(tree map[string]any) {
 	b.CDP, _ = r.boolean("cdp")
 	b.Listen, _ = r.str("listen")
 	b.ExtensionIDs = r.list("extensionIds", false)
-	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds")
+	b.PageTools = r.pageTools()
+	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds", "pageTools")
 	if r.err == nil {
 		checkBrowser(r, b)
 	}

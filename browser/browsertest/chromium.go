@@ -41,9 +41,9 @@ type Chromium struct {
 // holding the same token; the relay records that client's frames too.
 // A missing Chromium fails the test ("install it: apt-get install -y
 // chromium"); it is never skipped. Cleanup kills Chromium's process group.
-func StartChromium(tb testing.TB, extensionURL, token string) *Chromium {
+func StartChromium(tb testing.TB, extensionURL, token string, args ...string) *Chromium {
 	tb.Helper()
-	c := LaunchChromium(tb, extensionURL, token)
+	c := LaunchChromium(tb, extensionURL, token, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	start := time.Now()
@@ -58,8 +58,9 @@ func StartChromium(tb testing.TB, extensionURL, token string) *Chromium {
 // LaunchChromium is StartChromium without the wait: the extension dials
 // extensionURL every second until something listens there, as the real
 // one does, so a test can start the relay afterwards. ExtensionID stays
-// empty.
-func LaunchChromium(tb testing.TB, extensionURL, token string) *Chromium {
+// empty. Extra command-line args come after mcpx's own (e.g.
+// --host-resolver-rules, for pages on several host names).
+func LaunchChromium(tb testing.TB, extensionURL, token string, args ...string) *Chromium {
 	tb.Helper()
 	bin := chromiumBinary()
 	if bin == "" {
@@ -85,13 +86,13 @@ func LaunchChromium(tb testing.TB, extensionURL, token string) *Chromium {
 		tb.Fatalf("browsertest: write the extension's config: %v", err)
 	}
 
-	cmd := exec.Command(bin,
+	cmd := exec.Command(bin, append([]string{
 		"--headless=new", "--no-sandbox", "--disable-gpu",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--no-first-run", "--no-default-browser-check", "--disable-quic", "--disable-dev-shm-usage",
-		"--user-data-dir="+filepath.Join(dir, "profile"),
-		"--load-extension="+ext, "--disable-extensions-except="+ext,
-		"about:blank")
+		"--user-data-dir=" + filepath.Join(dir, "profile"),
+		"--load-extension=" + ext, "--disable-extensions-except=" + ext},
+		append(args, "about:blank")...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c := &Chromium{Name: name, cmd: cmd, out: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = c.out, c.out

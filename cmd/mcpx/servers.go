@@ -106,7 +106,8 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 			return printJSON(ios.Out, struct {
 				Servers []serverJSON `json:"servers"`
 				Browser browserJSON  `json:"browser"`
-			}{out, browserRow(b, c)})
+				Pages   *pageJSON    `json:"pages,omitempty"`
+			}{out, browserRow(b, c), pageRow(c, collisions[aggregator.PageServerName])})
 		}
 		return printJSON(ios.Out, out)
 	}
@@ -134,6 +135,9 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 			note = joinNonEmpty("browser: "+r.Extension, note)
 		}
 		rows = append(rows, []string{r.Name, r.Transport, r.State, strconv.Itoa(r.Tools), "0", "0", "", note})
+		if p := pageRow(c, collisions[aggregator.PageServerName]); p != nil {
+			rows = append(rows, p.tableRow())
+		}
 	}
 	if len(statuses) == 0 && b == nil {
 		fmt.Fprintln(ios.Err, "no servers configured")
