@@ -34,10 +34,11 @@ func (a *Aggregator) startPages(ctx context.Context, b *config.Browser, opts bro
 	opts.ClientID, opts.Logger = "mcpx-pages", quiet
 	a.pagesClient = browser.NewClient(opts)
 	a.pagesClient.Start(ctx)
-	// The page's answer is bounded by the browser client's CallTimeout
-	// until the per-server callTimeout of the config reaches here.
+	// A page that never answers is bounded by the top-level callTimeout,
+	// as an upstream server is ("0", no limit, leaves the page tools'
+	// own default).
 	a.pages = pagetools.New(pagetools.Options{
-		Name: PageServerName, Driver: a.browser, Looker: a.pagesClient,
+		Name: PageServerName, Driver: a.browser, Looker: a.pagesClient, CallTimeout: a.cfg.Limits.CallTimeout,
 		AllTabs: pt.AllTabs, NoCache: pt.NoCache, Allow: pt.Allow, Deny: pt.Deny,
 		Interval: pt.Interval, Separator: a.cfg.Separator, OnChange: a.changed, Logger: logger,
 	})
