@@ -388,9 +388,9 @@ func (c *Client) Request(ctx context.Context, method string, params json.RawMess
 		if !errors.As(err, &rpc) && ctx.Err() == nil {
 			cn.checkAlive()
 		}
-		return nil, err
+		return nil, c.redactErr(err)
 	}
-	return res, nil
+	return c.redactResult(res), nil
 }
 
 // Tools returns the server's tools as it listed them.
