@@ -66,8 +66,12 @@ func (r *redactor) Redact(s string) string {
 	return r.r.Replace(s)
 }
 
-// redactWriter is the decorator that keeps secrets out of every log line,
-// whoever wrote it: mcpx, an upstream's stderr, or a library.
+// redactWriter is the decorator that keeps secrets and terminal control
+// sequences out of every log line, whoever wrote it: mcpx, an upstream's
+// stderr, or a library. The logger writes plain text (it styles only a
+// terminal it can see, and this writer hides it), so every control
+// character but the newline and tab of the log format came from the
+// logged text and is escaped.
 type redactWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -77,7 +81,7 @@ type redactWriter struct {
 func (w *redactWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := io.WriteString(w.w, w.r.Redact(string(p))); err != nil {
+	if _, err := io.WriteString(w.w, escapeControls(w.r.Redact(string(p)), "\n\t")); err != nil {
 		return 0, err
 	}
 	return len(p), nil
