@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -46,6 +47,10 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		return nil, exitWith(ios, 2, err)
 	}
 	for _, w := range cfg.Warnings {
+		logger.Warn(w)
+	}
+	self, _ := os.Executable()
+	for _, w := range guardRecursion(cfg, currentDepth(os.LookupEnv), self) {
 		logger.Warn(w)
 	}
 	if cfg.File == "" {
