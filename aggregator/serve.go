@@ -282,8 +282,16 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		case err != nil:
 			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 		case name == proxytool.Name && a.exposeProxy():
+			if err := a.awaitTool(ctx, proxyCallPath(m.Params)); err != nil {
+				return toolError(a.opts.Redact(err.Error())), nil
+			}
 			return a.proxy.Call(ctx, m.Params), nil
-		case !a.served(name):
+		case !a.served(name) && a.exposeDirect():
+			if err := a.awaitTool(ctx, name); err != nil {
+				return toolError(a.opts.Redact(err.Error())), nil
+			}
+		}
+		if !a.served(name) {
 			return nil, toRPCError(fmt.Errorf("%w tool %q", ErrUnknown, name), mcp.INVALID_PARAMS, a.opts.Redact)
 		}
 		res, err := a.callTool(ctx, m.Params)
