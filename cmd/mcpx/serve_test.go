@@ -376,11 +376,13 @@ func TestServeExitLeavesNoProcess(t *testing.T) {
 			cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
 				"polite":   fx("--grandchild", "--pid-dir", pids),
 				"stubborn": fx("--ignore-sigterm", "--grandchild", "--pid-dir", pids),
+				// Its sleeper calls setsid, leaving the process group.
+				"daemon": fx("--ignore-sigterm", "--grandchild", "--setsid", "--pid-dir", pids),
 			}})
 			c := startServe(t, cfg)
 			c.initialize()
 			c.request("tools/list", map[string]any{})
-			waitPidFiles(t, pids, 4)
+			waitPidFiles(t, pids, 6)
 			tc.end(c)
 			if !waitExit(c.cmd, 8*time.Second) {
 				t.Fatal("mcpx did not exit within 8s")
