@@ -91,14 +91,15 @@ func supervise(argv []string) int {
 	for {
 		select {
 		case err := <-done:
+			// The command is gone; what it left behind goes too, in the
+			// group (mcpx kills that as well) or out of it. The tree
+			// first: a SIGKILL to the group ends the supervisor too.
+			signalTree(self, syscall.SIGKILL)
 			select {
 			case <-parentGone:
 				_ = syscall.Kill(group, syscall.SIGKILL)
 			case <-time.After(exitRace):
 			}
-			// The command is gone; what it left behind goes too, in the
-			// group (mcpx kills that as well) or out of it.
-			signalTree(self, syscall.SIGKILL)
 			return exitCode(err)
 		case <-signals:
 			// mcpx signals the whole group, and the descendants outside
@@ -111,12 +112,12 @@ func supervise(argv []string) int {
 			signalTree(self, syscall.SIGTERM)
 			select {
 			case err := <-done:
-				_ = syscall.Kill(group, syscall.SIGKILL)
 				signalTree(self, syscall.SIGKILL)
+				_ = syscall.Kill(group, syscall.SIGKILL)
 				return exitCode(err)
 			case <-time.After(2 * time.Second):
-				_ = syscall.Kill(group, syscall.SIGKILL)
 				signalTree(self, syscall.SIGKILL)
+				_ = syscall.Kill(group, syscall.SIGKILL)
 				return 137
 			}
 		}
