@@ -237,6 +237,11 @@ func (c *Client) Start(ctx context.Context) {
 // Ready is closed once the first connect attempt has succeeded or failed.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
 
+// Done is closed when nothing of the Client runs any more: after Close,
+// and, without Reconnect, once a connect attempt failed or the connection
+// ended.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
 func (c *Client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 // Status returns a snapshot of the server's state.
