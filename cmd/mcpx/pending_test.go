@@ -95,3 +95,20 @@ func toolNamesOf(t *testing.T, list json.RawMessage) []string {
 	}
 	return names
 }
+
+// TestCallFailedServerSaysWhy: `mcpx call` of a tool whose server failed
+// names the server and its error instead of "unknown tool".
+func TestCallFailedServerSaysWhy(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+		"broken": fx("--exit-at-start", "3"),
+		"ok":     fx(),
+	}})
+	_, errOut, code := runCLI(t, "", "call", "--config", cfg, "broken_echo", `{"message":"x"}`)
+	if code != 1 || !strings.Contains(errOut, "server broken is not connected: initialize: process exit status 3") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming the server and its exit", code, errOut)
+	}
+	_, errOut, _ = runCLI(t, "", "call", "--config", cfg, "ok_nope")
+	if !strings.Contains(errOut, `unknown tool "ok_nope"`) {
+		t.Errorf("a name no failed server owns: %s", errOut)
+	}
+}
