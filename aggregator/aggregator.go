@@ -77,6 +77,9 @@ type Aggregator struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	closed sync.Once
+
+	statusMu sync.Mutex
+	statusCh chan struct{} // closed and replaced on every upstream change
 }
 
 // New creates an Aggregator for cfg. Nothing starts until [Aggregator.Start].
@@ -101,7 +104,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o.Version = "dev"
 	}
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
-		changes: make(chan struct{}, 1), reported: map[string]bool{}}
+		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{})}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -121,7 +124,7 @@ func (a *Aggregator) Start(ctx context.Context) {
 	uo.Redact = a.opts.Redact
 	uo.Reconnect = a.opts.Reconnect
 	uo.Version = a.opts.Version
-	uo.OnChange = func(*upstream.Client) { a.changed() }
+	uo.OnChange = func(*upstream.Client) { a.statusChanged(); a.changed() }
 	uo.OnNotification = a.serverNotification
 	uo.MaxMessageBytes = a.cfg.MaxMessageBytes
 	if a.opts.Serving {
@@ -309,7 +312,13 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 		return nil, err
 	}
 	if name == proxytool.Name {
+		if err := a.awaitTool(ctx, proxyCallPath(params)); err != nil {
+			return toolError(a.opts.Redact(err.Error())), nil
+		}
 		return a.proxy.Call(ctx, params), nil
+	}
+	if err := a.awaitTool(ctx, name); err != nil {
+		return nil, err
 	}
 	return a.callTool(ctx, params)
 }

@@ -41,7 +41,15 @@ func TestServeInvalidRequests(t *testing.T) {
 	}
 
 	c.request(8, "tools/call", map[string]any{"name": "s_slow"})
-	time.Sleep(100 * time.Millisecond)
+	// The second use of id 8 must come while the first is in flight:
+	// once the source has it.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(src.received()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first call never reached the source")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	c.request(8, "tools/call", map[string]any{"name": "s_slow"})
 	if r := c.await(8, 5*time.Second); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "in flight") {
 		t.Errorf("reused id: got %s, want -32600 naming the clash", r.line)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,13 +72,16 @@ func (a *Aggregator) serverNotification(server, method string, params json.RawMe
 	})
 }
 
+// logLevels are the levels of logging/setLevel (RFC 5424's, by name).
+const logLevels = "debug, info, notice, warning, error, critical, alert, emergency"
+
 // setLogLevel applies the client's log level to every upstream at once.
 func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Level string `json:"level"`
 	}
-	if err := json.Unmarshal(orEmpty(params), &p); err != nil || p.Level == "" {
-		return nil, fmt.Errorf("%w: level must be a logging level such as \"info\"", ErrInvalidParams)
+	if err := json.Unmarshal(orEmpty(params), &p); err != nil || !slices.Contains(strings.Split(logLevels, ", "), p.Level) {
+		return nil, fmt.Errorf("%w: level must be one of %s", ErrInvalidParams, logLevels)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

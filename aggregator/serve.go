@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -95,6 +96,7 @@ type stdioServer struct {
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc // by raw request id
 	closing  bool                          // no new requests start
+	initSeen atomic.Bool                   // an initialize request was read
 	calls    map[string]chan message       // our requests to the client, by id
 	callSeq  int
 	listed   map[Kind]bool // lists fetched since the last list_changed
@@ -148,7 +150,28 @@ func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
 		return
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	if hasID && !validID(m.ID) {
+		// The id cannot be echoed: JSON-RPC allows only a string or a
+		// number (or null), so the answer carries null.
+		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: id must be a string or a number", nil)
+		return
+	}
+	if m.Method != "" && (len(m.Result) > 0 || len(m.Error) > 0) {
+		id := m.ID
+		if !hasID {
+			id = json.RawMessage("null")
+		}
+		s.out.error(id, mcp.INVALID_REQUEST, "invalid request: a message has a method or a result/error, not both", nil)
+		return
+	}
 	switch {
+	case m.Method == "initialize" && hasID:
+		s.initSeen.Store(true)
+		s.startRequest(ctx, m, line)
+	case m.Method != "" && hasID && m.Method != "ping" && !s.initSeen.Load():
+		// Read in order, so a client that pipelines initialize and its
+		// first requests is served; one that skips it is not.
+		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: "+m.Method+" before initialize: the session must begin with initialize", nil)
 	case m.Method != "" && hasID:
 		s.startRequest(ctx, m, line)
 	case m.Method != "":
@@ -160,6 +183,15 @@ func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
 	default:
 		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: no method and no id", nil)
 	}
+}
+
+// validID reports whether a request id is a JSON string or number.
+func validID(id json.RawMessage) bool {
+	switch id[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
 }
 
 func (s *stdioServer) notification(ctx context.Context, m message, line []byte) {
@@ -209,13 +241,13 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.inflight, key)
-			s.mu.Unlock()
-			cancel()
-		}()
+		defer cancel()
 		result, rpcErr := s.handle(ctx, m, line)
+		// Free the id before answering: a client may reuse it as soon as
+		// it has the answer.
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
 		if result == nil && rpcErr == nil && forwarded[m.Method] {
 			// A source that answered nothing must not leave the client
 			// waiting forever.
@@ -264,8 +296,16 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		case err != nil:
 			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 		case name == proxytool.Name && a.exposeProxy():
+			if err := a.awaitTool(ctx, proxyCallPath(m.Params)); err != nil {
+				return toolError(a.opts.Redact(err.Error())), nil
+			}
 			return a.proxy.Call(ctx, m.Params), nil
-		case !a.served(name):
+		case !a.served(name) && a.exposeDirect():
+			if err := a.awaitTool(ctx, name); err != nil {
+				return toolError(a.opts.Redact(err.Error())), nil
+			}
+		}
+		if !a.served(name) {
 			return nil, toRPCError(fmt.Errorf("%w tool %q", ErrUnknown, name), mcp.INVALID_PARAMS, a.opts.Redact)
 		}
 		res, err := a.callTool(ctx, m.Params)
@@ -303,12 +343,31 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 	if resp == nil {
 		return nil, nil
 	}
+	// mcp-go decodes the id into its own type, where a number beyond
+	// 2^53 loses digits (9007199254740993 comes back ...992): keep its
+	// result or error, and answer under the client's id, byte for byte.
 	b, err := json.Marshal(resp)
 	if err != nil {
 		return nil, &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
 	}
-	s.out.raw(b)
-	return nil, nil
+	var answer struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &answer); err != nil {
+		return nil, &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
+	}
+	if answer.Error != nil {
+		return nil, &rpcError{code: answer.Error.Code, message: answer.Error.Message, data: answer.Error.Data}
+	}
+	if len(answer.Result) == 0 {
+		answer.Result = json.RawMessage(`{}`)
+	}
+	return answer.Result, nil
 }
 
 var listKind = map[string]Kind{

@@ -433,10 +433,29 @@ func TestServeCancel(t *testing.T) {
 			case <-time.After(time.Second):
 				t.Fatal("the tool's context was not cancelled within 1s")
 			}
-			time.Sleep(300 * time.Millisecond)
+			// The cancelled call's handler has finished once its id is
+			// free again: probe with pings under that id until one is
+			// served rather than refused as in flight.
+			for probe := 0; ; probe++ {
+				n := len(f.c.responsesFor(id))
+				f.c.request(id, "ping", nil)
+				r := f.c.awaitNth(id, n, 5*time.Second)
+				if r.Error == nil {
+					break
+				}
+				if !strings.Contains(r.Error.Message, "in flight") {
+					t.Fatalf("a cancelled request was answered: %s", r.line)
+				}
+				if probe == 10000 {
+					t.Fatal("the cancelled call never freed its id")
+				}
+			}
 			f.c.sync()
-			if rs := f.c.responsesFor(id); len(rs) != 0 {
-				t.Errorf("a cancelled request was answered: %s", rs[0].line)
+			for _, r := range f.c.responsesFor(id) {
+				probe := r.Error == nil && string(r.Result) == `{}` || r.Error != nil && strings.Contains(r.Error.Message, "in flight")
+				if !probe {
+					t.Errorf("a cancelled request was answered: %s", r.line)
+				}
 			}
 			close(release)
 			if r := f.c.await("bystander", 5*time.Second); r.Error != nil || string(r.Result) != `{"content":[]}` {

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"net/url"
 	"path"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -139,9 +141,10 @@ type Browser struct {
 func (b *Browser) Local() bool { return b.URL == "" && b.Token == "" }
 
 // Secrets returns every value that must never reach a log line: env values,
-// header values, the browser token, and every value a ${VAR} expanded to
-// anywhere in the file. Each is non-empty; the list is sorted and has no
-// duplicates.
+// header values, the browser token, the user name, password and query
+// values of every URL (where API keys often ride: ?api_key=..., or
+// https://user:token@host), and every value a ${VAR} expanded to anywhere
+// in the file. Each is non-empty; the list is sorted and has no duplicates.
 func (c *Config) Secrets() []string {
 	var out []string
 	add := func(s string) {
@@ -156,15 +159,49 @@ func (c *Config) Secrets() []string {
 		for _, v := range s.Headers {
 			add(v)
 		}
+		urlSecrets(s.URL, add)
 	}
 	if c.Browser != nil {
 		add(c.Browser.Token)
+		urlSecrets(c.Browser.URL, add)
 	}
 	for _, v := range c.substituted {
 		add(v)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// urlSecrets passes the parts of a URL that carry credentials to add: the
+// user name and password, and each query value both as written and
+// decoded (an error may quote either form).
+func urlSecrets(raw string, add func(string)) {
+	if raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	if u.User != nil {
+		add(u.User.Username())
+		pw, _ := u.User.Password()
+		add(pw)
+		// Also as the URL's own text spells them, percent-encoded.
+		user, pw, _ := strings.Cut(u.User.String(), ":")
+		add(user)
+		add(pw)
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		_, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		add(v)
+		if dec, err := url.QueryUnescape(v); err == nil {
+			add(dec)
+		}
+	}
 }
 
 // Error is the error for every config problem. Its text names the file, the

@@ -45,6 +45,18 @@ func TestSecrets(t *testing.T) {
 	if got := cfg.Secrets(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Secrets() = %q\nwant %q", got, want)
 	}
+	// Credentials in URLs: user info and query values, raw and decoded.
+	urls := mustParse(t, "u.json", `{
+		"servers": {
+			"q": {"url": "https://mcp.example/mcp?api_key=qk%2Fsecret&mode=x"},
+			"u": {"url": "https://alice:p%40ss-word@mcp.example/mcp"}
+		},
+		"browser": {"url": "wss://relay.example/mcp?token=relay-tok"}
+	}`, nil)
+	want = []string{"alice", "p%40ss-word", "p@ss-word", "qk%2Fsecret", "qk/secret", "relay-tok", "x"}
+	if got := urls.Secrets(); !reflect.DeepEqual(got, want) {
+		t.Errorf("URL Secrets() = %q\nwant %q", got, want)
+	}
 	if got := (&Config{}).Secrets(); len(got) != 0 {
 		t.Errorf("empty config Secrets() = %q", got)
 	}

@@ -138,6 +138,22 @@ func buildAndInstall(t *testing.T) *install {
 	if manifest.Version != testNpmVersion {
 		t.Errorf("installed %s is version %q, want %q", mainPkg, manifest.Version, testNpmVersion)
 	}
+	// Both packages say and carry the license of the repository.
+	license, err := os.ReadFile(filepath.Join("..", "LICENSE"))
+	if err != nil {
+		t.Fatalf("the repository's LICENSE: %v", err)
+	}
+	for _, pkg := range []string{"mcpx", "mcpx-linux-x64"} {
+		dir := filepath.Join(in.app, "node_modules", "@mcpx", pkg)
+		var m struct{ License string }
+		readJSON(t, filepath.Join(dir, "package.json"), &m)
+		if m.License != "Apache-2.0" {
+			t.Errorf("@mcpx/%s: license %q, want Apache-2.0", pkg, m.License)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "LICENSE")); err != nil || !bytes.Equal(got, license) {
+			t.Errorf("@mcpx/%s does not carry the repository's LICENSE (%v)", pkg, err)
+		}
+	}
 	return in
 }
 

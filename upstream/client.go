@@ -244,6 +244,11 @@ func (c *Client) Start(ctx context.Context) {
 // Ready is closed once the first connect attempt has succeeded or failed.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
 
+// Done is closed when nothing of the Client runs any more: after Close,
+// and, without Reconnect, once a connect attempt failed or the connection
+// ended.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
 func (c *Client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 // Status returns a snapshot of the server's state.
@@ -431,9 +436,9 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 		if !errors.As(err, &rpc) && ctx.Err() == nil {
 			cn.checkAlive()
 		}
-		return nil, err
+		return nil, c.redactErr(err)
 	}
-	return res, nil
+	return c.redactResult(res), nil
 }
 
 // Tools returns the server's tools as it listed them.

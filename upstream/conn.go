@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -154,9 +156,13 @@ func (cn *conn) dial() (transport.Interface, error) {
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
-		return transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPBasicClient(cn.httpClient()),
+		// getStream backs that stream off when it fails (see there); under
+		// it, every body is held to maxMessageBytes.
+		stream := newGETStream(cn.httpClient().Transport, cn.c.log, cn.c.opts.MinBackoff, cn.c.opts.MaxBackoff)
+		return transport.NewStreamableHTTP(cfg.URL,
 			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
-			transport.WithHTTPLogger(cn.c.libLogger()))
+			transport.WithHTTPBasicClient(&http.Client{Transport: stream}),
+			transport.WithHTTPLogger(slog.New(quietGETStream{cn.c.libLogger().Handler()})))
 	case config.TransportSSE:
 		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(cn.httpClient()), transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(cn.c.libLogger()))

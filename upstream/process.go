@@ -109,12 +109,24 @@ func (p *process) stop(grace, term time.Duration) {
 	if waitFor(p.exited, grace) {
 		return
 	}
+	p.killTree(false)
 	killGroup(p.cmd, false)
 	if waitFor(p.exited, term) {
 		return
 	}
+	p.killTree(true)
 	killGroup(p.cmd, true)
 	<-p.exited
+}
+
+// killTree reaches the descendants that left the group, while the
+// supervisor is alive to be their ancestor.
+func (p *process) killTree(force bool) {
+	select {
+	case <-p.exited:
+	default:
+		killTree(p.cmd, force)
+	}
 }
 
 // stderrDrainMax bounds the wait for the last stderr lines after the group

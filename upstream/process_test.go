@@ -39,6 +39,10 @@ func TestCloseKillsProcessTree(t *testing.T) {
 		{"ignores SIGTERM", []string{"--ignore-sigterm"}, 5 * time.Second},
 		// Exits at stdin EOF; the sleeper goes with its group.
 		{"exits at EOF", nil, 2 * time.Second},
+		// The sleeper called setsid: out of the group, found through the
+		// supervisor's tree.
+		{"setsid grandchild", []string{"--setsid"}, 2 * time.Second},
+		{"setsid grandchild ignores SIGTERM", []string{"--setsid", "--ignore-sigterm"}, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -61,6 +65,35 @@ func TestCloseKillsProcessTree(t *testing.T) {
 	}
 }
 
+// TestServerExitTakesSetsidGrandchild: a server that exits on its own
+// (the crash tool) leaves nothing behind, not even a grandchild that
+// called setsid and ignores SIGTERM.
+func TestServerExitTakesSetsidGrandchild(t *testing.T) {
+	skipUnlessLinux(t)
+	t.Parallel()
+	dir := t.TempDir()
+	c := connect(t, stdioServer("daemonizer", "--grandchild", "--setsid", "--ignore-sigterm", "--pid-dir", dir), nil)
+	pids := waitForTree(t, dir)
+	if sleeper := firstWithRole(pids, "sleeper"); pgid(sleeper) == pgid(firstWithRole(pids, "server")) {
+		t.Fatalf("the sleeper did not leave the server's process group")
+	}
+	if _, err := callTool(t, c, "crash", nil); err == nil {
+		t.Fatal("crash answered")
+	}
+	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
+		"processes left after the server exited: %v", describe(alive(pids)))
+}
+
+// pgid is the process group of pid, 0 when unknown.
+func pgid(pid int) int {
+	fields := procStat(pid)
+	if len(fields) < 3 {
+		return 0
+	}
+	n, _ := strconv.Atoi(fields[2])
+	return n
+}
+
 // TestParentKilledLeavesNoOrphans SIGKILLs a process standing in for mcpx
 // (this test binary in runParent mode, with one connected Client): its
 // supervisor must take down the server and its sleeper, whether the server
@@ -71,6 +104,8 @@ func TestParentKilledLeavesNoOrphans(t *testing.T) {
 	for _, tc := range []struct{ name, args string }{
 		{"ignores SIGTERM", "--ignore-sigterm"},
 		{"exits at EOF", ""},
+		{"setsid grandchild", "--setsid"},
+		{"setsid grandchild ignores SIGTERM", "--setsid --ignore-sigterm"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -41,6 +41,22 @@ func killGroup(cmd *exec.Cmd, force bool) {
 	_ = syscall.Kill(-cmd.Process.Pid, sig)
 }
 
+// killTree signals the supervisor's descendants that left its process
+// group (setsid), which killGroup does not reach; as a child subreaper the
+// supervisor keeps them as descendants (Linux; see signalTree). With force
+// it SIGKILLs every descendant. Call it only while the supervisor runs:
+// after it is reaped its pid may name another process.
+func killTree(cmd *exec.Cmd, force bool) {
+	if cmd.Process == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if force {
+		sig = syscall.SIGKILL
+	}
+	signalTree(cmd.Process.Pid, sig)
+}
+
 func executableNames(command string) []string { return []string{command} }
 
 func isExecutable(p string) bool {

@@ -25,6 +25,9 @@ func killGroup(cmd *exec.Cmd, force bool) {
 	}
 }
 
+// killTree does nothing: there is no supervisor tree on Windows.
+func killTree(*exec.Cmd, bool) {}
+
 func executableNames(command string) []string {
 	if strings.Contains(command, ".") {
 		return []string{command}

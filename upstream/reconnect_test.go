@@ -82,7 +82,13 @@ func TestNoReconnectWithoutOption(t *testing.T) {
 	if len(c.Tools()) != 0 {
 		t.Errorf("%d tools after the crash, want none", len(c.Tools()))
 	}
-	time.Sleep(200 * time.Millisecond) // several backoffs
+	// Without Reconnect the Client stops for good after the loss; with
+	// it, it would keep running to try again and Done would stay open.
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the Client still runs 10s after the crash without Reconnect: %+v", c.Status())
+	}
 	if st := c.Status(); st.State != upstream.StateFailed || st.Attempts != 1 {
 		t.Errorf("state %s after %d attempts; want failed after 1 without Reconnect", st.State, st.Attempts)
 	}

@@ -144,8 +144,17 @@ func TestCancel(t *testing.T) {
 		t.Errorf("the cancelled call returned after %s, want about 100ms", elapsed)
 	}
 
+	// Cancel once the request has reached the server (it logs the start
+	// of the sleep on stderr).
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	go func() { time.Sleep(100 * time.Millisecond); cancel2() }()
+	defer cancel2()
+	go func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(buf.String(), "sleep 10000ms: started") < 2 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel2()
+	}()
 	_, err = c.Request(ctx2, "tools/call", toolParams(t, "sleep", map[string]any{"ms": 10000}))
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)

@@ -55,6 +55,15 @@ func supervise(argv []string) int {
 	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Orphans in the tree (a grandchild whose parent exited, one that
+	// called setsid included) become the supervisor's children, so that
+	// it, and mcpx through it, can still find and stop them; exited ones
+	// are reaped at each SIGCHLD.
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcpx supervisor: cannot adopt orphans (%v): a process that leaves the group may outlive mcpx\n", err)
+	}
+	orphans := make(chan os.Signal, 1)
+	signal.Notify(orphans, syscall.SIGCHLD)
 
 	parentGone := make(chan struct{})
 	var st syscall.Stat_t
@@ -77,10 +86,15 @@ func supervise(argv []string) int {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	group := -os.Getpid()
+	self := os.Getpid()
+	group := -self
 	for {
 		select {
 		case err := <-done:
+			// The command is gone; what it left behind goes too, in the
+			// group (mcpx kills that as well) or out of it. The tree
+			// first: a SIGKILL to the group ends the supervisor too.
+			signalTree(self, syscall.SIGKILL)
 			select {
 			case <-parentGone:
 				_ = syscall.Kill(group, syscall.SIGKILL)
@@ -88,15 +102,21 @@ func supervise(argv []string) int {
 			}
 			return exitCode(err)
 		case <-signals:
-			// mcpx signals the whole group; the command got this too and
-			// decides for itself. mcpx escalates to SIGKILL if it must.
+			// mcpx signals the whole group, and the descendants outside
+			// it; the command got this too and decides for itself. mcpx
+			// escalates to SIGKILL if it must.
+		case <-orphans:
+			reapOrphans(cmd.Process.Pid)
 		case <-parentGone:
 			_ = syscall.Kill(group, syscall.SIGTERM)
+			signalTree(self, syscall.SIGTERM)
 			select {
 			case err := <-done:
+				signalTree(self, syscall.SIGKILL)
 				_ = syscall.Kill(group, syscall.SIGKILL)
 				return exitCode(err)
 			case <-time.After(2 * time.Second):
+				signalTree(self, syscall.SIGKILL)
 				_ = syscall.Kill(group, syscall.SIGKILL)
 				return 137
 			}

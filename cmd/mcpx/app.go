@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -50,6 +51,10 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 	for _, w := range cfg.Warnings {
 		logger.Warn(w)
 	}
+	self, _ := os.Executable()
+	for _, w := range guardRecursion(cfg, currentDepth(os.LookupEnv), self) {
+		logger.Warn(w)
+	}
 	if cfg.File == "" {
 		logger.Warn("no config file found (--config, $MCPX_CONFIG, ./mcpx.json, ~/.config/mcpx/config.json): the catalog is empty")
 	} else {
@@ -76,11 +81,13 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A
-// terminal command waits for every server's own timeout; serve answers
-// after at most 10s and announces late servers with list_changed.
+// terminal command waits for every server's own timeout; serve answers the
+// first list after at most serveReadyTimeout, so that one slow or hung
+// server never holds up the others, and announces late servers with
+// list_changed (a call to a late server's tool waits for it).
 func readyTimeout(cfg *config.Config, serve bool) time.Duration {
 	if serve {
-		return 10 * time.Second
+		return serveReadyTimeout
 	}
 	longest := config.DefaultTimeout
 	for _, s := range cfg.Servers {
@@ -88,6 +95,10 @@ func readyTimeout(cfg *config.Config, serve bool) time.Duration {
 	}
 	return longest + time.Second
 }
+
+// serveReadyTimeout bounds how long serve's first list waits for servers
+// still connecting.
+const serveReadyTimeout = 2 * time.Second
 
 func (s *session) close() {
 	s.agg.Close()

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,19 +21,42 @@ const minSecretLen = 4
 type redactor struct{ r *strings.Replacer }
 
 func newRedactor(secrets []string) *redactor {
+	// Each secret also as a JSON string spells it (a quote, a backslash or
+	// a control character escaped), since raw JSON passes through Redact
+	// too: an upstream's error data, a tool's error result.
+	var s []string
+	for _, v := range secrets {
+		if len(v) < minSecretLen {
+			continue
+		}
+		s = append(s, v)
+		for _, html := range []bool{false, true} {
+			if esc := jsonEscape(v, html); esc != v && !slices.Contains(s, esc) {
+				s = append(s, esc)
+			}
+		}
+	}
 	// Longest first, so a secret that contains another is replaced whole.
-	s := append([]string(nil), secrets...)
 	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
 	var pairs []string
 	for _, v := range s {
-		if len(v) >= minSecretLen {
-			pairs = append(pairs, v, "[redacted]")
-		}
+		pairs = append(pairs, v, "[redacted]")
 	}
 	if len(pairs) == 0 {
 		return &redactor{}
 	}
 	return &redactor{r: strings.NewReplacer(pairs...)}
+}
+
+// jsonEscape is v as the inside of a JSON string, with <, > and & escaped
+// (as Go encoders write them) or not (as most others do).
+func jsonEscape(v string, html bool) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	_ = enc.Encode(v) // a string always encodes
+	out := strings.TrimSuffix(b.String(), "\n")
+	return out[1 : len(out)-1]
 }
 
 func (r *redactor) Redact(s string) string {
@@ -41,8 +66,12 @@ func (r *redactor) Redact(s string) string {
 	return r.r.Replace(s)
 }
 
-// redactWriter is the decorator that keeps secrets out of every log line,
-// whoever wrote it: mcpx, an upstream's stderr, or a library.
+// redactWriter is the decorator that keeps secrets and terminal control
+// sequences out of every log line, whoever wrote it: mcpx, an upstream's
+// stderr, or a library. The logger writes plain text (it styles only a
+// terminal it can see, and this writer hides it), so every control
+// character but the newline and tab of the log format came from the
+// logged text and is escaped.
 type redactWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -52,7 +81,7 @@ type redactWriter struct {
 func (w *redactWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := io.WriteString(w.w, w.r.Redact(string(p))); err != nil {
+	if _, err := io.WriteString(w.w, escapeControls(w.r.Redact(string(p)), "\n\t")); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -65,7 +65,15 @@ func TestServeProgressAndCancel(t *testing.T) {
 	// Cancel a sleeping call: no answer for it, and the upstream is told
 	// with its own id, which is not the client's.
 	c.send(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"fx_sleep","arguments":{"ms":10000}}}`)
-	time.Sleep(200 * time.Millisecond)
+	// Cancel once the call has reached the upstream (it logs the start of
+	// the sleep, which mcpx relays to its stderr).
+	deadlineStart := time.Now().Add(10 * time.Second)
+	for !strings.Contains(c.stderr.String(), "sleep 10000ms: started") {
+		if time.Now().After(deadlineStart) {
+			t.Fatalf("the call never reached the upstream:\n%s", c.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99,"reason":"user"}}`)
 	deadlineCancel := time.Now().Add(3 * time.Second)
 	for !strings.Contains(c.stderr.String(), `cancelling request "mcpx-`) {

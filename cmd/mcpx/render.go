@@ -13,6 +13,14 @@ import (
 // printTable writes rows with the same columns in two modes: an aligned,
 // styled table for a person at a terminal, tab-separated values for a pipe.
 func printTable(w io.Writer, tty bool, header []string, rows [][]string) error {
+	// Cells hold text from upstreams (names, descriptions, errors): no
+	// control character of theirs reaches the terminal, and none (a tab,
+	// a newline) breaks a row.
+	for _, r := range rows {
+		for i := range r {
+			r[i] = escapeControls(r[i], "")
+		}
+	}
 	if !tty {
 		for _, r := range rows {
 			if _, err := fmt.Fprintln(w, strings.Join(r, "\t")); err != nil {

@@ -315,6 +315,15 @@ func TestServeSurvivesBadUpstreams(t *testing.T) {
 		t.Fatalf("good server after failures: %s %v", out, e)
 	}
 	waitPidFiles(t, pids, 3) // hangs, stubborn and its sleeper
+	// The first list no longer waits for the failing servers: wait for
+	// each failure to be logged (the event), then end mcpx.
+	wants := []string{"missing", "exit status 3", "no answer within 1s", "non-JSON-RPC"}
+	deadline := time.Now().Add(15 * time.Second)
+	for _, want := range wants {
+		for !strings.Contains(c.stderr.String(), want) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 
 	c.stdin.Close()
 	start = time.Now()
@@ -324,7 +333,7 @@ func TestServeSurvivesBadUpstreams(t *testing.T) {
 	t.Logf("mcpx exited %s after stdin EOF", time.Since(start).Round(time.Millisecond))
 	assertAllGone(t, pids, 3*time.Second)
 	log := c.stderr.String()
-	for _, want := range []string{"missing", "exit status 3", "no answer within 1s", "non-JSON-RPC"} {
+	for _, want := range wants {
 		if !strings.Contains(log, want) {
 			t.Errorf("stderr does not mention %q:\n%s", want, log)
 		}
@@ -367,11 +376,13 @@ func TestServeExitLeavesNoProcess(t *testing.T) {
 			cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
 				"polite":   fx("--grandchild", "--pid-dir", pids),
 				"stubborn": fx("--ignore-sigterm", "--grandchild", "--pid-dir", pids),
+				// Its sleeper calls setsid, leaving the process group.
+				"daemon": fx("--ignore-sigterm", "--grandchild", "--setsid", "--pid-dir", pids),
 			}})
 			c := startServe(t, cfg)
 			c.initialize()
 			c.request("tools/list", map[string]any{})
-			waitPidFiles(t, pids, 4)
+			waitPidFiles(t, pids, 6)
 			tc.end(c)
 			if !waitExit(c.cmd, 8*time.Second) {
 				t.Fatal("mcpx did not exit within 8s")

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package upstream
+
+import "syscall"
+
+// On systems other than Linux there is no child subreaper nor /proc to
+// walk: a descendant that leaves the process group (setsid) is not
+// tracked. See the README.
+
+func becomeSubreaper() error { return nil }
+
+func signalTree(int, syscall.Signal) {}
+
+func reapOrphans(int) {}
