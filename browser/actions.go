@@ -221,23 +221,13 @@ func runReload(ctx context.Context, t *Tools, raw json.RawMessage) (*result, err
 	return textResult("Reloaded.\n%s", pageState(ctx, t.c)), nil
 }
 
-func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
-	if err := decodeArgs(raw, &struct{}{}); err != nil {
-		return nil, err
-	}
-	var s struct {
-		URL, Title, Text string
-		Truncated        bool
-	}
-	if err := t.c.evalInto(ctx, fmt.Sprintf("(%s)(%d)", snapshotJS, t.opts.MaxSnapshotLines), &s); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	more := ""
-	if s.Truncated {
-		more = fmt.Sprintf("\n(cut at %d lines)", t.opts.MaxSnapshotLines)
-	}
-	return textResult("### Page state\n- Page URL: %s\n- Page Title: %s\n### Snapshot\n```yaml\n%s\n```%s", s.URL, s.Title, s.Text, more), nil
-}
+// errOption is what locate answers for an <option> of a <select>: no
+// mouse reaches it, so callers select it instead.
+var errOption = errors.New("the target is an option of a select")
+
+// errNoArea is what locate answers for an element with no area (an empty
+// link): no mouse reaches it, but focus and activation do.
+var errNoArea = errors.New("the target has no area a mouse can reach")
 
 // locate finds an element's centre for a mouse action.
 func locate(ctx context.Context, c *Client, tg target) (x, y float64, err error) {
@@ -247,14 +237,22 @@ func locate(ctx context.Context, c *Client, tg target) (x, y float64, err error)
 	ref, _ := json.Marshal(tg.Ref)
 	sel, _ := json.Marshal(tg.Selector)
 	var r struct {
-		X, Y  float64
-		Error string
+		X, Y   float64
+		Option bool
+		NoArea bool
+		Error  string
 	}
 	if err := c.evalInto(ctx, fmt.Sprintf("(%s)(%s, %s)", resolveJS, ref, sel), &r); err != nil {
 		return 0, 0, err
 	}
 	if r.Error != "" {
 		return 0, 0, errors.New(r.Error)
+	}
+	if r.Option {
+		return 0, 0, errOption
+	}
+	if r.NoArea {
+		return 0, 0, errNoArea
 	}
 	return r.X, r.Y, nil
 }
@@ -280,6 +278,20 @@ func runClick(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 		return nil, err
 	}
 	x, y, err := locate(ctx, t.c, a.target)
+	if errors.Is(err, errOption) {
+		// Clicking an option of a <select> picks it.
+		picked, err := selectOptions(ctx, t.c, a.target, nil)
+		if err != nil {
+			return nil, err
+		}
+		return textResult("Clicked %s: selected %s.", describeTarget(a.target), strings.Join(picked, ", ")), nil
+	}
+	if errors.Is(err, errNoArea) {
+		if _, err := t.c.Eval(ctx, fmt.Sprintf(`(() => { const el = %s; if (el.error) throw new Error(el.error); el.focus(); el.click(); })()`, elementExpr(a.target))); err != nil {
+			return nil, err
+		}
+		return textResult("Clicked %s (it has no area on screen: focused and activated it through the page).", describeTarget(a.target)), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +307,12 @@ func runHover(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 		return nil, err
 	}
 	x, y, err := locate(ctx, t.c, a)
+	if errors.Is(err, errOption) {
+		return nil, errors.New("an option of a select cannot be hovered: use browser_select_option or browser_click")
+	}
+	if errors.Is(err, errNoArea) {
+		return nil, fmt.Errorf("%s has no area on screen to hover", describeTarget(a))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -352,27 +370,75 @@ func runSelectOption(ctx context.Context, t *Tools, raw json.RawMessage) (*resul
 	if err := a.target.check(); err != nil {
 		return nil, err
 	}
-	vals, _ := json.Marshal(a.Values)
+	if len(a.Values) == 0 {
+		return nil, errors.New("values is required: the options' values or visible texts")
+	}
+	picked, err := selectOptions(ctx, t.c, a.target, a.Values)
+	if err != nil {
+		return nil, err
+	}
+	return textResult("Selected %s.", strings.Join(picked, ", ")), nil
+}
+
+// selectOptions picks options of the target: a <select> (the options
+// whose value or text is in values), one of its <option>s (that option,
+// values nil), or an ARIA listbox, combobox, menu or tree (a real click on
+// each matching option, as a user would). It returns what was picked.
+func selectOptions(ctx context.Context, c *Client, tg target, values []string) ([]string, error) {
+	vals, _ := json.Marshal(values)
 	var r struct {
 		Selected []string
+		Click    []string // refs of ARIA options to click
 		Error    string
 	}
 	expr := fmt.Sprintf(`(() => { const el = %s; if (el.error) return el; const vals = %s;
-  if (el.tagName !== "SELECT") return {error: "the element is a " + el.tagName.toLowerCase() + ", not a select"};
-  const picked = [];
-  for (const o of el.options) { const on = vals.includes(o.value) || vals.includes(o.textContent.trim()); o.selected = on; if (on) picked.push(o.value); }
-  el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true}));
-  return {Selected: picked}; })()`, elementExpr(a.target), vals)
-	if err := t.c.evalInto(ctx, expr, &r); err != nil {
+  const text = (n) => (n.label || n.textContent || "").replace(/\s+/g, " ").trim();
+  const wants = (o) => vals.includes(o.value) || vals.includes(text(o)) || vals.includes(o.getAttribute("data-value") || "\u0000");
+  const fire = (s) => { s.dispatchEvent(new Event("input", {bubbles: true})); s.dispatchEvent(new Event("change", {bubbles: true})); };
+  if (el.localName === "option" && el.closest("select")) {
+    const s = el.closest("select");
+    if (el.disabled || s.disabled || s.matches(":disabled")) return {error: "the option is disabled"};
+    if (s.multiple) for (const o of s.options) o.selected = o === el; else el.selected = true; // a plain click in a list selects only that option
+    fire(s); return {Selected: [text(el)]};
+  }
+  if (el.localName === "select") {
+    if (el.matches(":disabled")) return {error: "the select is disabled"};
+    const picked = [];
+    for (const o of el.options) { const on = wants(o) && !o.disabled && (el.multiple || picked.length === 0); o.selected = on; if (on) picked.push(text(o)); }
+    if (picked.length) fire(el);
+    return {Selected: picked};
+  }
+  // An ARIA widget: its options, or those of the popup it controls.
+  const reg = window[Symbol.for("mcpx.refs")] || (window[Symbol.for("mcpx.refs")] = {n: 0, byRef: new Map(), byEl: new WeakMap()});
+  const refOf = (n) => { let r = reg.byEl.get(n); if (!r) { r = "e" + ++reg.n; reg.byEl.set(n, r); reg.byRef.set(r, new WeakRef(n)); } return r; };
+  const roots = [el];
+  for (const id of ((el.getAttribute("aria-controls") || "") + " " + (el.getAttribute("aria-owns") || "")).split(/\s+/)) {
+    const n = id && el.getRootNode().getElementById(id); if (n) roots.push(n);
+  }
+  const opts = [];
+  for (const root of roots) for (const o of root.querySelectorAll('[role=option], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=treeitem], [role=tab]')) opts.push(o);
+  if (!opts.length) return {error: "the element (" + el.localName + (el.getAttribute("role") ? " role=" + el.getAttribute("role") : "") + ") is not a select and has no options"};
+  const hit = opts.filter((o) => vals.includes(text(o)) || vals.includes(o.getAttribute("data-value") || "\u0000") || vals.includes(o.id));
+  return {Click: hit.map(refOf), Selected: hit.map(text)}; })()`, elementExpr(tg), vals)
+	if err := c.evalInto(ctx, expr, &r); err != nil {
 		return nil, err
 	}
 	if r.Error != "" {
 		return nil, errors.New(r.Error)
 	}
-	if len(r.Selected) == 0 {
-		return nil, fmt.Errorf("no option matches %v", a.Values)
+	for _, ref := range r.Click {
+		x, y, err := locate(ctx, c, target{Ref: ref})
+		if err != nil {
+			return nil, err
+		}
+		if err := mouseClick(ctx, c, x, y, "left", false); err != nil {
+			return nil, err
+		}
 	}
-	return textResult("Selected %s.", strings.Join(r.Selected, ", ")), nil
+	if len(r.Selected) == 0 {
+		return nil, fmt.Errorf("no option matches %q", values)
+	}
+	return r.Selected, nil
 }
 
 // elementExpr is a JS expression for the target element, or an object

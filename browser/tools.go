@@ -20,9 +20,20 @@ type ToolsOptions struct {
 	// CDP adds the raw escape hatch `cdp` (off by default: it can do
 	// anything the debugger can).
 	CDP bool
-	// MaxSnapshotLines bounds a snapshot (default 400).
-	MaxSnapshotLines int
+	// MaxSnapshotChars bounds the text of a snapshot, of the console
+	// messages and of an evaluate result, in characters (default 50,000).
+	// A longer one is cut with a note saying how to get the rest.
+	MaxSnapshotChars int
+	// MaxImageBytes bounds a screenshot's decoded size (default 1 MiB):
+	// a larger one is scaled down and sent as JPEG.
+	MaxImageBytes int
 }
+
+// Defaults of [ToolsOptions].
+const (
+	DefaultMaxSnapshotChars = 50000
+	DefaultMaxImageBytes    = 1 << 20
+)
 
 // Tools are the browser_* tools, by their names without prefix
 // ("navigate", "snapshot", ...). The aggregator adds the prefix.
@@ -43,8 +54,11 @@ func NewTools(c *Client, opts *ToolsOptions) *Tools {
 	if opts != nil {
 		t.opts = *opts
 	}
-	if t.opts.MaxSnapshotLines <= 0 {
-		t.opts.MaxSnapshotLines = 400
+	if t.opts.MaxSnapshotChars <= 0 {
+		t.opts.MaxSnapshotChars = DefaultMaxSnapshotChars
+	}
+	if t.opts.MaxImageBytes <= 0 {
+		t.opts.MaxImageBytes = DefaultMaxImageBytes
 	}
 	for _, d := range toolTable {
 		if d.name == "cdp" && !t.opts.CDP {

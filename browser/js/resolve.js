@@ -1,6 +1,11 @@
 // mcpx element resolver: finds an element by snapshot ref or CSS
-// selector, scrolls it into view and returns its centre in viewport CSS
-// pixels, or an error a model can act on.
+// selector, checks that a user could act on it (not disabled, inert,
+// aria-hidden, behind a modal or covered), scrolls it into view and
+// returns its centre in the top page's viewport CSS pixels (through
+// same-origin frames), or an error a model can act on. An <option> of a
+// <select> has no place a mouse can reach: it answers {option: true} and
+// the caller selects it instead. An element with no area answers
+// {noArea: true}: the caller activates it through the page.
 (function (ref, selector) {
   let el = null;
   if (ref) {
@@ -16,11 +21,100 @@
     }
     if (!el) return { error: "no element matches selector " + JSON.stringify(selector) };
   }
+  const what = ref ? "ref " + ref : "the element matching " + JSON.stringify(selector);
+  const tag = el.localName;
+  // parentOf walks the flat tree up: out of shadow roots and frames.
+  const parentOf = (n) => {
+    if (n.assignedSlot) return n.assignedSlot;
+    if (n.parentNode && n.parentNode.nodeType === 11) return n.parentNode.host;
+    if (n.parentNode && n.parentNode.nodeType === 9) return n.parentNode.defaultView.frameElement;
+    return n.parentNode;
+  };
+  for (let n = el; n; n = parentOf(n)) {
+    if (n.nodeType !== 1) continue;
+    if (n.inert) return { error: what + " is inert (the page blocks it, e.g. behind a modal dialog): take a new snapshot" };
+    if (n.getAttribute("aria-hidden") === "true") return { error: what + " is hidden from users (aria-hidden)" };
+  }
+  if (el.matches(":disabled")) return { error: what + " is disabled" };
+  for (let n = el; n; n = parentOf(n)) {
+    if (n.nodeType === 1 && n.getAttribute("aria-disabled") === "true") return { error: what + " is disabled (aria-disabled)" };
+  }
+  if (tag === "option" && el.closest("select")) return { option: true, tag };
+
+  // Scroll it into view, then each frame it is in.
   el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  for (let w = el.ownerDocument.defaultView; w.frameElement; w = w.parent) {
+    w.frameElement.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+  }
   const r = el.getBoundingClientRect();
-  if (r.width === 0 && r.height === 0) return { error: "the element is not visible (zero size)" };
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  const covered = hit && hit !== el && !el.contains(hit) && !hit.contains(el);
-  return { x, y, tag: el.tagName.toLowerCase(), covered: !!covered, coveredBy: covered ? hit.tagName.toLowerCase() : "" };
+  // clippedAway: an ancestor that clips its overflow shows none of it.
+  const clippedAway = () => {
+    let left = r.left, top = r.top, right = r.right, bottom = r.bottom;
+    for (let n = parentOf(el); n && n.nodeType === 1 && n.ownerDocument === el.ownerDocument; n = parentOf(n)) {
+      const cs = n.ownerDocument.defaultView.getComputedStyle(n);
+      if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+      const a = n.getBoundingClientRect();
+      left = Math.max(left, a.left); top = Math.max(top, a.top); right = Math.min(right, a.right); bottom = Math.min(bottom, a.bottom);
+      if (right <= left || bottom <= top) return true;
+    }
+    return false;
+  };
+  if (r.width === 0 || r.height === 0 || clippedAway()) {
+    // An empty link, a collapsed control, one its container clips away:
+    // no mouse can hit it, but it still takes focus and activation
+    // (keyboard users reach it).
+    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return { error: what + " is not visible" };
+    return { noArea: true, tag };
+  }
+  const doc = el.ownerDocument;
+  // hitAt finds the element under a point, through open shadow roots.
+  const hitAt = (x, y) => {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
+  // reaches: the hit is the element, inside it, its label, or an
+  // ancestor (a shadow host or slot the hit test stopped at): nothing of
+  // another element lies over the point.
+  const reaches = (hit) => {
+    for (let n = hit; n; n = parentOf(n)) {
+      if (n === el) return true;
+      if (n.localName === "label" && n.control === el) return true;
+    }
+    for (let n = parentOf(el); n; n = parentOf(n)) if (n === hit) return true;
+    return false;
+  };
+  // The centre first, then points inside each quarter: a badge or a
+  // sticky bar over the centre does not make the element unclickable.
+  const points = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]];
+  let x = 0, y = 0, hit = null, ok = false;
+  for (const [fx, fy] of points) {
+    x = r.left + r.width * fx;
+    y = r.top + r.height * fy;
+    hit = hitAt(x, y);
+    if (!hit || reaches(hit)) {
+      ok = true;
+      break;
+    }
+  }
+  if (!ok) {
+    x = r.left + r.width / 2;
+    y = r.top + r.height / 2;
+    hit = hitAt(x, y);
+    const by = hit.localName + (hit.id ? "#" + hit.id : "") + (hit.getAttribute("role") ? "[role=" + hit.getAttribute("role") + "]" : "");
+    return { error: what + " is covered by " + by + " (a dialog, overlay or banner is in the way): close it or take a new snapshot" };
+  }
+  // Into the top page's coordinates.
+  for (let w = doc.defaultView; w.frameElement; w = w.parent) {
+    const f = w.frameElement;
+    const fr = f.getBoundingClientRect();
+    const cs = w.parent.getComputedStyle(f);
+    x += fr.left + f.clientLeft + parseFloat(cs.paddingLeft);
+    y += fr.top + f.clientTop + parseFloat(cs.paddingTop);
+  }
+  return { x, y, tag };
 })

@@ -1,0 +1,75 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// snapshotReserve is what the header and the note about a cut may take
+// of browser.maxSnapshotChars; the outline gets the rest.
+const snapshotReserve = 1000
+
+func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
+	var a struct {
+		Ref      string `json:"ref"`
+		Selector string `json:"selector"`
+		Offset   int    `json:"offset"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Ref != "" && a.Selector != "" {
+		return nil, fmt.Errorf("give ref or selector, not both")
+	}
+	if a.Offset < 0 {
+		return nil, fmt.Errorf("offset must be 0 or more, got %d", a.Offset)
+	}
+	limit := t.opts.MaxSnapshotChars
+	opts, _ := json.Marshal(map[string]any{
+		"maxChars": max(limit-snapshotReserve, limit/2), "offset": a.Offset, "ref": a.Ref, "selector": a.Selector,
+	})
+	var s struct {
+		URL, Title, Text, Error string
+		Offset, End, Total      int
+		TotalChars              int
+		Modal                   bool
+	}
+	if err := t.c.evalInto(ctx, fmt.Sprintf("(%s)(%s)", snapshotJS, opts), &s); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if s.Error != "" {
+		return nil, fmt.Errorf("snapshot: %s", s.Error)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Page state\n- Page URL: %s\n- Page Title: %s\n", truncate(s.URL, 300), truncate(s.Title, 200))
+	if s.Modal {
+		b.WriteString("- A modal dialog is open: only its contents can be acted on, so only they are shown.\n")
+	}
+	scope := ""
+	switch {
+	case a.Ref != "":
+		scope = fmt.Sprintf(" of ref %s", a.Ref)
+	case a.Selector != "":
+		scope = fmt.Sprintf(" of %q", a.Selector)
+	}
+	fmt.Fprintf(&b, "### Snapshot%s\n```yaml\n%s\n```", scope, s.Text)
+	if s.Offset > 0 || s.End < s.Total {
+		fmt.Fprintf(&b, "\nShowing lines %d-%d of %d (%d characters in all; the limit is %d).", s.Offset+1, s.End, s.Total, s.TotalChars, limit)
+		if s.End < s.Total {
+			fmt.Fprintf(&b, " The outline was cut after line %d. For the rest call browser_snapshot with offset=%d", s.End, s.End)
+			if scope != "" {
+				fmt.Fprintf(&b, " (and the same %s)", strings.TrimPrefix(scope, " of "))
+			}
+			b.WriteString(", or scope it to a part of the page with ref (any ref above, e.g. a list's first item's parent) or selector (a CSS selector such as \"main\" or \"#results\").")
+		}
+	}
+	out := b.String()
+	if len(out) > limit {
+		// A header longer than the reserve (a huge title or URL): the
+		// limit holds regardless.
+		out = truncate(out, limit)
+	}
+	return textResult("%s", out), nil
+}

@@ -1,0 +1,313 @@
+package browser_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/browser"
+	"github.com/mcpx/mcpx/browser/browsertest"
+)
+
+// corpus is testdata/a11y: one page per class of problem the outline must
+// get right. wait names text to wait for (browser_wait_for) before the
+// snapshot, for pages that reveal content late.
+var corpus = []struct {
+	page, wait string
+}{
+	{page: "ordinary.html"},
+	{page: "choices.html"},
+	{page: "names.html"},
+	{page: "shadow.html"},
+	{page: "reach.html"},
+	{page: "modal.html"},
+	{page: "ariamodal.html"},
+	{page: "widgets.html"},
+	{page: "frames.html"},
+	{page: "dynamic.html", wait: "Late button"},
+}
+
+// tally counts one measure as hits over a total.
+type tally struct{ hit, total int }
+
+func (t *tally) add(ok bool) {
+	t.total++
+	if ok {
+		t.hit++
+	}
+}
+
+func (t tally) ratio() float64 {
+	if t.total == 0 {
+		return 1
+	}
+	return float64(t.hit) / float64(t.total)
+}
+
+func (t tally) String() string { return fmt.Sprintf("%d/%d = %.1f%%", t.hit, t.total, 100*t.ratio()) }
+
+// TestSnapshotMatchesChromium measures browser_snapshot against Chromium's
+// accessibility tree on the corpus, in one headless Chromium: recall and
+// precision of the elements a user can act on, role and name equality,
+// and a click or a typed text through every printed ref, checked in the
+// page.
+func TestSnapshotMatchesChromium(t *testing.T) {
+	pages := httptest.NewServer(http.FileServer(http.Dir("../testdata/a11y")))
+	defer pages.Close()
+	relay := browsertest.NewRelay(nil)
+	defer relay.Close()
+	token := relay.Token("user-1", time.Hour)
+	chrome := browsertest.StartChromium(t, relay.ExtensionURL(), token)
+	c := browser.NewClient(browser.Options{Token: token})
+	c.Start(context.Background())
+	defer c.Close()
+	tools := browser.NewTools(c, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+
+	// try calls a tool and returns its text, or its error.
+	try := func(name string, args any) (string, error) {
+		b, _ := json.Marshal(args)
+		var r struct {
+			Content []struct{ Type, Text string }
+			IsError bool
+		}
+		raw := tools.Call(ctx, name, b)
+		if err := json.Unmarshal(raw, &r); err != nil || len(r.Content) == 0 {
+			return "", fmt.Errorf("%s: %s", name, raw)
+		}
+		if r.IsError {
+			return "", fmt.Errorf("%s %s: %s", name, b, r.Content[0].Text)
+		}
+		return r.Content[len(r.Content)-1].Text, nil
+	}
+	call := func(name string, args any) string {
+		t.Helper()
+		text, err := try(name, args)
+		if err != nil {
+			t.Fatalf("%v\nchromium:\n%s", err, chrome.Output())
+		}
+		return text
+	}
+
+	call("tabs", map[string]any{"action": "new", "url": "about:blank"})
+	var recall, precision, roles, names, acted tally
+	for _, pg := range corpus {
+		call("navigate", map[string]any{"url": pages.URL + "/" + pg.page})
+		if pg.wait != "" {
+			call("wait_for", map[string]any{"text": pg.wait})
+		}
+		snap := call("snapshot", map[string]any{})
+		lines := parseOutline(snap)
+		g, err := readGroundTruth(ctx, c)
+		if err != nil {
+			t.Fatalf("%s: ground truth: %v", pg.page, err)
+		}
+		pr, pp, pn, pl, misses := compare(lines, g)
+		recall.addAll(pr)
+		precision.addAll(pp)
+		roles.addAll(pn)
+		names.addAll(pl)
+		pa, failures := actThroughRefs(t, ctx, c, try, lines)
+		acted.addAll(pa)
+		t.Logf("%s: recall %v, precision %v, acted %v (%d frames)", pg.page, pr, pp, pa, g.frames)
+		for _, m := range append(misses, failures...) {
+			t.Logf("  %s", m)
+		}
+		if os.Getenv("MCPX_AXDUMP") != "" {
+			t.Logf("outline:\n%s\nChromium:\n%s", snap, dumpAX(g))
+		}
+		if pg.page == "dynamic.html" {
+			checkHoverReveals(t, call, snap)
+		}
+	}
+	t.Logf("recall %v, precision %v, role equal %v, name equal %v, refs acting on the right element %v",
+		recall, precision, roles, names, acted)
+	for _, m := range []struct {
+		what string
+		t    tally
+		min  float64
+	}{{"recall", recall, 0.95}, {"precision", precision, 0.95}, {"role equality", roles, 0.95}, {"name equality", names, 0.95}, {"refs acting on the right element", acted, 1}} {
+		if m.t.total == 0 || m.t.ratio() < m.min {
+			t.Errorf("%s %v, want at least %.0f%%", m.what, m.t, 100*m.min)
+		}
+	}
+}
+
+func (t *tally) addAll(o tally) {
+	t.hit += o.hit
+	t.total += o.total
+}
+
+// compare measures an outline against Chromium's tree: recall (actionable
+// nodes the outline gives a ref), precision (refs on actionable nodes),
+// and for the nodes found, role and name equality.
+func compare(lines []outlineLine, g *groundTruth) (recall, precision, roles, names tally, misses []string) {
+	byRef := map[string]outlineLine{}
+	for _, l := range lines {
+		if l.ref != "" {
+			byRef[l.ref] = l
+		}
+	}
+	blocked := g.blockedByAriaModal()
+	actionable := func(n axNode) bool { return n.actionable() && !blocked[n.NodeID] }
+	axByRef := map[string]axNode{}
+	for _, n := range g.nodes {
+		if r := g.refOf[n.BackendDOMNodeID]; r != "" {
+			if _, seen := axByRef[r]; !seen || !n.Ignored {
+				axByRef[r] = n
+			}
+		}
+	}
+	for _, n := range g.nodes {
+		// The parts of a native control's user-agent shadow tree (a date
+		// field's day, month, year) are acted on through the control.
+		if !actionable(n) || g.inUA[n.BackendDOMNodeID] {
+			continue
+		}
+		l, ok := byRef[g.refOf[n.BackendDOMNodeID]]
+		recall.add(ok)
+		if !ok {
+			misses = append(misses, fmt.Sprintf("missed %s %q", n.role(), n.name()))
+			continue
+		}
+		roles.add(l.role == outlineRole(n))
+		names.add(l.name == clipName(n.name()))
+		if l.role != outlineRole(n) || l.name != clipName(n.name()) {
+			misses = append(misses, fmt.Sprintf("%s: Chromium says %s %q", l.text, n.role(), n.name()))
+		}
+	}
+	for _, l := range lines {
+		if l.ref == "" {
+			continue
+		}
+		n, ok := axByRef[l.ref]
+		precision.add(ok && actionable(n))
+		if !ok || !actionable(n) {
+			misses = append(misses, fmt.Sprintf("not actionable in Chromium: %s (%s %q ignored=%v)", l.text, n.role(), n.name(), n.Ignored))
+		}
+	}
+	return recall, precision, roles, names, misses
+}
+
+// recorderJS records, in every same-origin frame, the composed path of
+// the last click and cancels it, so that links, submits and toggles leave
+// the page as it is for the next ref.
+const recorderJS = `(() => { const install = (w) => {
+    if (w.__mcpxRecorder) return; w.__mcpxRecorder = true;
+    w.addEventListener("click", (e) => { top.__mcpxLastClick = e.composedPath(); e.preventDefault(); }, true);
+    for (let i = 0; i < w.frames.length; i++) { try { install(w.frames[i]); } catch (e) { /* cross-origin */ } }
+  }; install(window); return true; })()`
+
+// checkJS says whether the last action reached the element of ref:
+// a click whose path holds it (or its label), a value typed into it, an
+// option now selected.
+const checkJS = `((ref, kind, want) => { const el = window[Symbol.for("mcpx.refs")].byRef.get(ref).deref();
+  if (!el) return "the ref's element is gone";
+  if (kind === "type") { const v = el.isContentEditable ? el.innerText.trim() : el.value; return v === want ? "" : "value " + JSON.stringify(v); }
+  if (kind === "option") { return el.selected ? "" : "the option is not selected"; }
+  const p = top.__mcpxLastClick || []; top.__mcpxLastClick = null;
+  if (p.includes(el) || p.some((n) => n.localName === "label" && n.control === el)) return "";
+  return p.length ? "the click reached " + p[0].localName + (p[0].id ? "#" + p[0].id : "") : "no click reached the page"; })`
+
+// actThroughRefs types into every text field and clicks every other ref
+// of the outline through the browser tools, and checks in the page that
+// each reached the element the line describes.
+func actThroughRefs(t *testing.T, ctx context.Context, c *browser.Client, try func(string, any) (string, error), lines []outlineLine) (acted tally, failures []string) {
+	t.Helper()
+	if _, err := c.Eval(ctx, recorderJS); err != nil {
+		t.Fatalf("install the click recorder: %v", err)
+	}
+	for _, l := range lines {
+		if l.ref == "" {
+			continue
+		}
+		kind, want := "click", ""
+		readOnly := strings.Contains(l.text, "[readonly]")
+		switch {
+		case readOnly:
+		case l.role == "option" && strings.Contains(l.text, "[ref=") && isNativeOption(ctx, c, l.ref):
+			kind = "option"
+		case (l.role == "textbox" || l.role == "searchbox" || l.role == "combobox" && !strings.Contains(l.text, "option")) && isTypeable(ctx, c, l.ref):
+			kind, want = "type", "typed by mcpx"
+		case l.role == "spinbutton" && isTypeable(ctx, c, l.ref):
+			kind, want = "type", "7"
+		}
+		var err error
+		if kind == "type" {
+			_, err = try("type", map[string]any{"ref": l.ref, "text": want})
+		} else {
+			_, err = try("click", map[string]any{"ref": l.ref})
+		}
+		var problem string
+		if err == nil {
+			var raw json.RawMessage
+			if raw, err = c.Eval(ctx, fmt.Sprintf("(%s)(%q, %q, %q)", checkJS, l.ref, kind, want)); err == nil {
+				err = json.Unmarshal(raw, &problem)
+			}
+		}
+		if err != nil {
+			problem = err.Error()
+		}
+		acted.add(problem == "")
+		if problem != "" {
+			failures = append(failures, fmt.Sprintf("%s %s: %s", kind, l.text, problem))
+		}
+	}
+	return acted, failures
+}
+
+func evalBool(ctx context.Context, c *browser.Client, expr string) bool {
+	raw, err := c.Eval(ctx, expr)
+	return err == nil && string(raw) == "true"
+}
+
+func isNativeOption(ctx context.Context, c *browser.Client, ref string) bool {
+	return evalBool(ctx, c, fmt.Sprintf(`window[Symbol.for("mcpx.refs")].byRef.get(%q).deref().localName === "option"`, ref))
+}
+
+// isTypeable: a text field a user types into (not a date or a colour).
+func isTypeable(ctx context.Context, c *browser.Client, ref string) bool {
+	return evalBool(ctx, c, fmt.Sprintf(`(() => { const el = window[Symbol.for("mcpx.refs")].byRef.get(%q).deref();
+  return el.isContentEditable || el.localName === "textarea" || (el.localName === "input" && /^(text|search|email|tel|url|password|number|)$/.test(el.getAttribute("type") || "")); })()`, ref))
+}
+
+// checkHoverReveals: an element shown only while the mouse is over its
+// menu is in the snapshot after browser_hover, with a ref that works.
+func checkHoverReveals(t *testing.T, call func(string, any) string, before string) {
+	t.Helper()
+	if strings.Contains(before, "Hover action") {
+		t.Errorf("the hover-only button is in the snapshot before any hover:\n%s", before)
+	}
+	if !strings.Contains(before, `button "Late button"`) {
+		t.Errorf("the snapshot after browser_wait_for lacks the late button:\n%s", before)
+	}
+	call("hover", map[string]any{"selector": "#hover-menu"})
+	after := call("snapshot", map[string]any{})
+	var ref string
+	for _, l := range parseOutline(after) {
+		if l.role == "button" && l.name == "Hover action" {
+			ref = l.ref
+		}
+	}
+	if ref == "" {
+		t.Errorf("after browser_hover the snapshot lacks the hover-only button with a ref:\n%s", after)
+		return
+	}
+	call("click", map[string]any{"ref": ref})
+}
+
+// clipName is a name as the outline prints it: at most 100 characters.
+func clipName(s string) string {
+	s = collapse(s)
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return s
+}
