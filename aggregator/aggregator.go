@@ -118,7 +118,9 @@ func (a *Aggregator) Start(ctx context.Context) {
 			ClientID: "mcpx", Logger: a.opts.Logger.WithPrefix(config.BrowserServerName),
 		})
 		a.browser.Start(ctx)
-		tools := browser.NewTools(a.browser, &browser.ToolsOptions{CDP: b.CDP})
+		tools := browser.NewTools(a.browser, &browser.ToolsOptions{
+			CDP: b.CDP, MaxSnapshotChars: b.MaxSnapshotChars, MaxImageBytes: int(b.MaxImageBytes),
+		})
 		a.members = append(a.members, &member{src: browser.NewServer(config.BrowserServerName, tools), prefix: b.Prefix, direct: true})
 	}
 	for i, s := range a.cfg.Servers {

@@ -517,9 +517,13 @@ func runEvaluate(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 	}
 	v, err := t.c.Eval(ctx, expr)
 	if err != nil {
+		var pe *PageError
+		if errors.As(err, &pe) {
+			pe.Message = clipRunes(pe.Message, t.opts.MaxSnapshotChars/2)
+		}
 		return nil, err
 	}
-	return textResult("%s", v), nil
+	return textResult("%s", capEvaluate(v, t.opts.MaxSnapshotChars)), nil
 }
 
 func runResize(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
@@ -553,9 +557,7 @@ func runConsole(ctx context.Context, t *Tools, raw json.RawMessage) (*result, er
 		return nil, err
 	}
 	var r struct {
-		Messages *[]struct {
-			Type, Level, Text string
-		} `json:"messages"`
+		Messages *[]consoleMessage `json:"messages"`
 	}
 	if json.Unmarshal(res, &r) != nil || r.Messages == nil {
 		return nil, errors.New("this browser extension does not collect console messages (unsupported)")
@@ -563,15 +565,7 @@ func runConsole(ctx context.Context, t *Tools, raw json.RawMessage) (*result, er
 	if len(*r.Messages) == 0 {
 		return textResult("No console messages."), nil
 	}
-	var b strings.Builder
-	for _, m := range *r.Messages {
-		level := m.Type
-		if level == "" {
-			level = m.Level
-		}
-		fmt.Fprintf(&b, "[%s] %s\n", level, m.Text)
-	}
-	return textResult("%s", strings.TrimRight(b.String(), "\n")), nil
+	return textResult("%s", capConsole(*r.Messages, t.opts.MaxSnapshotChars)), nil
 }
 
 func runList(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {

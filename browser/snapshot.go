@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // snapshotReserve is what the header and the note about a cut may take
 // of browser.maxSnapshotChars; the outline gets the rest.
-const snapshotReserve = 1000
+const snapshotReserve = 3000
 
 func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
 	var a struct {
@@ -35,6 +36,10 @@ func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 		Offset, End, Total      int
 		TotalChars              int
 		Modal                   bool
+		After                   []struct {
+			Line           int
+			What, Selector string
+		}
 	}
 	if err := t.c.evalInto(ctx, fmt.Sprintf("(%s)(%s)", snapshotJS, opts), &s); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
@@ -62,14 +67,20 @@ func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 			if scope != "" {
 				fmt.Fprintf(&b, " (and the same %s)", strings.TrimPrefix(scope, " of "))
 			}
-			b.WriteString(", or scope it to a part of the page with ref (any ref above, e.g. a list's first item's parent) or selector (a CSS selector such as \"main\" or \"#results\").")
+			b.WriteString(", or outline only a part of the page with selector (a CSS selector) or ref (an element's ref).")
+			if len(s.After) > 0 {
+				b.WriteString(" Parts after the cut:")
+				for _, p := range s.After {
+					fmt.Fprintf(&b, "\n- line %d: %s: selector %q", p.Line+1, p.What, p.Selector)
+				}
+			}
 		}
 	}
 	out := b.String()
-	if len(out) > limit {
+	if utf8.RuneCountInString(out) > limit {
 		// A header longer than the reserve (a huge title or URL): the
 		// limit holds regardless.
-		out = truncate(out, limit)
+		out = clipRunes(out, limit)
 	}
 	return textResult("%s", out), nil
 }

@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
@@ -127,6 +129,7 @@ func TestSnapshotMatchesChromium(t *testing.T) {
 			checkHoverReveals(t, call, snap)
 		}
 	}
+	checkLongPage(t, call, try, pages.URL+"/long.html")
 	t.Logf("recall %v, precision %v, role equal %v, name equal %v, refs acting on the right element %v",
 		recall, precision, roles, names, acted)
 	for _, m := range []struct {
@@ -310,4 +313,70 @@ func clipName(s string) string {
 		return string(r[:99]) + "…"
 	}
 	return s
+}
+
+// checkLongPage: an outline longer than browser.maxSnapshotChars is cut
+// within it, with a note that says how to get the rest, and the offset
+// and the scopes it offers work.
+func checkLongPage(t *testing.T, call func(string, any) string, try func(string, any) (string, error), url string) {
+	t.Helper()
+	call("navigate", map[string]any{"url": url})
+	first := call("snapshot", map[string]any{})
+	if n := utf8.RuneCountInString(first); n > browser.DefaultMaxSnapshotChars {
+		t.Errorf("the snapshot has %d characters, over the limit", n)
+	}
+	m := regexp.MustCompile(`cut after line (\d+)\. For the rest call browser_snapshot with offset=(\d+)`).FindStringSubmatch(first)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("a long snapshot without a note on the cut:\n...%s", first[max(0, len(first)-800):])
+	}
+	_, note, _ := strings.Cut(first, "\n```\n")
+	t.Logf("long page: the first snapshot has %d characters; it ends: %s", utf8.RuneCountInString(first), note)
+	lastShown := lastOutlineLine(first)
+	next := call("snapshot", map[string]any{"offset": json.Number(m[2])})
+	if !strings.Contains(next, "Showing lines "+m[2]) && !strings.Contains(next, fmt.Sprintf("Showing lines %s-", plusOne(m[2]))) {
+		t.Errorf("the second page does not say where it starts:\n...%s", next[max(0, len(next)-400):])
+	}
+	if firstOutlineLine(next) == lastShown || !strings.Contains(first+next, `button "Add 4.0 to cart"`) {
+		t.Errorf("offset %s does not continue where the first page stopped (last shown %q, next starts %q)", m[2], lastShown, firstOutlineLine(next))
+	}
+	// Scoped to one section: short, whole, the same refs.
+	sec := call("snapshot", map[string]any{"selector": "#s9"})
+	if strings.Contains(sec, "cut after line") || !strings.Contains(sec, `button "Add 9.199 to cart"`) || strings.Contains(sec, "Section 8") {
+		t.Errorf("the snapshot scoped to #s9:\n%.1000s", sec)
+	}
+	var ref string
+	for _, l := range parseOutline(first) {
+		if l.role == "link" && l.name == "Item 0.5" {
+			ref = l.ref
+		}
+	}
+	if ref == "" {
+		t.Fatalf("no ref for Item 0.5 in the first page")
+	}
+	byRef := call("snapshot", map[string]any{"ref": ref})
+	if !strings.Contains(byRef, `link "Item 0.5" [ref=`+ref+`]`) || strings.Count(byRef, "[ref=") != 1 {
+		t.Errorf("the snapshot scoped to %s:\n%s", ref, byRef)
+	}
+	if _, err := try("snapshot", map[string]any{"selector": "#nope"}); err == nil || !strings.Contains(err.Error(), "no element matches") {
+		t.Errorf("a selector that matches nothing: %v", err)
+	}
+}
+
+func plusOne(s string) string {
+	var n int
+	fmt.Sscan(s, &n)
+	return fmt.Sprint(n + 1)
+}
+
+func outlineOf(snapshot string) []string {
+	_, body, _ := strings.Cut(snapshot, "```yaml\n")
+	body, _, _ = strings.Cut(body, "\n```")
+	return strings.Split(body, "\n")
+}
+
+func firstOutlineLine(snapshot string) string { return strings.TrimSpace(outlineOf(snapshot)[0]) }
+
+func lastOutlineLine(snapshot string) string {
+	l := outlineOf(snapshot)
+	return strings.TrimSpace(l[len(l)-1])
 }

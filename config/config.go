@@ -111,6 +111,13 @@ type Browser struct {
 	Extension string
 	Prefix    string // default "browser"; an explicit "" means no prefix
 	CDP       bool
+	// MaxImageBytes bounds a screenshot's decoded size; 0 means the
+	// browser tools' default (1 MiB). At least MinBrowserImageBytes.
+	MaxImageBytes int64
+	// MaxSnapshotChars bounds the text of a snapshot, of the console
+	// messages and of an evaluate result; 0 means the default (50,000).
+	// At least MinBrowserSnapshotChars.
+	MaxSnapshotChars int
 }
 
 // Secrets returns every value that must never reach a log line: env values,

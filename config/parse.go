@@ -277,7 +277,9 @@ func (p *parser) browser(tree map[string]any) {
 		b.Prefix = prefix
 	}
 	b.CDP, _ = r.boolean("cdp")
-	r.warnUnknown("url", "token", "extension", "prefix", "cdp")
+	b.MaxImageBytes, _ = r.size("maxImageBytes", MinBrowserImageBytes)
+	b.MaxSnapshotChars, _ = r.count("maxSnapshotChars", MinBrowserSnapshotChars)
+	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "maxImageBytes", "maxSnapshotChars")
 	if r.err == nil && b.URL != "" {
 		u, err := url.Parse(b.URL)
 		if err != nil || u.Host == "" || !slices.Contains([]string{"ws", "wss", "http", "https"}, u.Scheme) {

@@ -379,7 +379,10 @@
   // ---- output ----
 
   const lines = [];
+  const sections = []; // {line, depth, el}: containers a snapshot can be scoped to
   const emit = (depth, text) => lines.push("  ".repeat(depth) + "- " + text);
+  const SECTION = new Set(["main", "navigation", "region", "list", "table", "form", "article", "complementary",
+    "banner", "contentinfo", "dialog", "group", "tree", "grid", "listbox", "menu", "tabpanel", "feed", "search"]);
   let blockedBehindModal = false;
 
   // walkKids walks the children of node; ctx carries what ancestors
@@ -469,6 +472,7 @@
       emit(depth, line + (t && t !== name ? ": " + t : v ? ": " + clip(v, 100) : ""));
       return;
     }
+    if (SECTION.has(role)) sections.push({ line: lines.length, depth, el, text: line });
     emit(depth, line + (v ? ": " + clip(v, 100) : ""));
     walkKids(el, depth + 1, { ...kctx, noText: role === "treeitem" });
   };
@@ -563,8 +567,30 @@
     lines[end] = lines[end].slice(0, Math.max(0, budget - 2)) + "…";
     end++;
   }
-  // Sections after the cut a model can scope a snapshot to.
+  // Sections after the cut a model can scope a snapshot to: the
+  // outermost ones, each with a CSS selector.
+  const selectorOf = (el) => {
+    if (el.getRootNode() !== document) return "";
+    const parts = [];
+    for (let n = el; n && n !== document.documentElement; n = n.parentElement) {
+      if (n.id) {
+        parts.unshift("#" + CSS.escape(n.id));
+        break;
+      }
+      let i = 1;
+      for (let p = n.previousElementSibling; p; p = p.previousElementSibling) if (p.localName === n.localName) i++;
+      parts.unshift(n.localName + ":nth-of-type(" + i + ")");
+    }
+    return parts.join(" > ");
+  };
   const after = [];
+  const later = sections.filter((x) => x.line >= end);
+  const top = Math.min(...later.map((x) => x.depth));
+  for (const x of later) {
+    if (x.depth > top || after.length >= 12) continue;
+    const sel = selectorOf(x.el);
+    if (sel && sel.length <= 160) after.push({ line: x.line, what: clip(x.text.replace(/ \[.*$/, ""), 80), selector: sel });
+  }
   return {
     url: location.href,
     title: document.title,
