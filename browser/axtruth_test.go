@@ -68,7 +68,7 @@ var axWidgetRoles = map[string]bool{
 	"combobox": true, "listbox": true, "option": true, "MenuListOption": true, "slider": true,
 	"spinbutton": true, "switch": true, "tab": true, "menuitem": true, "menuitemcheckbox": true,
 	"menuitemradio": true, "treeitem": true, "DisclosureTriangle": true, "ColorWell": true,
-	"Date": true, "DateTime": true, "InputTime": true,
+	"Date": true, "DateTime": true, "InputTime": true, "gridcell": true,
 }
 
 // axRoleAlias maps Chromium's internal role names to the ARIA role the
@@ -97,9 +97,10 @@ func outlineRole(n axNode) string {
 }
 
 // actionable says whether a user can act on the node: a widget role or
-// keyboard focus, not ignored (inert, aria-hidden, behind a modal) and not
-// disabled.
-func (n axNode) actionable() bool {
+// keyboard focus (tabindex="-1" on anything else is focus for scripts, a
+// skip link's target, not a control), not ignored (inert, aria-hidden,
+// behind a modal) and not disabled.
+func (g *groundTruth) actionable(n axNode) bool {
 	if n.Ignored || n.BackendDOMNodeID == 0 || n.prop("disabled") == "true" {
 		return false
 	}
@@ -108,15 +109,17 @@ func (n axNode) actionable() bool {
 		"dialog", "alertdialog": // focusable only to receive focus when shown, not targets
 		return false
 	}
-	return axWidgetRoles[n.role()] || n.prop("focusable") == "true"
+	return axWidgetRoles[n.role()] || n.prop("focusable") == "true" && !g.scriptFocusOnly[n.BackendDOMNodeID]
 }
 
 // groundTruth is what Chromium says about one page.
 type groundTruth struct {
-	nodes  []axNode       // every node of every frame in this renderer
-	refOf  map[int]string // backend node id -> the ref the outline gave it
-	inUA   map[int]bool   // backend node ids inside user-agent shadow roots
-	frames int
+	nodes []axNode       // every node of every frame in this renderer
+	refOf map[int]string // backend node id -> the ref the outline gave it
+	inUA  map[int]bool   // backend node ids inside user-agent shadow roots
+	// scriptFocusOnly: backend node ids with tabindex="-1"
+	scriptFocusOnly map[int]bool
+	frames          int
 }
 
 // blockedByAriaModal lists the nodes outside an open aria-modal dialog.
@@ -175,7 +178,7 @@ func readGroundTruth(ctx context.Context, c *browser.Client) (*groundTruth, erro
 	if _, err := c.Eval(ctx, stamp); err != nil {
 		return nil, fmt.Errorf("stamp refs: %w", err)
 	}
-	g := &groundTruth{refOf: map[int]string{}, inUA: map[int]bool{}}
+	g := &groundTruth{refOf: map[int]string{}, inUA: map[int]bool{}, scriptFocusOnly: map[int]bool{}}
 	raw, err := c.CDP(ctx, "DOM.getDocument", map[string]any{"depth": -1, "pierce": true})
 	if err != nil {
 		return nil, err
@@ -191,8 +194,11 @@ func readGroundTruth(ctx context.Context, c *browser.Client) (*groundTruth, erro
 			g.inUA[n.BackendNodeID] = true
 		}
 		for i := 0; i+1 < len(n.Attributes); i += 2 {
-			if n.Attributes[i] == "data-mcpx-ref" {
+			switch n.Attributes[i] {
+			case "data-mcpx-ref":
 				g.refOf[n.BackendNodeID] = n.Attributes[i+1]
+			case "tabindex":
+				g.scriptFocusOnly[n.BackendNodeID] = strings.TrimSpace(n.Attributes[i+1]) == "-1"
 			}
 		}
 		for i := range n.Children {
@@ -297,7 +303,7 @@ func dumpAX(g *groundTruth) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s %q", n.role(), n.name())
-		if n.actionable() {
+		if g.actionable(n) {
 			b.WriteString(" *")
 		}
 		if r := g.refOf[n.BackendDOMNodeID]; r != "" {

@@ -32,6 +32,7 @@ var corpus = []struct {
 	{page: "ariamodal.html"},
 	{page: "widgets.html"},
 	{page: "frames.html"},
+	{page: "mixed.html"},
 	{page: "dynamic.html", wait: "Late button"},
 }
 
@@ -159,7 +160,7 @@ func compare(lines []outlineLine, g *groundTruth) (recall, precision, roles, nam
 		}
 	}
 	blocked := g.blockedByAriaModal()
-	actionable := func(n axNode) bool { return n.actionable() && !blocked[n.NodeID] }
+	actionable := func(n axNode) bool { return g.actionable(n) && !blocked[n.NodeID] }
 	axByRef := map[string]axNode{}
 	for _, n := range g.nodes {
 		if r := g.refOf[n.BackendDOMNodeID]; r != "" {

@@ -131,7 +131,17 @@
     for (const c of details.children) if (c.localName === "summary") return c;
     return null;
   };
+  // presentationalParent: the table or list whose role none/presentation
+  // its rows, cells and items inherit.
+  const PARTS = { tr: "table", td: "table", th: "table", thead: "table", tbody: "table", tfoot: "table", caption: "table", li: "ul, ol, menu" };
+  const presentationalParent = (el) => {
+    const owner = PARTS[el.localName] && el.parentElement && el.parentElement.closest(PARTS[el.localName]);
+    if (!owner) return false;
+    const r = (owner.getAttribute("role") || "").trim().toLowerCase().split(/\s+/)[0];
+    return (r === "none" || r === "presentation") && !focusable(owner);
+  };
   const roleOf = (el) => {
+    if (!el.hasAttribute("role") && presentationalParent(el)) return "none";
     const explicit = (el.getAttribute("role") || "").trim().toLowerCase().split(/\s+/).find((r) => KNOWN.has(r));
     let role = explicit || implicitRole(el);
     // A focusable element, or one with a global ARIA attribute, keeps its
@@ -183,6 +193,16 @@
 
   // ---- names ----
 
+  // transformed applies CSS text-transform, as Chromium's names do: they
+  // come from the rendered text.
+  const transformed = (text, el) => {
+    switch (style(el).textTransform) {
+      case "uppercase": return text.toUpperCase();
+      case "lowercase": return text.toLowerCase();
+      case "capitalize": return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+    }
+    return text;
+  };
   const generated = (el, which) => {
     const c = el.ownerDocument.defaultView.getComputedStyle(el, which).content;
     if (!c || c === "none" || c === "normal") return "";
@@ -203,7 +223,7 @@
   };
   const nameOf = (el, role) => collapse(computeName(el, { root: true, role, visited: new Set(), labelledBy: false, content: false }));
   const computeName = (node, st) => {
-    if (node.nodeType === 3) return node.data;
+    if (node.nodeType === 3) return node.parentElement ? transformed(node.data, node.parentElement) : node.data;
     if (node.nodeType !== 1) return "";
     const el = node;
     if (st.visited.has(el)) return "";
@@ -261,7 +281,7 @@
         const block = c.nodeType === 1 && !/^inline|^contents$/.test(style(c).display);
         out += block ? " " + t + " " : t;
       } else if (c.nodeType === 3) {
-        out += c.data;
+        out += transformed(c.data, el);
       }
     }
     return out + generated(el, "::after");
