@@ -1,9 +1,14 @@
 package browser_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,11 +131,27 @@ func TestSnapshotMatchesChromium(t *testing.T) {
 		if os.Getenv("MCPX_AXDUMP") != "" {
 			t.Logf("outline:\n%s\nChromium:\n%s", snap, dumpAX(g))
 		}
-		if pg.page == "dynamic.html" {
+		for _, l := range lines {
+			if l.disabled && l.ref != "" {
+				t.Errorf("%s: a disabled control offered as a target: %s", pg.page, l.text)
+			}
+		}
+		switch pg.page {
+		case "dynamic.html":
 			checkHoverReveals(t, call, snap)
+		case "frames.html":
+			if !regexp.MustCompile(`iframe "Partner widget": cross-origin frame http://localhost:\d+/frame-inner.html`).MatchString(snap) ||
+				!strings.Contains(snap, `iframe "Same-origin form"`) || !strings.Contains(snap, `button "Inner submit" [ref=`) {
+				t.Errorf("frames: the same-origin frame's contents or the cross-origin frame's name are missing:\n%s", snap)
+			}
+		case "reach.html":
+			if n := strings.Count(snap, "[disabled]"); n < 8 {
+				t.Errorf("reach: %d controls marked disabled, want the 8 of the page:\n%s", n, snap)
+			}
 		}
 	}
 	checkLongPage(t, call, try, pages.URL+"/long.html")
+	checkFullPageScreenshot(t, ctx, tools)
 	t.Logf("recall %v, precision %v, role equal %v, name equal %v, refs acting on the right element %v",
 		recall, precision, roles, names, acted)
 	for _, m := range []struct {
@@ -322,7 +343,9 @@ func clipName(s string) string {
 func checkLongPage(t *testing.T, call func(string, any) string, try func(string, any) (string, error), url string) {
 	t.Helper()
 	call("navigate", map[string]any{"url": url})
+	start := time.Now()
 	first := call("snapshot", map[string]any{})
+	took := time.Since(start)
 	if n := utf8.RuneCountInString(first); n > browser.DefaultMaxSnapshotChars {
 		t.Errorf("the snapshot has %d characters, over the limit", n)
 	}
@@ -331,7 +354,7 @@ func checkLongPage(t *testing.T, call func(string, any) string, try func(string,
 		t.Fatalf("a long snapshot without a note on the cut:\n...%s", first[max(0, len(first)-800):])
 	}
 	_, note, _ := strings.Cut(first, "\n```\n")
-	t.Logf("long page: the first snapshot has %d characters; it ends: %s", utf8.RuneCountInString(first), note)
+	t.Logf("long page: the first snapshot took %v and has %d characters; it ends: %s", took.Round(time.Millisecond), utf8.RuneCountInString(first), note)
 	lastShown := lastOutlineLine(first)
 	next := call("snapshot", map[string]any{"offset": json.Number(m[2])})
 	if !strings.Contains(next, "Showing lines "+m[2]) && !strings.Contains(next, fmt.Sprintf("Showing lines %s-", plusOne(m[2]))) {
@@ -380,4 +403,31 @@ func firstOutlineLine(snapshot string) string { return strings.TrimSpace(outline
 func lastOutlineLine(snapshot string) string {
 	l := outlineOf(snapshot)
 	return strings.TrimSpace(l[len(l)-1])
+}
+
+// checkFullPageScreenshot: a full-page capture of a page much taller than
+// 4000 px stops there, fits 2000 px a side and browser.maxImageBytes, and
+// says so.
+func checkFullPageScreenshot(t *testing.T, ctx context.Context, tools *browser.Tools) {
+	t.Helper()
+	var r struct {
+		Content []struct{ Type, Text, Data, MimeType string }
+		IsError bool
+	}
+	raw := tools.Call(ctx, "take_screenshot", json.RawMessage(`{"fullPage": true}`))
+	if err := json.Unmarshal(raw, &r); err != nil || r.IsError || len(r.Content) != 2 {
+		t.Fatalf("full-page screenshot: %.500s", raw)
+	}
+	img, err := base64.StdEncoding.DecodeString(r.Content[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img))
+	if err != nil || len(img) > browser.DefaultMaxImageBytes || cfg.Width > 2000 || cfg.Height > 2000 {
+		t.Errorf("full-page screenshot %s %dx%d, %d bytes (%v)", r.Content[0].MimeType, cfg.Width, cfg.Height, len(img), err)
+	}
+	if note := r.Content[1].Text; !strings.Contains(note, "captured its top 4000 px") || !strings.Contains(note, fmt.Sprintf("%dx%d", cfg.Width, cfg.Height)) {
+		t.Errorf("the full-page screenshot's note: %q", note)
+	}
+	t.Logf("full-page screenshot of the long page: %s", r.Content[1].Text)
 }

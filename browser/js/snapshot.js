@@ -176,11 +176,19 @@
     }
     return node.childNodes;
   };
+  // byId looks an id up where aria-labelledby looks: the element's own
+  // tree (its shadow root, or its document).
   const byId = (el, id) => {
     const root = el.getRootNode();
-    return (root.getElementById ? root.getElementById(id) : null) || (root !== el.ownerDocument ? null : null);
+    return root.getElementById ? root.getElementById(id) : null;
   };
-  const style = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
+  // Computed styles, looked up once per element per snapshot.
+  const styles = new Map();
+  const style = (el) => {
+    let st = styles.get(el);
+    if (!st) styles.set(el, (st = el.ownerDocument.defaultView.getComputedStyle(el)));
+    return st;
+  };
   // rendered: not display:none (itself or an ancestor), not in a closed
   // <details>. visibility is checked per element: a visible child of a
   // hidden parent is shown.
@@ -193,6 +201,28 @@
 
   // ---- names ----
 
+  // pseudoRules says whether a document's stylesheets mention ::before or
+  // ::after (a cross-origin sheet cannot be read: assume it does), so that
+  // most elements skip the pseudo-element lookup.
+  const pseudoRules = new Map();
+  const mayHavePseudo = (el) => {
+    const root = el.getRootNode();
+    if (root !== el.ownerDocument) return true; // a shadow tree's own styles
+    let v = pseudoRules.get(root);
+    if (v === undefined) {
+      v = (root.adoptedStyleSheets || []).length > 0;
+      for (const sh of root.styleSheets) {
+        if (v) break;
+        try {
+          for (const r of sh.cssRules) if (/::?(before|after)\b/.test(r.cssText)) { v = true; break; }
+        } catch (e) {
+          v = true;
+        }
+      }
+      pseudoRules.set(root, v);
+    }
+    return v;
+  };
   // transformed applies CSS text-transform, as Chromium's names do: they
   // come from the rendered text.
   const transformed = (text, el) => {
@@ -204,6 +234,9 @@
     return text;
   };
   const generated = (el, which) => {
+    // Most elements have no generated content: skip the pseudo-element
+    // lookup unless a stylesheet could give it some.
+    if (!mayHavePseudo(el)) return "";
     const c = el.ownerDocument.defaultView.getComputedStyle(el, which).content;
     if (!c || c === "none" || c === "normal") return "";
     const m = c.match(/^"((?:[^"\\]|\\.)*)"/);
@@ -605,7 +638,7 @@
   };
   const after = [];
   const later = sections.filter((x) => x.line >= end);
-  const top = Math.min(...later.map((x) => x.depth));
+  const top = later.reduce((m, x) => Math.min(m, x.depth), Infinity);
   for (const x of later) {
     if (x.depth > top || after.length >= 12) continue;
     const sel = selectorOf(x.el);
