@@ -144,6 +144,8 @@ func TestSnapshotMatchesChromium(t *testing.T) {
 				!strings.Contains(snap, `iframe "Same-origin form"`) || !strings.Contains(snap, `button "Inner submit" [ref=`) {
 				t.Errorf("frames: the same-origin frame's contents or the cross-origin frame's name are missing:\n%s", snap)
 			}
+		case "choices.html":
+			checkChoices(t, ctx, c, call, lines)
 		case "reach.html":
 			if n := strings.Count(snap, "[disabled]"); n < 8 {
 				t.Errorf("reach: %d controls marked disabled, want the 8 of the page:\n%s", n, snap)
@@ -430,4 +432,31 @@ func checkFullPageScreenshot(t *testing.T, ctx context.Context, tools *browser.T
 		t.Errorf("the full-page screenshot's note: %q", note)
 	}
 	t.Logf("full-page screenshot of the long page: %s", r.Content[1].Text)
+}
+
+// checkChoices: browser_select_option takes the ref of a <select>, of one
+// of its options, or of an ARIA listbox (whose option it clicks).
+func checkChoices(t *testing.T, ctx context.Context, c *browser.Client, call func(string, any) string, lines []outlineLine) {
+	t.Helper()
+	refOf := func(role, name string) string {
+		for _, l := range lines {
+			if l.role == role && l.name == name && l.ref != "" {
+				return l.ref
+			}
+		}
+		t.Fatalf("choices: no %s %q with a ref", role, name)
+		return ""
+	}
+	call("select_option", map[string]any{"ref": refOf("combobox", "Size"), "values": []string{"Large"}})
+	call("select_option", map[string]any{"ref": refOf("option", "Japan"), "values": []string{"Japan"}})
+	call("select_option", map[string]any{"ref": refOf("listbox", "Toppings"), "values": []string{"Olives", "Peppers"}})
+	call("select_option", map[string]any{"ref": refOf("listbox", "Fruit"), "values": []string{"Banana"}})
+	raw, err := c.Eval(ctx, `(() => { const p = top.__mcpxLastClick || [];
+  return [size.value, country.value, [...toppings.selectedOptions].map((o) => o.value).join("+"), p[0] ? p[0].textContent : ""].join(); })()`)
+	if err != nil || string(raw) != `"l,jp,Olives+Peppers,Banana"` {
+		t.Errorf("after select_option the choices are %s (%v), want l,jp,Olives+Peppers,Banana", raw, err)
+	}
+	if _, err := c.Eval(ctx, "top.__mcpxLastClick = null"); err != nil {
+		t.Fatal(err)
+	}
 }

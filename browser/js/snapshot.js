@@ -433,7 +433,22 @@
 
   const lines = [];
   const sections = []; // {line, depth, el}: containers a snapshot can be scoped to
-  const emit = (depth, text) => lines.push("  ".repeat(depth) + "- " + text);
+  const emit = (depth, text) => {
+    lastText = null;
+    lines.push("  ".repeat(depth) + "- " + text);
+  };
+  // Text runs that follow each other at one depth (inline elements,
+  // spans) make one text line, up to a length.
+  let lastText = null; // {depth, parts, line}
+  const emitText = (depth, t) => {
+    if (lastText && lastText.depth === depth && lastText.parts.join(" ").length + t.length < 300) {
+      lastText.parts.push(t);
+      lines[lastText.line] = "  ".repeat(depth) + "- text: " + quote(lastText.parts.join(" "));
+      return;
+    }
+    emit(depth, "text: " + quote(t));
+    lastText = { depth, parts: [t], line: lines.length - 1 };
+  };
   const SECTION = new Set(["main", "navigation", "region", "list", "table", "form", "article", "complementary",
     "banner", "contentinfo", "dialog", "group", "tree", "grid", "listbox", "menu", "tabpanel", "feed", "search"]);
   let blockedBehindModal = false;
@@ -447,7 +462,7 @@
       if (c.nodeType === 3) {
         if (ctx.noText) continue;
         const t = clip(c.data, 200);
-        if (t && !ctx.invisible) emit(depth, "text: " + quote(t));
+        if (t && !ctx.invisible) emitText(depth, t);
       } else if (c.nodeType === 1) {
         visit(c, depth, ctx);
       }
@@ -480,7 +495,10 @@
     if (el.localName === "iframe" || el.localName === "frame") return frame(el, depth, ctx);
     const clickable = !WIDGET.has(role) && (focusable(el) || el.hasAttribute("onclick"));
     if (NOLINE.has(role) && !clickable) {
-      walkKids(el, depth, kctx);
+      // A label's text is its control's name already, a caption's,
+      // legend's or figcaption's its table's, group's or figure's.
+      const names = el.localName === "label" ? el.control && rendered(el.control) : /^(caption|legend|figcaption)$/.test(el.localName);
+      walkKids(el, depth, names ? { ...kctx, noText: true } : kctx);
       return;
     }
     emitEl(el, clickable && NOLINE.has(role) ? "generic" : role, depth, kctx, null);
@@ -491,7 +509,11 @@
     const widget = WIDGET.has(role);
     const clickable = widget || focusable(el) || el.hasAttribute("onclick");
     let line = role;
-    const name = clip(nameOf(el, role), 100);
+    // Rows and cells with more than text: their contents say it (a row's
+    // name is all its cells' text).
+    const contentNamed = /^(row|cell|columnheader|rowheader)$/.test(role) && el.childElementCount > 0 &&
+      !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby");
+    const name = contentNamed ? "" : clip(nameOf(el, role), 100);
     if (name) line += " " + quote(name);
     const st = states(el, role, disabled && (widget || clickable));
     if (st.length) line += " [" + st.join("] [") + "]";
