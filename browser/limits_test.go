@@ -151,3 +151,26 @@ func TestSnapshotIsOneEvaluate(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryResultFits: a tool without a cut of its own (the raw CDP
+// escape hatch, here with a huge answer) and a huge error both come back
+// within browser.maxSnapshotChars, saying they were cut.
+func TestEveryResultFits(t *testing.T) {
+	s := newSetup(t, browsertest.V19, nil, browser.Options{})
+	s.tools = browser.NewTools(s.c, &browser.ToolsOptions{CDP: true, MaxSnapshotChars: 3000})
+	huge := strings.Repeat("a", 100000)
+	s.ext.Handle("forwardCDPCommand:Page.getLayoutMetrics", func(context.Context, json.RawMessage) (any, error) {
+		return map[string]string{"blob": huge}, nil
+	})
+	out := s.call(t, "cdp", `{"method": "Page.getLayoutMetrics"}`).text()
+	if n := utf8.RuneCountInString(out); n > 3000 || !strings.Contains(out, "(cut: the result has 100011 characters, over the limit of 3000)") {
+		t.Errorf("cdp (%d chars): ...%q", n, out[max(0, len(out)-200):])
+	}
+	s.ext.Handle("forwardCDPCommand:Page.reload", func(context.Context, json.RawMessage) (any, error) {
+		return nil, fmt.Errorf("boom %s", huge)
+	})
+	r := s.call(t, "cdp", `{"method": "Page.reload"}`)
+	if n := utf8.RuneCountInString(r.text()); !r.IsError || n > 3000 {
+		t.Errorf("a huge error: isError=%v, %d chars", r.IsError, n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:embed js/snapshot.js
@@ -102,9 +103,27 @@ func (t *Tools) Call(ctx context.Context, name string, args json.RawMessage) jso
 	}
 	res, err := d.run(ctx, t, args)
 	if err != nil {
-		return errorResult(err.Error())
+		return errorResult(clipRunes(err.Error(), t.opts.MaxSnapshotChars))
 	}
+	res.capText(t.opts.MaxSnapshotChars)
 	return res.encode()
+}
+
+// capText is the last guard of "every result fits the client": the tools
+// with long results cut them with a note of their own (snapshot, console,
+// evaluate); anything else longer than limit (a raw CDP answer, a list of
+// a thousand tabs) is cut here, saying so.
+func (r *result) capText(limit int) {
+	for _, c := range r.content {
+		text, ok := c["text"].(string)
+		if !ok {
+			continue
+		}
+		if n := utf8.RuneCountInString(text); n > limit {
+			note := fmt.Sprintf("\n(cut: the result has %d characters, over the limit of %d)", n, limit)
+			c["text"] = clipRunes(text, limit-utf8.RuneCountInString(note)) + note
+		}
+	}
 }
 
 // result is a CallToolResult under construction.
