@@ -150,6 +150,25 @@ func TestSnapshotMatchesChromium(t *testing.T) {
 			if n := strings.Count(snap, "[disabled]"); n < 8 {
 				t.Errorf("reach: %d controls marked disabled, want the 8 of the page:\n%s", n, snap)
 			}
+			// Named by a selector (no ref is offered), they are refused.
+			for sel, want := range map[string]string{
+				"button[disabled]":           "is disabled",
+				"fieldset[disabled] input":   "is disabled",
+				"[aria-disabled] button":     "is disabled (aria-disabled)",
+				"[inert] button":             "is inert",
+				"div[style*=opacity] button": "", // invisible, yet there: a click works
+			} {
+				_, err := try("click", map[string]any{"selector": sel})
+				if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+					t.Errorf("click %s: %v, want %q", sel, err, want)
+				}
+			}
+		case "modal.html":
+			_, err := try("click", map[string]any{"selector": "body > button"})
+			t.Logf("modal: clicking behind it: %v", err)
+			if err == nil {
+				t.Errorf("a click behind the modal dialog was not refused")
+			}
 		}
 	}
 	checkLongPage(t, call, try, pages.URL+"/long.html")

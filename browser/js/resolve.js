@@ -33,7 +33,10 @@
   for (let n = el; n; n = parentOf(n)) {
     if (n.nodeType !== 1) continue;
     if (n.inert) return { error: what + " is inert (the page blocks it, e.g. behind a modal dialog): take a new snapshot" };
-    if (n.getAttribute("aria-hidden") === "true") return { error: what + " is hidden from users (aria-hidden)" };
+    // A ref is never given to aria-hidden content; one that became so
+    // since the snapshot is stale. (A selector may still name it: a mouse
+    // reaches what assistive technology is told to skip.)
+    if (ref && n.getAttribute("aria-hidden") === "true") return { error: what + " is now hidden from users (aria-hidden): take a new snapshot" };
   }
   if (el.matches(":disabled")) return { error: what + " is disabled" };
   for (let n = el; n; n = parentOf(n)) {
