@@ -36,6 +36,7 @@ func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 		Offset, End, Total      int
 		TotalChars              int
 		Modal                   bool
+		Overlay                 string
 		After                   []struct {
 			Line           int
 			What, Selector string
@@ -51,6 +52,9 @@ func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 	fmt.Fprintf(&b, "### Page state\n- Page URL: %s\n- Page Title: %s\n", truncate(s.URL, 300), truncate(s.Title, 200))
 	if s.Modal {
 		b.WriteString("- A modal dialog is open: only its contents can be acted on, so only they are shown.\n")
+	}
+	if s.Overlay != "" {
+		fmt.Fprintf(&b, "- An overlay covers the page (%s): deal with it first; what lies under it cannot be clicked until then.\n", truncate(s.Overlay, 120))
 	}
 	scope := ""
 	switch {

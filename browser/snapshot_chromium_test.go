@@ -38,6 +38,7 @@ var corpus = []struct {
 	{page: "widgets.html"},
 	{page: "frames.html"},
 	{page: "mixed.html"},
+	{page: "content.html"},
 	{page: "dynamic.html", wait: "Late button"},
 }
 
@@ -173,6 +174,7 @@ func TestSnapshotMatchesChromium(t *testing.T) {
 	}
 	checkLongPage(t, call, try, pages.URL+"/long.html")
 	checkFullPageScreenshot(t, ctx, tools)
+	checkOverlay(t, call, try, pages.URL+"/overlay.html")
 	t.Logf("recall %v, precision %v, role equal %v, name equal %v, refs acting on the right element %v",
 		recall, precision, roles, names, acted)
 	for _, m := range []struct {
@@ -477,5 +479,40 @@ func checkChoices(t *testing.T, ctx context.Context, c *browser.Client, call fun
 	}
 	if _, err := c.Eval(ctx, "top.__mcpxLastClick = null"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkOverlay: a page under a cookie wall (a fixed overlay, no modal
+// semantics, so Chromium still lists what is under it) says so at the top
+// of the snapshot; a click under it is refused naming the overlay, and
+// works once the overlay is accepted.
+func checkOverlay(t *testing.T, call func(string, any) string, try func(string, any) (string, error), url string) {
+	t.Helper()
+	call("navigate", map[string]any{"url": url})
+	snap := call("snapshot", map[string]any{})
+	if !strings.Contains(snap, `An overlay covers the page (div#consent "Cookie consent")`) {
+		t.Errorf("no note about the overlay:\n%s", snap)
+	}
+	ref := func(snap, name string) string {
+		for _, l := range parseOutline(snap) {
+			if l.role == "button" && l.name == name && l.ref != "" {
+				return l.ref
+			}
+		}
+		t.Fatalf("no button %q with a ref in:\n%s", name, snap)
+		return ""
+	}
+	behind, accept := ref(snap, "Read more"), ref(snap, "Accept all")
+	if _, err := try("click", map[string]any{"ref": behind}); err == nil || !strings.Contains(err.Error(), "covered by div#consent") {
+		t.Errorf("a click under the overlay: %v", err)
+	}
+	call("click", map[string]any{"ref": accept})
+	snap = call("snapshot", map[string]any{})
+	if strings.Contains(snap, "An overlay covers") {
+		t.Errorf("the overlay is gone, yet:\n%s", snap)
+	}
+	call("click", map[string]any{"ref": behind})
+	if got := call("evaluate", map[string]any{"function": "() => behind.textContent"}); got != `"Clicked behind"` {
+		t.Errorf("after accepting, the click under it left %s", got)
 	}
 }

@@ -91,18 +91,29 @@
     for (let n = parentOf(el); n; n = parentOf(n)) if (n === hit) return true;
     return false;
   };
-  // The centre first, then points inside each quarter: a badge or a
-  // sticky bar over the centre does not make the element unclickable.
-  const points = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]];
+  // The centre of each box the element is laid out in (a link that wraps
+  // has one per line, and the centre of their union may be blank), then
+  // points inside each quarter: a badge or a sticky bar over the centre
+  // does not make the element unclickable.
+  const points = [];
+  for (const b of [...el.getClientRects()].slice(0, 4)) {
+    if (b.width > 0 && b.height > 0) points.push([b.left + b.width / 2, b.top + b.height / 2]);
+  }
+  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
+    points.push([r.left + r.width * fx, r.top + r.height * fy]);
+  }
   let x = 0, y = 0, hit = null, ok = false;
-  for (const [fx, fy] of points) {
-    x = r.left + r.width * fx;
-    y = r.top + r.height * fy;
+  for (const [px, py] of points) {
+    x = px;
+    y = py;
     hit = hitAt(x, y);
     if (!hit || reaches(hit)) {
       ok = true;
       break;
     }
+  }
+  if (!ok && el.ownerDocument.defaultView.getComputedStyle(el).pointerEvents === "none") {
+    return { error: what + " ignores the mouse (pointer-events: none): the page treats it as disabled" };
   }
   if (!ok) {
     x = r.left + r.width / 2;

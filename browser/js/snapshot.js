@@ -239,8 +239,12 @@
     if (!mayHavePseudo(el)) return "";
     const c = el.ownerDocument.defaultView.getComputedStyle(el, which).content;
     if (!c || c === "none" || c === "normal") return "";
-    const m = c.match(/^"((?:[^"\\]|\\.)*)"/);
-    return m ? m[1].replace(/\\(.)/g, "$1") : "";
+    let out = "";
+    // A list of strings and quotes; counters and images add nothing.
+    for (const m of c.matchAll(/"((?:[^"\\]|\\.)*)"|(open-quote)|(close-quote)/g)) {
+      out += m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2] ? "\u201c" : "\u201d";
+    }
+    return out;
   };
   const embeddedValue = (el, role) => {
     if (role === "textbox" || role === "searchbox") return el.isContentEditable ? el.innerText : el.value || "";
@@ -310,8 +314,14 @@
     for (const c of kids(el)) {
       if (c.nodeType === 1) {
         if (skipGroups && /^(group|tree|list)$/.test(roleOf(c))) continue;
+        if (c.localName === "br") {
+          out += " ";
+          continue;
+        }
         const t = computeName(c, sub);
-        const block = c.nodeType === 1 && !/^inline|^contents$/.test(style(c).display);
+        // Only inline boxes run together; blocks, inline-blocks, flex
+        // and grid items are separate words (as in Chromium).
+        const block = !/^(inline|contents)$/.test(style(c).display);
         out += block ? " " + t + " " : t;
       } else if (c.nodeType === 3) {
         out += transformed(c.data, el);
@@ -603,6 +613,27 @@
     walkKids(root, depth, ctx);
   };
 
+  // overlayOver finds a fixed element over most of the viewport's centre
+  // that is no modal dialog (a cookie wall, a sign-up prompt): what lies
+  // under it stays listed, as Chromium lists it, but cannot be clicked
+  // until it is dealt with.
+  const overlayOver = (doc) => {
+    const w = doc.defaultView;
+    const hit = doc.elementFromPoint(w.innerWidth / 2, w.innerHeight / 2);
+    let found = null;
+    for (let n = hit; n && n !== doc.body && n !== doc.documentElement; n = n.parentElement) {
+      const st = style(n);
+      if (st.position !== "fixed") continue;
+      const r = n.getBoundingClientRect();
+      if (r.width * r.height >= 0.5 * w.innerWidth * w.innerHeight) found = n;
+    }
+    if (!found || found.localName === "dialog") return "";
+    const r = (found.getAttribute("role") || "").trim();
+    if ((r === "dialog" || r === "alertdialog") && found.getAttribute("aria-modal") === "true") return "";
+    const name = clip(nameOf(found, roleOf(found)) || found.innerText, 60);
+    return found.localName + (found.id ? "#" + found.id : "") + (name ? " " + quote(name) : "");
+  };
+
   // ---- scope ----
 
   let scope = null;
@@ -675,6 +706,7 @@
     total,
     totalChars: lines.reduce((n, l) => n + l.length + 1, 0),
     modal: blockedBehindModal,
+    overlay: blockedBehindModal || scope ? "" : overlayOver(document),
     after,
   };
 })
