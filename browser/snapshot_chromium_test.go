@@ -35,6 +35,7 @@ var corpus = []struct {
 	{page: "reach.html"},
 	{page: "modal.html"},
 	{page: "ariamodal.html"},
+	{page: "shadowmodal.html"},
 	{page: "widgets.html"},
 	{page: "frames.html"},
 	{page: "mixed.html"},

@@ -4,8 +4,9 @@
 // returns its centre in the top page's viewport CSS pixels (through
 // same-origin frames), or an error a model can act on. An <option> of a
 // <select> has no place a mouse can reach: it answers {option: true} and
-// the caller selects it instead. An element with no area answers
-// {noArea: true}: the caller activates it through the page.
+// the caller selects it instead. An element no mouse can reach (no area,
+// off-screen, clipped away) answers {noArea: true}: the caller focuses and
+// activates it through the page, as a keyboard user would.
 (function (ref, selector) {
   let el = null;
   if (ref) {
@@ -102,23 +103,38 @@
   for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
     points.push([r.left + r.width * fx, r.top + r.height * fy]);
   }
-  let x = 0, y = 0, hit = null, ok = false;
+  const view = doc.defaultView;
+  let x = 0, y = 0, hit = null, ok = false, seen = false;
   for (const [px, py] of points) {
+    if (px < 0 || py < 0 || px >= view.innerWidth || py >= view.innerHeight) continue;
+    seen = true;
     x = px;
     y = py;
     hit = hitAt(x, y);
-    if (!hit || reaches(hit)) {
+    if (hit && reaches(hit)) {
       ok = true;
       break;
     }
   }
+  // Off-screen (a skip link at left: -9999px) or clipped to nothing (a
+  // screen-reader-only control): no mouse reaches it, but it takes focus
+  // and activation.
+  const clipped = () => {
+    let n = el;
+    for (let i = 0; i < 4 && n && n.nodeType === 1; i++, n = parentOf(n)) {
+      const cs = view.getComputedStyle(n);
+      if ((cs.clip && cs.clip !== "auto") || (cs.clipPath && cs.clipPath !== "none")) return true;
+    }
+    return r.width * r.height <= 4;
+  };
+  if (!ok && (!seen || clipped())) return { noArea: true, tag };
   if (!ok && el.ownerDocument.defaultView.getComputedStyle(el).pointerEvents === "none") {
     return { error: what + " ignores the mouse (pointer-events: none): the page treats it as disabled" };
   }
   if (!ok) {
-    x = r.left + r.width / 2;
-    y = r.top + r.height / 2;
-    hit = hitAt(x, y);
+    x = Math.min(Math.max(r.left + r.width / 2, 0), view.innerWidth - 1);
+    y = Math.min(Math.max(r.top + r.height / 2, 0), view.innerHeight - 1);
+    hit = hitAt(x, y) || doc.documentElement;
     const by = hit.localName + (hit.id ? "#" + hit.id : "") + (hit.getAttribute("role") ? "[role=" + hit.getAttribute("role") + "]" : "");
     return { error: what + " is covered by " + by + " (a dialog, overlay or banner is in the way): close it or take a new snapshot" };
   }

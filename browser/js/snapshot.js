@@ -426,11 +426,19 @@
   // modalIn finds the modal that blocks the rest of doc: an open modal
   // <dialog> (top of the top layer), else a visible aria-modal dialog.
   const modalIn = (doc) => {
-    let m = null;
-    try {
-      const all = doc.querySelectorAll("dialog");
-      for (const d of all) if (d.matches(":modal")) m = d; // the last opened is on top
-    } catch (e) { /* :modal unsupported */ }
+    // A modal <dialog> may sit in a shadow root: look through them all.
+    const find = (root) => {
+      let m = null;
+      try {
+        for (const d of root.querySelectorAll("dialog")) if (d.matches(":modal")) m = d; // the last opened is on top
+      } catch (e) { /* :modal unsupported */ }
+      if (m) return m;
+      for (const e of root.querySelectorAll("*")) {
+        if (e.shadowRoot && (m = find(e.shadowRoot))) return m;
+      }
+      return null;
+    };
+    let m = find(doc);
     if (m) return m;
     for (const d of doc.querySelectorAll('[aria-modal="true"]')) {
       const r = (d.getAttribute("role") || "").trim();
