@@ -29,6 +29,7 @@ var corpus = []struct {
 	page, wait string
 }{
 	{page: "ordinary.html"},
+	{page: "shop.html"},
 	{page: "choices.html"},
 	{page: "names.html"},
 	{page: "shadow.html"},
