@@ -148,16 +148,24 @@ func fitImage(b64 string, maxBytes int) (fitted, error) {
 		why = append(why, fmt.Sprintf("at most %d px a side", maxImageSide))
 	}
 	var out []byte
-	asJPEG := kind == "jpeg"
+	// A large PNG far over the limit will not fit as a PNG once scaled
+	// (its bytes go with its area): go straight to JPEG rather than spend
+	// time encoding a PNG to discard. A small one is cheap to try.
+	pixels := float64(w) * float64(h) * scale * scale
+	asJPEG := kind == "jpeg" || pixels > 1e6 && float64(len(raw))*scale*scale > 0.8*float64(maxBytes)
 	quality := 80
 	nw, nh := w, h
+	var dst image.Image
 	for try := 0; ; try++ {
-		nw, nh = max(1, int(float64(w)*scale+0.5)), max(1, int(float64(h)*scale+0.5))
-		dst := image.Image(src)
-		if nw != w || nh != h {
-			rgba := image.NewRGBA(image.Rect(0, 0, nw, nh))
-			draw.CatmullRom.Scale(rgba, rgba.Bounds(), src, src.Bounds(), draw.Over, nil)
-			dst = rgba
+		sw, sh := max(1, int(float64(w)*scale+0.5)), max(1, int(float64(h)*scale+0.5))
+		if dst == nil || sw != nw || sh != nh {
+			nw, nh = sw, sh
+			dst = src
+			if nw != w || nh != h {
+				rgba := image.NewRGBA(image.Rect(0, 0, nw, nh))
+				draw.CatmullRom.Scale(rgba, rgba.Bounds(), src, src.Bounds(), draw.Over, nil)
+				dst = rgba
+			}
 		}
 		var buf bytes.Buffer
 		if asJPEG {
@@ -169,17 +177,20 @@ func fitImage(b64 string, maxBytes int) (fitted, error) {
 			return fitted{}, fmt.Errorf("encode the screenshot: %v", err)
 		}
 		out = buf.Bytes()
-		if len(out) <= maxBytes || nw == 1 && nh == 1 || try == 12 {
+		if len(out) <= maxBytes || nw == 1 && nh == 1 || try == 8 {
 			break
 		}
+		over := float64(len(out)) / float64(maxBytes)
 		switch {
 		case !asJPEG:
-			asJPEG = true // a PNG too big: JPEG first, smaller next
-		case quality > 60:
-			quality = 60
+			asJPEG = true // a PNG too big: JPEG at the same size first
+		case quality > 60 && over < 1.5:
+			quality = 60 // nearly there: a lower quality is cheaper than a rescale
 		default:
-			// Area shrinks with the square of the scale; aim a little under.
-			scale *= max(0.3, min(0.9, 0.95*math.Sqrt(float64(maxBytes)/float64(len(out)))))
+			// Bytes go with the area, the square of the scale; aim a
+			// little under.
+			quality = 60
+			scale *= max(0.3, min(0.9, 0.95/math.Sqrt(over)))
 		}
 	}
 	if len(out) > maxBytes {

@@ -158,8 +158,8 @@ func noise(w, h int) []byte {
 // within it (scaled down when JPEG alone is not enough), and the note says
 // what was done; one within every limit passes untouched.
 func TestFitImageBytes(t *testing.T) {
-	big := noise(1400, 900) // about 5 MB as PNG
-	for _, limit := range []int{1 << 20, 200 << 10, 40 << 10} {
+	big := noise(500, 300) // about 600 KB as PNG
+	for _, limit := range []int{200 << 10, 40 << 10} {
 		got, err := fitImage(base64.StdEncoding.EncodeToString(big), limit)
 		if err != nil {
 			t.Fatalf("limit %d: %v", limit, err)
@@ -167,7 +167,7 @@ func TestFitImageBytes(t *testing.T) {
 		raw, _ := base64.StdEncoding.DecodeString(got.data)
 		cfg, kind, err := image.DecodeConfig(bytes.NewReader(raw))
 		if err != nil || kind != "jpeg" || got.mime != "image/jpeg" || len(raw) > limit || got.bytes != len(raw) ||
-			cfg.Width != got.w || cfg.Height != got.h || cfg.Width > 1400 {
+			cfg.Width != got.w || cfg.Height != got.h || cfg.Width > 500 {
 			t.Errorf("limit %d: %s %dx%d, %d bytes (%v)", limit, kind, cfg.Width, cfg.Height, len(raw), err)
 		}
 		if !strings.Contains(got.note, "JPEG") || !strings.Contains(got.note, "browser.maxImageBytes") {
