@@ -48,6 +48,9 @@ func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 	if s.Error != "" {
 		return nil, fmt.Errorf("snapshot: %s", s.Error)
 	}
+	if a.Offset > 0 && a.Offset >= s.Total {
+		return nil, fmt.Errorf("offset %d is past the end: the outline has %d lines now", a.Offset, s.Total)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Page state\n- Page URL: %s\n- Page Title: %s\n", truncate(s.URL, 300), truncate(s.Title, 200))
 	if s.Modal {

@@ -409,6 +409,9 @@ func checkLongPage(t *testing.T, call func(string, any) string, try func(string,
 	if _, err := try("snapshot", map[string]any{"selector": "#nope"}); err == nil || !strings.Contains(err.Error(), "no element matches") {
 		t.Errorf("a selector that matches nothing: %v", err)
 	}
+	if _, err := try("snapshot", map[string]any{"offset": 1000000}); err == nil || !strings.Contains(err.Error(), "past the end") {
+		t.Errorf("an offset past the end: %v", err)
+	}
 }
 
 func plusOne(s string) string {

@@ -482,7 +482,14 @@
         const t = clip(c.data, 200);
         if (t && !ctx.invisible) emitText(depth, t);
       } else if (c.nodeType === 1) {
-        visit(c, depth, ctx);
+        try {
+          visit(c, depth, ctx);
+        } catch (e) {
+          // An element the walker trips on (an exotic custom element, a
+          // page that patched DOM methods) costs its own line, not the
+          // snapshot.
+          emit(depth, "note: " + quote("could not read a <" + c.localName + ">: " + clip(String(e && e.message || e), 100)));
+        }
       }
     }
   };
