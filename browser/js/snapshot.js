@@ -474,7 +474,8 @@
   // walkKids walks the children of node; ctx carries what ancestors
   // imposed: invisible (visibility:hidden, whose visible children still
   // show), disabled (aria-disabled), noText (the text is the parent's name
-  // already).
+  // already), onlyControls (inside a control or a heading: only the
+  // controls in it get lines).
   const walkKids = (node, depth, ctx) => {
     for (const c of kids(node)) {
       if (c.nodeType === 3) {
@@ -494,6 +495,11 @@
     }
   };
 
+  // hasControls: el holds something a user acts on (looked for in its
+  // light tree; a shadow root or a custom element may hold anything).
+  const CONTROL = 'a[href], area[href], button, input, select, textarea, summary, [tabindex], [contenteditable], [onclick], [role], iframe';
+  const hasControls = (el) => !!el.querySelector(CONTROL + ", :not(:defined)") || !!el.shadowRoot ||
+    [...el.querySelectorAll("*")].some((d) => d.shadowRoot);
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "datalist"]);
   const visit = (el, depth, ctx) => {
     if (SKIP.has(el.localName)) return;
@@ -519,6 +525,10 @@
     }
     if (el.localName === "iframe" || el.localName === "frame") return frame(el, depth, ctx);
     const clickable = !WIDGET.has(role) && (focusable(el) || el.hasAttribute("onclick"));
+    if (ctx.onlyControls && !clickable && !WIDGET.has(role)) {
+      walkKids(el, depth, kctx);
+      return;
+    }
     if (NOLINE.has(role) && !clickable) {
       // A label's text is its control's name already, a caption's,
       // legend's or figcaption's its table's, group's or figure's.
@@ -563,6 +573,9 @@
         if (t) v = t;
       }
       emit(depth, line + (v ? ": " + clip(v, 100) : ""));
+      // Its text is its name; but a link in a heading, or a button in a
+      // card-wide link, is a control of its own.
+      if (hasControls(el)) walkKids(el, depth + 1, { ...kctx, noText: true, onlyControls: true });
       return;
     }
     // A container: its text on the same line when it has nothing else.
