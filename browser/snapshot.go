@@ -52,12 +52,12 @@ func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 		return nil, fmt.Errorf("offset %d is past the end: the outline has %d lines now", a.Offset, s.Total)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Page state\n- Page URL: %s\n- Page Title: %s\n", truncate(s.URL, 300), truncate(s.Title, 200))
+	fmt.Fprintf(&b, "### Page state\n- Page URL: %s\n- Page Title: %s\n", clipRunes(s.URL, 300), clipRunes(s.Title, 200))
 	if s.Modal {
 		b.WriteString("- A modal dialog is open: only its contents can be acted on, so only they are shown.\n")
 	}
 	if s.Overlay != "" {
-		fmt.Fprintf(&b, "- An overlay covers the page (%s): deal with it first; what lies under it cannot be clicked until then.\n", truncate(s.Overlay, 120))
+		fmt.Fprintf(&b, "- An overlay covers the page (%s): deal with it first; what lies under it cannot be clicked until then.\n", clipRunes(s.Overlay, 120))
 	}
 	scope := ""
 	switch {
