@@ -30,6 +30,7 @@ var corpus = []struct {
 }{
 	{page: "ordinary.html"},
 	{page: "shop.html"},
+	{page: "dashboard.html"},
 	{page: "choices.html"},
 	{page: "names.html"},
 	{page: "shadow.html"},

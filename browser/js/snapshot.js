@@ -148,13 +148,17 @@
     // native role even when the page says presentation.
     if ((role === "none" || role === "presentation") && explicit && (focusable(el) || el.hasAttribute("aria-label"))) role = implicitRole(el);
     if (role === "image") role = "img";
-    if (el.isContentEditable && (role === "generic" || role === "paragraph") && !(el.parentElement && el.parentElement.isContentEditable)) role = "textbox";
+    if ((role === "generic" || role === "paragraph") && editableRoot(el)) role = "textbox";
     return role;
   };
   const focusable = (el) => {
     if (el.localName === "iframe" || el.localName === "frame" || el === el.ownerDocument.body) return false;
-    return el.tabIndex >= 0 && (el.hasAttribute("tabindex") || el.isContentEditable || nativelyFocusable(el));
+    if (editableRoot(el)) return el.getAttribute("tabindex") !== "-1";
+    return el.tabIndex >= 0 && (el.hasAttribute("tabindex") || nativelyFocusable(el));
   };
+  // editableRoot: where a contenteditable region starts (its descendants
+  // are part of it, not controls of their own).
+  const editableRoot = (el) => el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
   const nativelyFocusable = (el) => {
     switch (el.localName) {
       case "a": case "area": return el.hasAttribute("href");
@@ -396,6 +400,8 @@
     else if (el.localName === "summary" && role === "button") out.push(el.parentElement.open ? "expanded" : "collapsed");
     if (disabled) out.push("disabled");
     if (el.readOnly || el.getAttribute("aria-readonly") === "true") out.push("readonly");
+    if (role !== "textbox" && editableRoot(el)) out.push("editable");
+    if (el.getAttribute("aria-invalid") && el.getAttribute("aria-invalid") !== "false") out.push("invalid");
     if (el.required || el.getAttribute("aria-required") === "true") out.push("required");
     if (el.getAttribute("aria-current") && el.getAttribute("aria-current") !== "false") out.push("current");
     const doc = el.ownerDocument;
