@@ -22,27 +22,28 @@ import (
 	"github.com/mcpx/mcpx/browser/browsertest"
 )
 
-// corpus is testdata/a11y: one page per class of problem the outline must
-// get right. wait names text to wait for (browser_wait_for) before the
-// snapshot, for pages that reveal content late.
+// corpus is testdata/a11y: pages by class of problem, and pages built
+// like ordinary sites. wait names text to wait for (browser_wait_for)
+// before the snapshot, for pages that reveal content late.
 var corpus = []struct {
 	page, wait string
 }{
-	{page: "ordinary.html"},
-	{page: "shop.html"},
-	{page: "dashboard.html"},
-	{page: "choices.html"},
-	{page: "names.html"},
-	{page: "shadow.html"},
-	{page: "reach.html"},
-	{page: "modal.html"},
-	{page: "ariamodal.html"},
+	{page: "ordinary.html"},  // landmarks, a table of plans, a contact form
+	{page: "shop.html"},      // a product page: icon buttons, visually hidden radios, steppers, reviews
+	{page: "dashboard.html"}, // a web app: disclosure nav, data table, tabs, validation
+	{page: "docs.html"},      // documentation: nested <details> nav, anchors, code copy, an embedded frame
+	{page: "choices.html"},   // <select>, optgroups, ARIA listbox, menu, menubar, tree, tabs, datalist
+	{page: "names.html"},     // accessible names: labelledby, label, title, placeholder, alt, defaults
+	{page: "content.html"},   // names from contents: spacing, generated content, embedded controls
+	{page: "shadow.html"},    // open shadow roots and slots
+	{page: "reach.html"},     // inert, aria-hidden, disabled fieldsets, aria-disabled, hidden, clipped
+	{page: "modal.html"},     // behind a showModal() <dialog>
+	{page: "ariamodal.html"}, // behind an aria-modal dialog
 	{page: "shadowmodal.html"},
-	{page: "widgets.html"},
-	{page: "frames.html"},
-	{page: "mixed.html"},
-	{page: "content.html"},
-	{page: "dynamic.html", wait: "Late button"},
+	{page: "widgets.html"},                      // contenteditable, details, switch/slider/spinbutton values, inputs
+	{page: "frames.html"},                       // same-origin, srcdoc and cross-origin frames
+	{page: "mixed.html"},                        // patterns from ordinary sites: skip links, image maps, grids, popovers
+	{page: "dynamic.html", wait: "Late button"}, // revealed after a delay, and on hover
 }
 
 // tally counts one measure as hits over a total.
