@@ -218,8 +218,14 @@ func compare(lines []outlineLine, g *groundTruth) (recall, precision, roles, nam
 		}
 	}
 	for _, n := range g.nodes {
+		if g.actionable(n) && blocked[n.NodeID] {
+			misses = append(misses, fmt.Sprintf("(not counted: %s %q, behind an aria-modal dialog)", n.role(), n.name()))
+		}
 		// The parts of a native control's user-agent shadow tree (a date
 		// field's day, month, year) are acted on through the control.
+		if actionable(n) && g.inUA[n.BackendDOMNodeID] {
+			misses = append(misses, fmt.Sprintf("(not counted: %s %q, inside a native control)", n.role(), n.name()))
+		}
 		if !actionable(n) || g.inUA[n.BackendDOMNodeID] {
 			continue
 		}
