@@ -35,7 +35,9 @@ func (a *Aggregator) startBrowser(ctx context.Context, b *config.Browser) {
 	a.browserOpts = opts
 	a.browser = browser.NewClient(opts)
 	a.browser.Start(ctx)
-	tools := browser.NewTools(a.browser, &browser.ToolsOptions{CDP: b.CDP})
+	tools := browser.NewTools(a.browser, &browser.ToolsOptions{
+		CDP: b.CDP, MaxSnapshotChars: b.MaxSnapshotChars, MaxImageBytes: int(b.MaxImageBytes),
+	})
 	a.members = append(a.members, &member{src: browser.NewServer(config.BrowserServerName, tools), prefix: b.Prefix, direct: true})
 }
 

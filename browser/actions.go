@@ -222,23 +222,13 @@ func runReload(ctx context.Context, t *Tools, raw json.RawMessage) (*result, err
 	return textResult("Reloaded.\n%s", pageState(ctx, t.c)), nil
 }
 
-func runSnapshot(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
-	if err := decodeArgs(raw, &struct{}{}); err != nil {
-		return nil, err
-	}
-	var s struct {
-		URL, Title, Text string
-		Truncated        bool
-	}
-	if err := t.c.evalInto(ctx, fmt.Sprintf("(%s)(%d)", snapshotJS, t.opts.MaxSnapshotLines), &s); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	more := ""
-	if s.Truncated {
-		more = fmt.Sprintf("\n(cut at %d lines)", t.opts.MaxSnapshotLines)
-	}
-	return textResult("### Page state\n- Page URL: %s\n- Page Title: %s\n### Snapshot\n```yaml\n%s\n```%s", s.URL, s.Title, s.Text, more), nil
-}
+// errOption is what locate answers for an <option> of a <select>: no
+// mouse reaches it, so callers select it instead.
+var errOption = errors.New("the target is an option of a select")
+
+// errNoArea is what locate answers for an element with no area (an empty
+// link): no mouse reaches it, but focus and activation do.
+var errNoArea = errors.New("the target has no area a mouse can reach")
 
 // locate finds an element's centre for a mouse action.
 func locate(ctx context.Context, c *Client, tg target) (x, y float64, err error) {
@@ -248,14 +238,22 @@ func locate(ctx context.Context, c *Client, tg target) (x, y float64, err error)
 	ref, _ := json.Marshal(tg.Ref)
 	sel, _ := json.Marshal(tg.Selector)
 	var r struct {
-		X, Y  float64
-		Error string
+		X, Y   float64
+		Option bool
+		NoArea bool
+		Error  string
 	}
 	if err := c.evalInto(ctx, fmt.Sprintf("(%s)(%s, %s)", resolveJS, ref, sel), &r); err != nil {
 		return 0, 0, err
 	}
 	if r.Error != "" {
 		return 0, 0, errors.New(r.Error)
+	}
+	if r.Option {
+		return 0, 0, errOption
+	}
+	if r.NoArea {
+		return 0, 0, errNoArea
 	}
 	return r.X, r.Y, nil
 }
@@ -281,6 +279,20 @@ func runClick(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 		return nil, err
 	}
 	x, y, err := locate(ctx, t.c, a.target)
+	if errors.Is(err, errOption) {
+		// Clicking an option of a <select> picks it.
+		picked, err := selectOptions(ctx, t.c, a.target, nil)
+		if err != nil {
+			return nil, err
+		}
+		return textResult("Clicked %s: selected %s.", describeTarget(a.target), strings.Join(picked, ", ")), nil
+	}
+	if errors.Is(err, errNoArea) {
+		if _, err := t.c.Eval(ctx, fmt.Sprintf(`(() => { const el = %s; if (el.error) throw new Error(el.error); el.focus(); el.click(); })()`, elementExpr(a.target))); err != nil {
+			return nil, err
+		}
+		return textResult("Clicked %s (it has no area on screen: focused and activated it through the page).", describeTarget(a.target)), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -296,6 +308,12 @@ func runHover(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 		return nil, err
 	}
 	x, y, err := locate(ctx, t.c, a)
+	if errors.Is(err, errOption) {
+		return nil, errors.New("an option of a select cannot be hovered: use browser_select_option or browser_click")
+	}
+	if errors.Is(err, errNoArea) {
+		return nil, fmt.Errorf("%s has no area on screen to hover", describeTarget(a))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -340,40 +358,6 @@ func runPressKey(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 		return nil, err
 	}
 	return textResult("Pressed %s.", a.Key), nil
-}
-
-func runSelectOption(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
-	var a struct {
-		target
-		Values []string `json:"values"`
-	}
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
-	}
-	if err := a.target.check(); err != nil {
-		return nil, err
-	}
-	vals, _ := json.Marshal(a.Values)
-	var r struct {
-		Selected []string
-		Error    string
-	}
-	expr := fmt.Sprintf(`(() => { const el = %s; if (el.error) return el; const vals = %s;
-  if (el.tagName !== "SELECT") return {error: "the element is a " + el.tagName.toLowerCase() + ", not a select"};
-  const picked = [];
-  for (const o of el.options) { const on = vals.includes(o.value) || vals.includes(o.textContent.trim()); o.selected = on; if (on) picked.push(o.value); }
-  el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true}));
-  return {Selected: picked}; })()`, elementExpr(a.target), vals)
-	if err := t.c.evalInto(ctx, expr, &r); err != nil {
-		return nil, err
-	}
-	if r.Error != "" {
-		return nil, errors.New(r.Error)
-	}
-	if len(r.Selected) == 0 {
-		return nil, fmt.Errorf("no option matches %v", a.Values)
-	}
-	return textResult("Selected %s.", strings.Join(r.Selected, ", ")), nil
 }
 
 // elementExpr is a JS expression for the target element, or an object
@@ -452,9 +436,13 @@ func runEvaluate(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 	}
 	v, err := t.c.Eval(ctx, expr)
 	if err != nil {
+		var pe *PageError
+		if errors.As(err, &pe) {
+			pe.Message = clipRunes(pe.Message, t.opts.MaxSnapshotChars/2)
+		}
 		return nil, err
 	}
-	return textResult("%s", v), nil
+	return textResult("%s", capEvaluate(v, t.opts.MaxSnapshotChars)), nil
 }
 
 func runResize(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
@@ -488,9 +476,7 @@ func runConsole(ctx context.Context, t *Tools, raw json.RawMessage) (*result, er
 		return nil, err
 	}
 	var r struct {
-		Messages *[]struct {
-			Type, Level, Text string
-		} `json:"messages"`
+		Messages *[]consoleMessage `json:"messages"`
 	}
 	if json.Unmarshal(res, &r) != nil || r.Messages == nil {
 		return nil, errors.New("this browser extension does not collect console messages (unsupported)")
@@ -498,15 +484,7 @@ func runConsole(ctx context.Context, t *Tools, raw json.RawMessage) (*result, er
 	if len(*r.Messages) == 0 {
 		return textResult("No console messages."), nil
 	}
-	var b strings.Builder
-	for _, m := range *r.Messages {
-		level := m.Type
-		if level == "" {
-			level = m.Level
-		}
-		fmt.Fprintf(&b, "[%s] %s\n", level, m.Text)
-	}
-	return textResult("%s", strings.TrimRight(b.String(), "\n")), nil
+	return textResult("%s", capConsole(*r.Messages, t.opts.MaxSnapshotChars)), nil
 }
 
 func runList(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {

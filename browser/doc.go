@@ -7,7 +7,13 @@
 // selectTab, closeTab and forwardCDPCommand with portable CDP methods
 // (Runtime.evaluate, Page.navigate, Page.captureScreenshot,
 // Input.dispatchMouseEvent, ...). The page outline behind browser_snapshot
-// comes from a JavaScript walker embedded in the binary.
+// comes from a JavaScript walker embedded in the binary (js/snapshot.js),
+// run as one Runtime.evaluate: it follows Chromium's accessibility tree
+// (roles, accessible names, what is reachable) and gives a ref to each
+// element a user can act on; js/resolve.js turns a ref back into a point
+// to click, refusing what is disabled, inert or covered. Every result
+// fits the client: text within [ToolsOptions].MaxSnapshotChars, images
+// within MaxImageBytes and 2000 px a side, each cut saying so.
 //
 //	c, err := browser.NewClient(browser.Options{Token: tok, Logger: logger})
 //	c.Start(ctx) // never blocks: the relay may be down

@@ -44,10 +44,14 @@ func typeInto(ctx context.Context, c *Client, tg target, text string, slowly boo
 	}
 	var r struct{ Error string }
 	expr := fmt.Sprintf(`(() => { const el = %s; if (el.error) return el; const text = %s, fill = %s;
+  const W = el.ownerDocument.defaultView; // the element's frame: its own HTMLInputElement
+  for (let n = el; n; n = n.parentNode || n.host) if (n.inert) return {error: "the element is inert (behind a modal dialog or blocked by the page)"};
+  if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") return {error: "the element (" + el.localName + ") is disabled"};
   el.scrollIntoView({block: "center"}); el.focus();
-  if (el.isContentEditable) { if (fill) { el.innerText = text; el.dispatchEvent(new InputEvent("input", {bubbles: true})); } else { el.innerText = ""; } return {}; }
-  if (!("value" in el) || el.disabled || el.readOnly) return {error: "the element (" + el.tagName.toLowerCase() + ") is not an editable field"};
-  const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  if (el.isContentEditable) { if (fill) { el.innerText = text; el.dispatchEvent(new W.InputEvent("input", {bubbles: true, inputType: "insertText", data: text})); } else { el.innerText = ""; } return {}; }
+  if (!("value" in el) || !/^(input|textarea|select)$/.test(el.localName)) return {error: "the element (" + el.localName + ") is not an editable field"};
+  if (el.readOnly) return {error: "the field is read-only"};
+  const proto = el instanceof W.HTMLTextAreaElement ? W.HTMLTextAreaElement.prototype : el instanceof W.HTMLSelectElement ? W.HTMLSelectElement.prototype : W.HTMLInputElement.prototype;
   const set = Object.getOwnPropertyDescriptor(proto, "value").set;
   set.call(el, fill ? text : "");
   el.dispatchEvent(new Event("input", {bubbles: true}));

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:embed js/snapshot.js
@@ -20,9 +21,20 @@ type ToolsOptions struct {
 	// CDP adds the raw escape hatch `cdp` (off by default: it can do
 	// anything the debugger can).
 	CDP bool
-	// MaxSnapshotLines bounds a snapshot (default 400).
-	MaxSnapshotLines int
+	// MaxSnapshotChars bounds the text of a snapshot, of the console
+	// messages and of an evaluate result, in characters (default 50,000).
+	// A longer one is cut with a note saying how to get the rest.
+	MaxSnapshotChars int
+	// MaxImageBytes bounds a screenshot's decoded size (default 1 MiB):
+	// a larger one is scaled down and sent as JPEG.
+	MaxImageBytes int
 }
+
+// Defaults of [ToolsOptions].
+const (
+	DefaultMaxSnapshotChars = 50000
+	DefaultMaxImageBytes    = 1 << 20
+)
 
 // Tools are the browser_* tools, by their names without prefix
 // ("navigate", "snapshot", ...). The aggregator adds the prefix.
@@ -43,8 +55,11 @@ func NewTools(c *Client, opts *ToolsOptions) *Tools {
 	if opts != nil {
 		t.opts = *opts
 	}
-	if t.opts.MaxSnapshotLines <= 0 {
-		t.opts.MaxSnapshotLines = 400
+	if t.opts.MaxSnapshotChars <= 0 {
+		t.opts.MaxSnapshotChars = DefaultMaxSnapshotChars
+	}
+	if t.opts.MaxImageBytes <= 0 {
+		t.opts.MaxImageBytes = DefaultMaxImageBytes
 	}
 	for _, d := range toolTable {
 		if d.name == "cdp" && !t.opts.CDP {
@@ -88,9 +103,27 @@ func (t *Tools) Call(ctx context.Context, name string, args json.RawMessage) jso
 	}
 	res, err := d.run(ctx, t, args)
 	if err != nil {
-		return errorResult(err.Error())
+		return errorResult(clipRunes(err.Error(), t.opts.MaxSnapshotChars))
 	}
+	res.capText(t.opts.MaxSnapshotChars)
 	return res.encode()
+}
+
+// capText is the last guard of "every result fits the client": the tools
+// with long results cut them with a note of their own (snapshot, console,
+// evaluate); anything else longer than limit (a raw CDP answer, a list of
+// a thousand tabs) is cut here, saying so.
+func (r *result) capText(limit int) {
+	for _, c := range r.content {
+		text, ok := c["text"].(string)
+		if !ok {
+			continue
+		}
+		if n := utf8.RuneCountInString(text); n > limit {
+			note := fmt.Sprintf("\n(cut: the result has %d characters, over the limit of %d)", n, limit)
+			c["text"] = clipRunes(text, limit-utf8.RuneCountInString(note)) + note
+		}
+	}
 }
 
 // result is a CallToolResult under construction.

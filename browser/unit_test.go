@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -126,17 +127,57 @@ func TestFitImageDownscales(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	png.Encode(&buf, img)
-	data, mime, w, h, scaled, err := fitImage(base64.StdEncoding.EncodeToString(buf.Bytes()), "png")
-	if err != nil || !scaled || mime != "image/png" || w != 2000 || h != 80 {
-		t.Fatalf("got %s %dx%d scaled=%v err=%v", mime, w, h, scaled, err)
+	got, err := fitImage(base64.StdEncoding.EncodeToString(buf.Bytes()), 1<<20)
+	if err != nil || got.mime != "image/png" || got.w != 2000 || got.h != 80 || !strings.Contains(got.note, "from 3000x120") {
+		t.Fatalf("got %s %dx%d %q, err=%v", got.mime, got.w, got.h, got.note, err)
 	}
-	raw, _ := base64.StdEncoding.DecodeString(data)
+	raw, _ := base64.StdEncoding.DecodeString(got.data)
 	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
-	if err != nil || cfg.Width != 2000 || cfg.Height != 80 {
+	if err != nil || cfg.Width != 2000 || cfg.Height != 80 || got.bytes != len(raw) {
 		t.Errorf("the scaled image decodes as %+v, %v", cfg, err)
 	}
-	if _, _, _, _, _, err := fitImage("not base64!", "png"); err == nil {
+	if _, err := fitImage("not base64!", 1<<20); err == nil {
 		t.Error("bad base64: want an error")
+	}
+}
+
+// noise is a w x h PNG of random pixels: it compresses badly, like a
+// busy page, so it is as big as such a screenshot.
+func noise(w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	rand.New(rand.NewSource(7)).Read(img.Pix)
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	return buf.Bytes()
+}
+
+// TestFitImageBytes: an image over the byte limit comes back as a JPEG
+// within it (scaled down when JPEG alone is not enough), and the note says
+// what was done; one within every limit passes untouched.
+func TestFitImageBytes(t *testing.T) {
+	big := noise(500, 300) // about 600 KB as PNG
+	for _, limit := range []int{200 << 10, 40 << 10} {
+		got, err := fitImage(base64.StdEncoding.EncodeToString(big), limit)
+		if err != nil {
+			t.Fatalf("limit %d: %v", limit, err)
+		}
+		raw, _ := base64.StdEncoding.DecodeString(got.data)
+		cfg, kind, err := image.DecodeConfig(bytes.NewReader(raw))
+		if err != nil || kind != "jpeg" || got.mime != "image/jpeg" || len(raw) > limit || got.bytes != len(raw) ||
+			cfg.Width != got.w || cfg.Height != got.h || cfg.Width > 500 {
+			t.Errorf("limit %d: %s %dx%d, %d bytes (%v)", limit, kind, cfg.Width, cfg.Height, len(raw), err)
+		}
+		if !strings.Contains(got.note, "JPEG") || !strings.Contains(got.note, "browser.maxImageBytes") {
+			t.Errorf("limit %d: note %q", limit, got.note)
+		}
+	}
+	small := noise(40, 30)
+	got, err := fitImage(base64.StdEncoding.EncodeToString(small), 1<<20)
+	if err != nil || got.note != "" || got.mime != "image/png" || got.data != base64.StdEncoding.EncodeToString(small) {
+		t.Errorf("a small image was changed: %s %q %v", got.mime, got.note, err)
 	}
 }
 

@@ -134,6 +134,13 @@ type Browser struct {
 	Listen       string   // local mode: a loopback host:port; default DefaultBrowserListen
 	ExtensionIDs []string // local mode: the extension ids /extension admits; empty admits any
 	PageTools    PageTools
+	// MaxImageBytes bounds a screenshot's decoded size; 0 means the
+	// browser tools' default (1 MiB). At least MinBrowserImageBytes.
+	MaxImageBytes int64
+	// MaxSnapshotChars bounds the text of a snapshot, of the console
+	// messages and of an evaluate result; 0 means the default (50,000).
+	// At least MinBrowserSnapshotChars.
+	MaxSnapshotChars int
 }
 
 // Local reports whether the section asks mcpx to host (or join) a relay

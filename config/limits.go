@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -49,7 +50,7 @@ func (r *reader) limits(def Limits) Limits {
 	if d, ok := r.duration("maxCallTime", true); ok {
 		l.MaxCallTime = d
 	}
-	if n, ok := r.count("maxConcurrent"); ok {
+	if n, ok := r.count("maxConcurrent", 1); ok {
 		l.MaxConcurrent = n
 	}
 	return l
@@ -61,7 +62,7 @@ func (p *parser) topLimits(tree map[string]any) {
 	r := &reader{p: p, m: tree}
 	p.cfg.Limits = r.limits(DefaultLimits())
 	p.cfg.MaxMessageBytes = DefaultMaxMessageBytes
-	if n, ok := r.size("maxMessageBytes"); ok {
+	if n, ok := r.size("maxMessageBytes", minMessageBytes); ok {
 		p.cfg.MaxMessageBytes = n
 	}
 	p.cfg.ShutdownTimeout = DefaultShutdownTimeout
@@ -106,8 +107,8 @@ func (r *reader) duration(key string, zeroOK bool) (time.Duration, bool) {
 	return d, true
 }
 
-// count reads a positive integer.
-func (r *reader) count(key string) (int, bool) {
+// count reads a whole number of at least lowest.
+func (r *reader) count(key string, lowest int) (int, bool) {
 	v, ok := r.get(key)
 	if !ok {
 		return 0, false
@@ -118,31 +119,42 @@ func (r *reader) count(key string) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(string(num), 10, 32)
-	if err != nil || n <= 0 {
-		r.fail(key, "want a whole number of at least 1, not %s", num)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		r.fail(key, "want a whole number up to %d, not %s", math.MaxInt32, num)
+		return 0, false
+	case err != nil || n < int64(lowest):
+		r.fail(key, "want a whole number of at least %d, not %s", lowest, num)
 		return 0, false
 	}
 	return int(n), true
 }
 
-// sizeUnits are the suffixes size accepts, longest first so that "MiB" is
-// not read as "B".
+// sizeUnits are the suffixes size accepts, in any case, longest first so
+// that "MiB" is not read as "B".
 var sizeUnits = []struct {
 	suffix string
 	mult   int64
 }{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
-	{"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000},
-	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
+	{"kb", 1000}, {"mb", 1000 * 1000}, {"gb", 1000 * 1000 * 1000},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
 }
 
 // minMessageBytes keeps maxMessageBytes from making every message an
 // error: initialize alone takes a few hundred bytes.
 const minMessageBytes = 4 << 10
 
-// size reads a byte count: an integer, or a string such as "64MiB",
-// "512KB" or "1048576".
-func (r *reader) size(key string) (int64, bool) {
+// Bounds of the browser's result limits: below them no screenshot or
+// outline fits at all.
+const (
+	MinBrowserImageBytes    = 16 << 10
+	MinBrowserSnapshotChars = 2000
+)
+
+// size reads a byte count of at least lowest: an integer, or a string
+// such as "64MiB", "512KB" or "1048576".
+func (r *reader) size(key string, lowest int64) (int64, bool) {
 	v, ok := r.get(key)
 	if !ok {
 		return 0, false
@@ -167,8 +179,8 @@ func (r *reader) size(key string) (int64, bool) {
 		r.fail(key, "want a number of bytes or a size such as \"64MiB\", not %s", kind(v))
 		return 0, false
 	}
-	if n < minMessageBytes {
-		r.fail(key, "%d bytes is too small (want at least %d)", n, minMessageBytes)
+	if n < lowest {
+		r.fail(key, "%d bytes is too small (want at least %d)", n, lowest)
 		return 0, false
 	}
 	return n, true
@@ -176,7 +188,7 @@ func (r *reader) size(key string) (int64, bool) {
 
 // parseSize reads "64MiB", "64 MiB", "1.5GB", "4096".
 func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(s)
+	s = strings.ToLower(strings.TrimSpace(s))
 	mult := int64(1)
 	for _, u := range sizeUnits {
 		if rest, ok := strings.CutSuffix(s, u.suffix); ok {

@@ -37,7 +37,7 @@ func TestLimits(t *testing.T) {
 func TestLimitsSizes(t *testing.T) {
 	for in, want := range map[string]int64{
 		`65536`: 65536, `"64MiB"`: 64 << 20, `"64 MiB"`: 64 << 20, `"512KB"`: 512000,
-		`"1G"`: 1 << 30, `"8192"`: 8192, `"10k"`: -1, `"lots"`: -1, `-5`: -1, `1000`: -1, `true`: -1,
+		`"1G"`: 1 << 30, `"8192"`: 8192, `"10k"`: 10 << 10, `"1.5m"`: 3 << 19, `"10 parsecs"`: -1, `"lots"`: -1, `-5`: -1, `1000`: -1, `true`: -1,
 	} {
 		cfg, err := Parse("mcpx.json", []byte(`{"maxMessageBytes": `+in+`}`), nil)
 		switch {

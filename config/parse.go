@@ -284,7 +284,10 @@ func (p *parser) browser(tree map[string]any) {
 	b.Listen, _ = r.str("listen")
 	b.ExtensionIDs = r.list("extensionIds", false)
 	b.PageTools = r.pageTools()
-	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds", "pageTools")
+	b.MaxImageBytes, _ = r.size("maxImageBytes", MinBrowserImageBytes)
+	b.MaxSnapshotChars, _ = r.count("maxSnapshotChars", MinBrowserSnapshotChars)
+	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds", "pageTools",
+		"maxImageBytes", "maxSnapshotChars")
 	if r.err == nil {
 		checkBrowser(r, b)
 	}

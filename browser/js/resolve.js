@@ -1,6 +1,12 @@
 // mcpx element resolver: finds an element by snapshot ref or CSS
-// selector, scrolls it into view and returns its centre in viewport CSS
-// pixels, or an error a model can act on.
+// selector, checks that a user could act on it (not disabled, inert,
+// aria-hidden, behind a modal or covered), scrolls it into view and
+// returns its centre in the top page's viewport CSS pixels (through
+// same-origin frames), or an error a model can act on. An <option> of a
+// <select> has no place a mouse can reach: it answers {option: true} and
+// the caller selects it instead. An element no mouse can reach (no area,
+// off-screen, clipped away) answers {noArea: true}: the caller focuses and
+// activates it through the page, as a keyboard user would.
 (function (ref, selector) {
   let el = null;
   if (ref) {
@@ -16,11 +22,129 @@
     }
     if (!el) return { error: "no element matches selector " + JSON.stringify(selector) };
   }
+  const what = ref ? "ref " + ref : "the element matching " + JSON.stringify(selector);
+  const tag = el.localName;
+  // parentOf walks the flat tree up: out of shadow roots and frames.
+  const parentOf = (n) => {
+    if (n.assignedSlot) return n.assignedSlot;
+    if (n.parentNode && n.parentNode.nodeType === 11) return n.parentNode.host;
+    if (n.parentNode && n.parentNode.nodeType === 9) return n.parentNode.defaultView.frameElement;
+    return n.parentNode;
+  };
+  for (let n = el; n; n = parentOf(n)) {
+    if (n.nodeType !== 1) continue;
+    if (n.inert) return { error: what + " is inert (the page blocks it, e.g. behind a modal dialog): take a new snapshot" };
+    // A ref is never given to aria-hidden content; one that became so
+    // since the snapshot is stale. (A selector may still name it: a mouse
+    // reaches what assistive technology is told to skip.)
+    if (ref && n.getAttribute("aria-hidden") === "true") return { error: what + " is now hidden from users (aria-hidden): take a new snapshot" };
+  }
+  if (el.matches(":disabled")) return { error: what + " is disabled" };
+  for (let n = el; n; n = parentOf(n)) {
+    if (n.nodeType === 1 && n.getAttribute("aria-disabled") === "true") return { error: what + " is disabled (aria-disabled)" };
+  }
+  if (tag === "option" && el.closest("select")) return { option: true, tag };
+
+  // Scroll it into view, then each frame it is in.
   el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  for (let w = el.ownerDocument.defaultView; w.frameElement; w = w.parent) {
+    w.frameElement.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+  }
   const r = el.getBoundingClientRect();
-  if (r.width === 0 && r.height === 0) return { error: "the element is not visible (zero size)" };
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  const covered = hit && hit !== el && !el.contains(hit) && !hit.contains(el);
-  return { x, y, tag: el.tagName.toLowerCase(), covered: !!covered, coveredBy: covered ? hit.tagName.toLowerCase() : "" };
+  // clippedAway: an ancestor that clips its overflow shows none of it.
+  const clippedAway = () => {
+    let left = r.left, top = r.top, right = r.right, bottom = r.bottom;
+    for (let n = parentOf(el); n && n.nodeType === 1 && n.ownerDocument === el.ownerDocument; n = parentOf(n)) {
+      const cs = n.ownerDocument.defaultView.getComputedStyle(n);
+      if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+      const a = n.getBoundingClientRect();
+      left = Math.max(left, a.left); top = Math.max(top, a.top); right = Math.min(right, a.right); bottom = Math.min(bottom, a.bottom);
+      if (right <= left || bottom <= top) return true;
+    }
+    return false;
+  };
+  if (r.width === 0 || r.height === 0 || clippedAway()) {
+    // An empty link, a collapsed control, one its container clips away:
+    // no mouse can hit it, but it still takes focus and activation
+    // (keyboard users reach it).
+    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return { error: what + " is not visible" };
+    return { noArea: true, tag };
+  }
+  const doc = el.ownerDocument;
+  // hitAt finds the element under a point, through open shadow roots.
+  const hitAt = (x, y) => {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
+  // reaches: the hit is the element, inside it, its label, or an
+  // ancestor (a shadow host or slot the hit test stopped at): nothing of
+  // another element lies over the point.
+  const reaches = (hit) => {
+    for (let n = hit; n; n = parentOf(n)) {
+      if (n === el) return true;
+      if (n.localName === "label" && n.control === el) return true;
+    }
+    for (let n = parentOf(el); n; n = parentOf(n)) if (n === hit) return true;
+    return false;
+  };
+  // The centre of each box the element is laid out in (a link that wraps
+  // has one per line, and the centre of their union may be blank), then
+  // points inside each quarter: a badge or a sticky bar over the centre
+  // does not make the element unclickable.
+  const points = [];
+  for (const b of [...el.getClientRects()].slice(0, 4)) {
+    if (b.width > 0 && b.height > 0) points.push([b.left + b.width / 2, b.top + b.height / 2]);
+  }
+  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
+    points.push([r.left + r.width * fx, r.top + r.height * fy]);
+  }
+  const view = doc.defaultView;
+  let x = 0, y = 0, hit = null, ok = false, seen = false;
+  for (const [px, py] of points) {
+    if (px < 0 || py < 0 || px >= view.innerWidth || py >= view.innerHeight) continue;
+    seen = true;
+    x = px;
+    y = py;
+    hit = hitAt(x, y);
+    if (hit && reaches(hit)) {
+      ok = true;
+      break;
+    }
+  }
+  // Off-screen (a skip link at left: -9999px) or clipped to nothing (a
+  // screen-reader-only control): no mouse reaches it, but it takes focus
+  // and activation.
+  const clipped = () => {
+    let n = el;
+    for (let i = 0; i < 4 && n && n.nodeType === 1; i++, n = parentOf(n)) {
+      const cs = view.getComputedStyle(n);
+      if ((cs.clip && cs.clip !== "auto") || (cs.clipPath && cs.clipPath !== "none")) return true;
+    }
+    return r.width * r.height <= 4;
+  };
+  if (!ok && (!seen || clipped())) return { noArea: true, tag };
+  if (!ok && el.ownerDocument.defaultView.getComputedStyle(el).pointerEvents === "none") {
+    return { error: what + " ignores the mouse (pointer-events: none): the page treats it as disabled" };
+  }
+  if (!ok) {
+    x = Math.min(Math.max(r.left + r.width / 2, 0), view.innerWidth - 1);
+    y = Math.min(Math.max(r.top + r.height / 2, 0), view.innerHeight - 1);
+    hit = hitAt(x, y) || doc.documentElement;
+    const by = hit.localName + (hit.id ? "#" + hit.id : "") + (hit.getAttribute("role") ? "[role=" + hit.getAttribute("role") + "]" : "");
+    return { error: what + " is covered by " + by + " (a dialog, overlay or banner is in the way): close it or take a new snapshot" };
+  }
+  // Into the top page's coordinates.
+  for (let w = doc.defaultView; w.frameElement; w = w.parent) {
+    const f = w.frameElement;
+    const fr = f.getBoundingClientRect();
+    const cs = w.parent.getComputedStyle(f);
+    x += fr.left + f.clientLeft + parseFloat(cs.paddingLeft);
+    y += fr.top + f.clientTop + parseFloat(cs.paddingTop);
+  }
+  return { x, y, tag };
 })
