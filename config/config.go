@@ -76,6 +76,9 @@ type Server struct {
 	Timeout time.Duration
 	Tools   Filter
 	Prompts Filter
+	// Auth is the server's OAuth settings; nil means the defaults
+	// (http and sse only).
+	Auth *Auth
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).
@@ -142,6 +145,9 @@ func (c *Config) Secrets() []string {
 		}
 		for _, v := range s.Headers {
 			add(v)
+		}
+		if s.Auth != nil {
+			add(s.Auth.ClientSecret)
 		}
 	}
 	if c.Browser != nil {

@@ -108,6 +108,7 @@ func (p *parser) servers(tree map[string]any) {
 var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
+	"auth",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
@@ -143,6 +144,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	}
 	s.Tools = r.filter("tools")
 	s.Prompts = r.filter("prompts")
+	s.Auth = r.auth("auth")
 	r.warnUnknown(serverKeys...)
 
 	switch {
@@ -160,6 +162,9 @@ func (p *parser) server(name string, v any) (Server, bool) {
 		s.Transport = TransportStdio
 		if _, ok := m["headers"]; ok {
 			p.warn(name, "headers", "used only with url, ignored")
+		}
+		if _, ok := m["auth"]; ok {
+			p.warn(name, "auth", "used only with url, ignored")
 		}
 	default:
 		s.URL = rawURL
