@@ -1,0 +1,383 @@
+package auth_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/upstream/auth"
+)
+
+// oauthServer is testdata/node/oauth-server.mjs: the official TypeScript
+// SDK's authorization server and bearer middleware in front of an MCP
+// endpoint.
+type oauthServer struct {
+	URL  string // the MCP endpoint
+	Base string // the issuer
+}
+
+// StartOAuthServer runs the OAuth-protected MCP server until the test ends.
+func startOAuthServer(t testing.TB, env ...string) *oauthServer {
+	t.Helper()
+	dir, err := filepath.Abs("../../testdata/node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatalf("the OAuth test server needs its npm packages: run `npm ci --prefix testdata/node` (%v)", err)
+	}
+	cmd := exec.Command("node", filepath.Join(dir, "oauth-server.mjs"))
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start node (needed for the OAuth test server): %v", err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the OAuth test server did not start: %v", err)
+	}
+	var v struct{ URL string }
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatalf("the OAuth test server said %q: %v", line, err)
+	}
+	return &oauthServer{URL: v.URL, Base: strings.TrimSuffix(v.URL, "/mcp")}
+}
+
+// serverLog is what the server recorded of the client's requests.
+type serverLog struct {
+	Registrations []struct {
+		ClientID     string   `json:"client_id"`
+		RedirectURIs []string `json:"redirect_uris"`
+	} `json:"registrations"`
+	Authorize []map[string]string `json:"authorize"`
+	Token     []struct {
+		GrantType       string `json:"grant_type"`
+		Resource        string `json:"resource"`
+		HasCodeVerifier bool   `json:"has_code_verifier"`
+	} `json:"token"`
+	Revoke []struct {
+		TokenTypeHint string `json:"token_type_hint"`
+	} `json:"revoke"`
+	Refreshes int `json:"refreshes"`
+}
+
+func (s *oauthServer) log(t testing.TB) serverLog {
+	t.Helper()
+	resp, err := http.Get(s.Base + "/test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var l serverLog
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (s *oauthServer) control(t testing.TB, what string) {
+	t.Helper()
+	resp, err := http.Post(s.Base+"/test/"+what, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/test/%s: %s", what, resp.Status)
+	}
+}
+
+// browse plays the user's browser: it follows the authorization URL, which
+// the test server approves at once, to the loopback callback.
+func browse(t testing.TB, u string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("browse %s: %v", u, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+func newAuth(t testing.TB, srv *oauthServer, store auth.Store) *auth.Authenticator {
+	t.Helper()
+	a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func login(t testing.TB, a *auth.Authenticator) *auth.LoginResult {
+	t.Helper()
+	ctx := context.Background()
+	flow, err := a.StartLogin(ctx)
+	if err != nil {
+		t.Fatalf("start login: %v", err)
+	}
+	if resp := browse(t, flow.URL); resp.StatusCode != 200 {
+		t.Fatalf("the callback answered %s", resp.Status)
+	}
+	res, err := flow.Wait(ctx, 30*time.Second)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	return res
+}
+
+// mcpCall sends one JSON-RPC request through the Authenticator's
+// RoundTripper (initialize needs no session on this server).
+func mcpCall(a *auth.Authenticator, srvURL string) (int, error) {
+	c := &http.Client{Transport: a.RoundTripper(nil)}
+	req, _ := http.NewRequest(http.MethodPost, srvURL, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func TestLoginDiscoversRegistersAndSendsPKCEAndResource(t *testing.T) {
+	srv := startOAuthServer(t)
+	store := &auth.FileStore{Dir: t.TempDir()}
+	a := newAuth(t, srv, store)
+
+	// Before the login the server refuses, and says how to log in.
+	_, err := mcpCall(a, srv.URL)
+	var lr *auth.LoginRequiredError
+	if !errors.As(err, &lr) || lr.Server != "remote" || !strings.Contains(err.Error(), "mcpx auth login remote") {
+		t.Fatalf("before login: err = %v, want a LoginRequiredError naming `mcpx auth login remote`", err)
+	}
+	if strings.Join(lr.Scopes, " ") != "mcp:read" {
+		t.Errorf("scopes from the 401 challenge = %q, want mcp:read", lr.Scopes)
+	}
+
+	res := login(t, a)
+	if res.Account != "alice@example.test" {
+		t.Errorf("account = %q, want alice@example.test (from the id_token)", res.Account)
+	}
+	if strings.Join(res.Scopes, " ") != "mcp:read" {
+		t.Errorf("scopes = %q, want mcp:read (named by the server's challenge)", res.Scopes)
+	}
+	if res.ExpiresAt.IsZero() {
+		t.Error("no expiry reported")
+	}
+
+	l := srv.log(t)
+	if len(l.Registrations) != 1 {
+		t.Fatalf("registrations = %d, want 1 (dynamic client registration)", len(l.Registrations))
+	}
+	if len(l.Authorize) != 1 {
+		t.Fatalf("authorize requests = %d, want 1", len(l.Authorize))
+	}
+	az := l.Authorize[0]
+	if az["code_challenge_method"] != "S256" || len(az["code_challenge"]) != 43 {
+		t.Errorf("PKCE: method %q, challenge %d chars; want S256 and 43", az["code_challenge_method"], len(az["code_challenge"]))
+	}
+	if az["resource"] != srv.URL {
+		t.Errorf("authorize resource = %q, want %q (RFC 8707)", az["resource"], srv.URL)
+	}
+	if az["state"] == "" || az["client_id"] != l.Registrations[0].ClientID {
+		t.Errorf("authorize: state %q, client_id %q (registered %q)", az["state"], az["client_id"], l.Registrations[0].ClientID)
+	}
+	if u, _ := url.Parse(az["redirect_uri"]); u == nil || u.Hostname() != "127.0.0.1" || u.Path != "/callback" {
+		t.Errorf("redirect_uri = %q, want http://127.0.0.1:PORT/callback", az["redirect_uri"])
+	}
+	if len(l.Token) != 1 || l.Token[0].GrantType != "authorization_code" || !l.Token[0].HasCodeVerifier || l.Token[0].Resource != srv.URL {
+		t.Errorf("token requests = %+v, want one authorization_code with code_verifier and resource", l.Token)
+	}
+
+	// Now the same request goes through.
+	if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
+		t.Fatalf("after login: %d, %v", code, err)
+	}
+	st, err := a.Status(context.Background(), false)
+	if err != nil || st.State != auth.StateLoggedIn {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+}
+
+func TestStateMismatchIsRefused(t *testing.T) {
+	srv := startOAuthServer(t)
+	store := &auth.FileStore{Dir: t.TempDir()}
+	a := newAuth(t, srv, store)
+	ctx := context.Background()
+	flow, err := a.StartLogin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Get a real code from the server, but come back with another state.
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(flow.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || back.Query().Get("code") == "" {
+		t.Fatalf("the server redirected to %q", resp.Header.Get("Location"))
+	}
+	q := back.Query()
+	q.Set("state", "forged")
+	back.RawQuery = q.Encode()
+	if r := browse(t, back.String()); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("callback with a forged state answered %s, want 400", r.Status)
+	}
+	if _, err := flow.Wait(ctx, 10*time.Second); !errors.Is(err, auth.ErrStateMismatch) {
+		t.Fatalf("login err = %v, want ErrStateMismatch", err)
+	}
+	if l := srv.log(t); len(l.Token) != 0 {
+		t.Errorf("the code was exchanged despite the state mismatch: %+v", l.Token)
+	}
+	if st, _ := a.Status(ctx, false); st.State != auth.StateNeedsLogin {
+		t.Errorf("state after a refused login = %q, want needs login", st.State)
+	}
+}
+
+func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
+	srv := startOAuthServer(t)
+	store := &auth.FileStore{Dir: t.TempDir()}
+	a := newAuth(t, srv, store)
+	login(t, a)
+	ctx := context.Background()
+	key := auth.Key("remote", srv.URL)
+	first, err := store.Load(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// 1. The stored token is about to expire: it is refreshed before use.
+	r := *first
+	tok := *first.Token
+	tok.ExpiresAt = time.Now().Add(10 * time.Second) // within RefreshBefore (60s)
+	r.Token = &tok
+	if err := store.Save(ctx, key, &r); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
+		t.Fatalf("with an expiring token: %d, %v", code, err)
+	}
+	second, _ := store.Load(ctx, key)
+	if n := srv.log(t).Refreshes; n != 1 {
+		t.Fatalf("refreshes = %d, want 1 before expiry", n)
+	}
+	if second.Token.AccessToken == first.Token.AccessToken || second.Token.RefreshToken == first.Token.RefreshToken {
+		t.Error("the refresh did not store the new access token and the rotated refresh token")
+	}
+
+	// 2. The server stops honouring the access token: a 401 refreshes and
+	// the request is sent again, unnoticed by the caller.
+	srv.control(t, "expire")
+	if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
+		t.Fatalf("after the server expired the token: %d, %v", code, err)
+	}
+	if n := srv.log(t).Refreshes; n != 2 {
+		t.Fatalf("refreshes = %d, want 2 (one on the 401)", n)
+	}
+	for _, tr := range srv.log(t).Token[1:] {
+		if tr.GrantType != "refresh_token" || tr.Resource != srv.URL {
+			t.Errorf("refresh request %+v, want grant refresh_token with resource", tr)
+		}
+	}
+
+	// 3. Everything is revoked: the refresh token is refused, the tokens
+	// are dropped, and the server needs a login again.
+	srv.control(t, "revoke")
+	_, err = mcpCall(a, srv.URL)
+	if !errors.Is(err, auth.ErrLoginRequired) || !strings.Contains(err.Error(), "refused the refresh token") {
+		t.Fatalf("after revocation: %v, want a login required because the refresh token was refused", err)
+	}
+	if st, _ := a.Status(ctx, false); st.State != auth.StateNeedsLogin {
+		t.Errorf("state = %q, want needs login", st.State)
+	}
+}
+
+func TestStepUpOn403InsufficientScope(t *testing.T) {
+	srv := startOAuthServer(t)
+	store := &auth.FileStore{Dir: t.TempDir()}
+	a := newAuth(t, srv, store)
+	login(t, a)
+	c := &http.Client{Transport: a.RoundTripper(nil)}
+	call := func() error {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"admin","arguments":{}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	err := call()
+	var lr *auth.LoginRequiredError
+	if !errors.As(err, &lr) || !lr.StepUp || !strings.Contains(err.Error(), "mcp:admin") {
+		t.Fatalf("admin call: %v, want a step-up error naming mcp:admin", err)
+	}
+	// The next login asks for the old and the new scopes together.
+	res := login(t, a)
+	if got := strings.Join(res.Scopes, " "); got != "mcp:read mcp:admin" {
+		t.Errorf("scopes after step-up = %q, want mcp:read mcp:admin", got)
+	}
+	if l := srv.log(t); l.Authorize[len(l.Authorize)-1]["scope"] != "mcp:read mcp:admin" {
+		t.Errorf("step-up authorize scope = %q", l.Authorize[len(l.Authorize)-1]["scope"])
+	}
+	if l := srv.log(t); len(l.Registrations) != 1 {
+		t.Errorf("registrations = %d, want the first one reused", len(l.Registrations))
+	}
+}
+
+func TestLogoutRevokesAndDeletes(t *testing.T) {
+	srv := startOAuthServer(t)
+	store := &auth.FileStore{Dir: t.TempDir()}
+	a := newAuth(t, srv, store)
+	login(t, a)
+	ctx := context.Background()
+	res, err := a.Logout(ctx)
+	if err != nil || !res.Deleted || !res.Revoked || res.RevokeErr != nil {
+		t.Fatalf("logout = %+v, %v", res, err)
+	}
+	if l := srv.log(t); len(l.Revoke) != 2 || l.Revoke[0].TokenTypeHint != "refresh_token" {
+		t.Errorf("revocations = %+v, want refresh then access token", l.Revoke)
+	}
+	if _, err := store.Load(ctx, auth.Key("remote", srv.URL)); !errors.Is(err, auth.ErrNotFound) {
+		t.Errorf("after logout the record is still there: %v", err)
+	}
+	if st, _ := a.Status(ctx, true); st.State != auth.StateNeedsLogin {
+		t.Errorf("status after logout = %q", st.State)
+	}
+}
