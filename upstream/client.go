@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream/auth"
 )
 
 // State is where a Client is in its life.
@@ -67,6 +68,10 @@ type Options struct {
 	OnServerRequest ServerRequestFunc
 	// OnNotification receives the notifications mcpx relays; nil drops them.
 	OnNotification NotificationFunc
+	// Tokens keeps OAuth logins. With it, a remote server that answers 401
+	// is "needs login" and uses the stored tokens once there are some; nil
+	// means no OAuth (a 401 is an ordinary failure).
+	Tokens auth.Store
 }
 
 func (o *Options) withDefaults() Options {
@@ -147,6 +152,7 @@ type Client struct {
 	cfg  config.Server
 	opts Options
 	log  *log.Logger
+	auth *auth.Authenticator // nil without OAuth
 
 	mu        sync.Mutex
 	status    Status
@@ -173,6 +179,7 @@ func New(cfg config.Server, opts *Options) *Client {
 		log:   o.Logger.WithPrefix(cfg.Name),
 		ready: make(chan struct{}),
 		done:  make(chan struct{}),
+		auth:  newAuthenticator(cfg, o.Tokens),
 	}
 	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
 	if !cfg.Enabled {
@@ -294,7 +301,11 @@ func (c *Client) run(ctx context.Context) {
 			}
 			err = cn.lostErr()
 			c.log.Warn("connection lost", "err", c.opts.Redact(err.Error()))
-			c.disconnect(cn, StateFailed, err)
+			if lr, ok := needsLogin(err); ok {
+				c.disconnect(cn, StateNeedsLogin, lr)
+			} else {
+				c.disconnect(cn, StateFailed, err)
+			}
 			if time.Since(start) > time.Minute {
 				backoff = c.opts.MinBackoff
 			}
@@ -303,8 +314,15 @@ func (c *Client) run(ctx context.Context) {
 				c.update(func(s *Status) { s.State = StateStopped })
 				return
 			}
-			c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
-			c.update(func(s *Status) { s.State = StateFailed; s.Err = c.opts.Redact(err.Error()) })
+			if lr, ok := needsLogin(err); ok {
+				if c.Status().State != StateNeedsLogin {
+					c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
+				}
+				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
+			} else {
+				c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
+				c.update(func(s *Status) { s.State = StateFailed; s.Err = c.opts.Redact(err.Error()) })
+			}
 			c.markReady()
 		}
 		if !c.opts.Reconnect {
@@ -315,6 +333,10 @@ func (c *Client) run(ctx context.Context) {
 			c.update(func(s *Status) { s.State = StateStopped })
 			return
 		case <-time.After(backoff):
+		case <-c.authChanged():
+			// A login just finished here: connect now.
+			backoff = c.opts.MinBackoff
+			continue
 		}
 		backoff = min(backoff*2, c.opts.MaxBackoff)
 	}

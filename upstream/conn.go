@@ -151,12 +151,20 @@ func (cn *conn) dial() (transport.Interface, error) {
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
-		return transport.NewStreamableHTTP(cfg.URL,
+		opts := []transport.StreamableHTTPCOption{
 			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
-			transport.WithHTTPLogger(cn.c.libLogger()))
+			transport.WithHTTPLogger(cn.c.libLogger()),
+		}
+		if cn.c.auth != nil {
+			opts = append(opts, transport.WithHTTPBasicClient(cn.c.oauthClient()))
+		}
+		return transport.NewStreamableHTTP(cfg.URL, opts...)
 	case config.TransportSSE:
-		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers),
-			transport.WithSSELogger(cn.c.libLogger()))
+		opts := []transport.ClientOption{transport.WithHeaders(cfg.Headers), transport.WithSSELogger(cn.c.libLogger())}
+		if cn.c.auth != nil {
+			opts = append(opts, transport.WithHTTPClient(cn.c.oauthClient()))
+		}
+		return transport.NewSSE(cfg.URL, opts...)
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 	}

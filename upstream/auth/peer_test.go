@@ -1,135 +1,20 @@
 package auth_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpx/mcpx/upstream/auth"
+	"github.com/mcpx/mcpx/upstream/auth/authtest"
 )
 
-// oauthServer is testdata/node/oauth-server.mjs: the official TypeScript
-// SDK's authorization server and bearer middleware in front of an MCP
-// endpoint.
-type oauthServer struct {
-	URL  string // the MCP endpoint
-	Base string // the issuer
-}
-
-// StartOAuthServer runs the OAuth-protected MCP server until the test ends.
-func startOAuthServer(t testing.TB, env ...string) *oauthServer {
-	t.Helper()
-	dir, err := filepath.Abs("../../testdata/node")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Fatalf("the OAuth test server needs its npm packages: run `npm ci --prefix testdata/node` (%v)", err)
-	}
-	cmd := exec.Command("node", filepath.Join(dir, "oauth-server.mjs"))
-	cmd.Env = append(os.Environ(), env...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start node (needed for the OAuth test server): %v", err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the OAuth test server did not start: %v", err)
-	}
-	var v struct{ URL string }
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
-		t.Fatalf("the OAuth test server said %q: %v", line, err)
-	}
-	return &oauthServer{URL: v.URL, Base: strings.TrimSuffix(v.URL, "/mcp")}
-}
-
-// serverLog is what the server recorded of the client's requests.
-type serverLog struct {
-	Registrations []struct {
-		ClientID     string   `json:"client_id"`
-		RedirectURIs []string `json:"redirect_uris"`
-	} `json:"registrations"`
-	Authorize []map[string]string `json:"authorize"`
-	Token     []struct {
-		GrantType       string `json:"grant_type"`
-		Resource        string `json:"resource"`
-		HasCodeVerifier bool   `json:"has_code_verifier"`
-	} `json:"token"`
-	Revoke []struct {
-		TokenTypeHint string `json:"token_type_hint"`
-	} `json:"revoke"`
-	Refreshes int `json:"refreshes"`
-}
-
-func (s *oauthServer) log(t testing.TB) serverLog {
-	t.Helper()
-	resp, err := http.Get(s.Base + "/test/log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var l serverLog
-	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-func (s *oauthServer) control(t testing.TB, what string) {
-	t.Helper()
-	resp, err := http.Post(s.Base+"/test/"+what, "application/json", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("/test/%s: %s", what, resp.Status)
-	}
-}
-
-// browse plays the user's browser: it follows the authorization URL, which
-// the test server approves at once, to the loopback callback.
-func browse(t testing.TB, u string) *http.Response {
-	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatalf("browse %s: %v", u, err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp
-}
-
-func newAuth(t testing.TB, srv *oauthServer, store auth.Store) *auth.Authenticator {
+func newAuth(t testing.TB, srv *authtest.Server, store auth.Store) *auth.Authenticator {
 	t.Helper()
 	a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: store})
 	if err != nil {
@@ -145,7 +30,7 @@ func login(t testing.TB, a *auth.Authenticator) *auth.LoginResult {
 	if err != nil {
 		t.Fatalf("start login: %v", err)
 	}
-	if resp := browse(t, flow.URL); resp.StatusCode != 200 {
+	if resp := authtest.Browse(t, flow.URL); resp.StatusCode != 200 {
 		t.Fatalf("the callback answered %s", resp.Status)
 	}
 	res, err := flow.Wait(ctx, 30*time.Second)
@@ -173,7 +58,7 @@ func mcpCall(a *auth.Authenticator, srvURL string) (int, error) {
 }
 
 func TestLoginDiscoversRegistersAndSendsPKCEAndResource(t *testing.T) {
-	srv := startOAuthServer(t)
+	srv := authtest.Start(t)
 	store := &auth.FileStore{Dir: t.TempDir()}
 	a := newAuth(t, srv, store)
 
@@ -198,7 +83,7 @@ func TestLoginDiscoversRegistersAndSendsPKCEAndResource(t *testing.T) {
 		t.Error("no expiry reported")
 	}
 
-	l := srv.log(t)
+	l := srv.Log(t)
 	if len(l.Registrations) != 1 {
 		t.Fatalf("registrations = %d, want 1 (dynamic client registration)", len(l.Registrations))
 	}
@@ -233,7 +118,7 @@ func TestLoginDiscoversRegistersAndSendsPKCEAndResource(t *testing.T) {
 }
 
 func TestStateMismatchIsRefused(t *testing.T) {
-	srv := startOAuthServer(t)
+	srv := authtest.Start(t)
 	store := &auth.FileStore{Dir: t.TempDir()}
 	a := newAuth(t, srv, store)
 	ctx := context.Background()
@@ -255,13 +140,13 @@ func TestStateMismatchIsRefused(t *testing.T) {
 	q := back.Query()
 	q.Set("state", "forged")
 	back.RawQuery = q.Encode()
-	if r := browse(t, back.String()); r.StatusCode != http.StatusBadRequest {
+	if r := authtest.Browse(t, back.String()); r.StatusCode != http.StatusBadRequest {
 		t.Errorf("callback with a forged state answered %s, want 400", r.Status)
 	}
 	if _, err := flow.Wait(ctx, 10*time.Second); !errors.Is(err, auth.ErrStateMismatch) {
 		t.Fatalf("login err = %v, want ErrStateMismatch", err)
 	}
-	if l := srv.log(t); len(l.Token) != 0 {
+	if l := srv.Log(t); len(l.Token) != 0 {
 		t.Errorf("the code was exchanged despite the state mismatch: %+v", l.Token)
 	}
 	if st, _ := a.Status(ctx, false); st.State != auth.StateNeedsLogin {
@@ -270,7 +155,7 @@ func TestStateMismatchIsRefused(t *testing.T) {
 }
 
 func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
-	srv := startOAuthServer(t)
+	srv := authtest.Start(t)
 	store := &auth.FileStore{Dir: t.TempDir()}
 	a := newAuth(t, srv, store)
 	login(t, a)
@@ -293,7 +178,7 @@ func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
 		t.Fatalf("with an expiring token: %d, %v", code, err)
 	}
 	second, _ := store.Load(ctx, key)
-	if n := srv.log(t).Refreshes; n != 1 {
+	if n := srv.Log(t).Refreshes; n != 1 {
 		t.Fatalf("refreshes = %d, want 1 before expiry", n)
 	}
 	if second.Token.AccessToken == first.Token.AccessToken || second.Token.RefreshToken == first.Token.RefreshToken {
@@ -302,14 +187,14 @@ func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
 
 	// 2. The server stops honouring the access token: a 401 refreshes and
 	// the request is sent again, unnoticed by the caller.
-	srv.control(t, "expire")
+	srv.Expire(t)
 	if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
 		t.Fatalf("after the server expired the token: %d, %v", code, err)
 	}
-	if n := srv.log(t).Refreshes; n != 2 {
+	if n := srv.Log(t).Refreshes; n != 2 {
 		t.Fatalf("refreshes = %d, want 2 (one on the 401)", n)
 	}
-	for _, tr := range srv.log(t).Token[1:] {
+	for _, tr := range srv.Log(t).Token[1:] {
 		if tr.GrantType != "refresh_token" || tr.Resource != srv.URL {
 			t.Errorf("refresh request %+v, want grant refresh_token with resource", tr)
 		}
@@ -317,7 +202,7 @@ func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
 
 	// 3. Everything is revoked: the refresh token is refused, the tokens
 	// are dropped, and the server needs a login again.
-	srv.control(t, "revoke")
+	srv.Revoke(t)
 	_, err = mcpCall(a, srv.URL)
 	if !errors.Is(err, auth.ErrLoginRequired) || !strings.Contains(err.Error(), "refused the refresh token") {
 		t.Fatalf("after revocation: %v, want a login required because the refresh token was refused", err)
@@ -328,7 +213,7 @@ func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
 }
 
 func TestStepUpOn403InsufficientScope(t *testing.T) {
-	srv := startOAuthServer(t)
+	srv := authtest.Start(t)
 	store := &auth.FileStore{Dir: t.TempDir()}
 	a := newAuth(t, srv, store)
 	login(t, a)
@@ -353,16 +238,16 @@ func TestStepUpOn403InsufficientScope(t *testing.T) {
 	if got := strings.Join(res.Scopes, " "); got != "mcp:read mcp:admin" {
 		t.Errorf("scopes after step-up = %q, want mcp:read mcp:admin", got)
 	}
-	if l := srv.log(t); l.Authorize[len(l.Authorize)-1]["scope"] != "mcp:read mcp:admin" {
+	if l := srv.Log(t); l.Authorize[len(l.Authorize)-1]["scope"] != "mcp:read mcp:admin" {
 		t.Errorf("step-up authorize scope = %q", l.Authorize[len(l.Authorize)-1]["scope"])
 	}
-	if l := srv.log(t); len(l.Registrations) != 1 {
+	if l := srv.Log(t); len(l.Registrations) != 1 {
 		t.Errorf("registrations = %d, want the first one reused", len(l.Registrations))
 	}
 }
 
 func TestLogoutRevokesAndDeletes(t *testing.T) {
-	srv := startOAuthServer(t)
+	srv := authtest.Start(t)
 	store := &auth.FileStore{Dir: t.TempDir()}
 	a := newAuth(t, srv, store)
 	login(t, a)
@@ -371,7 +256,7 @@ func TestLogoutRevokesAndDeletes(t *testing.T) {
 	if err != nil || !res.Deleted || !res.Revoked || res.RevokeErr != nil {
 		t.Fatalf("logout = %+v, %v", res, err)
 	}
-	if l := srv.log(t); len(l.Revoke) != 2 || l.Revoke[0].TokenTypeHint != "refresh_token" {
+	if l := srv.Log(t); len(l.Revoke) != 2 || l.Revoke[0].TokenTypeHint != "refresh_token" {
 		t.Errorf("revocations = %+v, want refresh then access token", l.Revoke)
 	}
 	if _, err := store.Load(ctx, auth.Key("remote", srv.URL)); !errors.Is(err, auth.ErrNotFound) {
