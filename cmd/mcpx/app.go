@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // session is what every command starts from: the config, a logger that
@@ -54,6 +55,11 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		logger.Debug("config loaded", "file", cfg.File, "servers", len(cfg.Servers))
 	}
 
+	tokens, err := openTokenStore()
+	if err != nil {
+		logger.Warn("OAuth logins are off: no place to keep tokens", "err", err)
+		tokens = nil
+	}
 	agg := aggregator.New(cfg, &aggregator.Options{
 		Logger:       logger,
 		Redact:       red.Redact,
@@ -61,6 +67,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Serving:      serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
+		Upstream:     upstream.Options{Tokens: tokens},
 	})
 	agg.Start(ctx)
 	return &session{cfg: cfg, log: logger, agg: agg, closed: closeLog}, nil
