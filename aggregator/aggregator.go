@@ -62,6 +62,7 @@ type Aggregator struct {
 	changes   chan struct{}
 	listeners sync.Map // *listener -> struct{}: servers to tell about changes
 	reported  map[string]bool
+	logins    loginAsks // logins asked of clients (login.go)
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -107,7 +108,10 @@ func (a *Aggregator) Start(ctx context.Context) {
 	uo.Redact = a.opts.Redact
 	uo.Reconnect = a.opts.Reconnect
 	uo.Version = a.opts.Version
-	uo.OnChange = func(*upstream.Client) { a.changed() }
+	uo.OnChange = func(*upstream.Client) {
+		a.changed()
+		a.offerLogins()
+	}
 	uo.OnNotification = a.serverNotification
 	if a.opts.Serving {
 		uo.OnServerRequest = a.serverRequest
@@ -307,6 +311,9 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 	}
 	e, ok := lookup(name)
 	if !ok {
+		if hint := a.loginHint(name); hint != "" {
+			return nil, fmt.Errorf("%w %s %q: %s", ErrUnknown, kind, name, hint)
+		}
 		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
 	fields["name"] = json.RawMessage(quote(e.Original))
