@@ -200,6 +200,12 @@ func (a *Authenticator) refresh(ctx context.Context, stale string) (*transport.T
 	if err != nil {
 		var oe transport.OAuthError
 		if errors.As(err, &oe) && (oe.ErrorCode == "invalid_grant" || oe.ErrorCode == "invalid_client" || oe.ErrorCode == "unauthorized_client") {
+			// Another mcpx process may have used the refresh token first
+			// (it rotates): its new tokens are in the store then.
+			if now, lerr := a.record(ctx); lerr == nil && now != nil && now.Token != nil &&
+				now.Token.RefreshToken != r.Token.RefreshToken && a.fresh(now.Token) {
+				return now.Token, nil
+			}
 			r.Token = nil
 			if serr := a.save(ctx, r); serr != nil {
 				return nil, serr

@@ -266,3 +266,61 @@ func TestLogoutRevokesAndDeletes(t *testing.T) {
 		t.Errorf("status after logout = %q", st.State)
 	}
 }
+
+// staleStore is a FileStore whose next Load returns an old record, as a
+// second mcpx process that read the store just before the first one
+// refreshed would see it.
+type staleStore struct {
+	*auth.FileStore
+	stale *auth.Record
+	n     int // how many more loads return stale
+}
+
+func (s *staleStore) Load(ctx context.Context, key string) (*auth.Record, error) {
+	if s.n > 0 {
+		s.n--
+		r := *s.stale
+		return &r, nil
+	}
+	return s.FileStore.Load(ctx, key)
+}
+
+// TestRefreshRaceBetweenProcesses: two processes refresh the same rotating
+// refresh token; the loser finds the winner's tokens instead of wiping the
+// login.
+func TestRefreshRaceBetweenProcesses(t *testing.T) {
+	srv := authtest.Start(t)
+	files := &auth.FileStore{Dir: t.TempDir()}
+	first := newAuth(t, srv, files)
+	login(t, first)
+	ctx := context.Background()
+	key := auth.Key("remote", srv.URL)
+	old, _ := files.Load(ctx, key)
+	expired := *old
+	tok := *old.Token
+	tok.ExpiresAt = time.Now().Add(-time.Minute)
+	expired.Token = &tok
+	if err := files.Save(ctx, key, &expired); err != nil {
+		t.Fatal(err)
+	}
+	// The first process refreshes: the refresh token rotates.
+	if _, err := first.Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The second read the store before that, so it sends the spent token.
+	staleCopy := expired
+	// (Two loads: the one that finds the token expired, and the one under
+	// the refresh lock.)
+	second := newAuth(t, srv, &staleStore{FileStore: files, stale: &staleCopy, n: 2})
+	got, err := second.Token(ctx)
+	if err != nil {
+		t.Fatalf("the second process lost the login: %v", err)
+	}
+	now, _ := files.Load(ctx, key)
+	if now.Token == nil || got.AccessToken != now.Token.AccessToken {
+		t.Fatalf("the second process did not pick up the first one's tokens")
+	}
+	if l := srv.Log(t); l.Refreshes != 1 || len(l.Token) != 3 {
+		t.Errorf("refreshes = %d of %d token requests, want 1 of 3 (the second refresh was sent and refused)", l.Refreshes, len(l.Token))
+	}
+}
