@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +177,54 @@ func TestAuthLoginRefusals(t *testing.T) {
 		}
 		if strings.Contains(errs, "static-secret-123") {
 			t.Errorf("the static token leaked: %s", errs)
+		}
+	}
+}
+
+// TestAuthLoginPreregisteredClient: a configured clientId and clientSecret
+// (from ${VAR}) and a fixed redirectPort are used instead of dynamic
+// registration; a server that answers without a 401 is "not required".
+func TestAuthLoginPreregisteredClient(t *testing.T) {
+	authSetup(t)
+	srv := authtest.Start(t, "OAUTH_STATIC_CLIENT=pre-app:pre-secret-456")
+	t.Setenv("APP_SECRET", "pre-secret-456")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+		"remote": map[string]any{"url": srv.URL, "auth": map[string]any{
+			"clientId": "pre-app", "clientSecret": "${APP_SECRET}", "scopes": []string{"mcp:admin"}, "redirectPort": port}},
+		"open": map[string]any{"url": srv.Base + "/open"},
+	}})
+	out, errs, code := runCLI(t, "", "auth", "login", "remote", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("auth login: %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "with scopes mcp:admin mcp:read;") {
+		t.Errorf("login said %q, want the configured and the challenged scopes", out)
+	}
+	l := srv.Log(t)
+	if len(l.Registrations) != 0 {
+		t.Errorf("mcpx registered although the config gives a clientId: %+v", l.Registrations)
+	}
+	az := l.Authorize[0]
+	if az["client_id"] != "pre-app" || az["redirect_uri"] != "http://127.0.0.1:"+strconv.Itoa(port)+"/callback" {
+		t.Errorf("authorize: client_id %q, redirect_uri %q", az["client_id"], az["redirect_uri"])
+	}
+	if len(l.Token) != 1 || l.Token[0].ClientID != "pre-app" || !l.Token[0].HasClientSecret {
+		t.Errorf("token request %+v, want the configured client with its secret", l.Token)
+	}
+	st := authStatus(t, cfg)
+	if st["open"].State != "not required" || st["remote"].State != "logged in" {
+		t.Errorf("status: %+v", st)
+	}
+	table, tErrs, _ := runCLI(t, "", "auth", "status", "--config", cfg)
+	for _, text := range []string{out, errs, table, tErrs} {
+		if strings.Contains(text, "pre-secret-456") {
+			t.Errorf("the client secret leaked: %s", text)
 		}
 	}
 }

@@ -8,7 +8,11 @@
 //
 // Usage: node oauth-server.mjs
 // Prints {"url": "http://127.0.0.1:PORT/mcp"} on stdout once listening.
-// Env: OAUTH_TOKEN_TTL (access token lifetime in seconds, default 3600).
+// Env: OAUTH_TOKEN_TTL (access token lifetime in seconds, default 3600);
+// OAUTH_STATIC_CLIENT ("id:secret", a confidential client registered
+// beforehand, for configs that give auth.clientId).
+//
+// /open is the same MCP server without any authorization.
 //
 // Test controls (never part of a real server):
 //   GET  /test/log     what clients sent: registrations, the raw query of
@@ -31,6 +35,18 @@ const clients = new Map();
 const codes = new Map(); // code -> {client, params}
 const access = new Map(); // token -> {clientId, scopes, expiresAt, resource}
 const refresh = new Map(); // token -> {clientId, scopes, resource}
+
+if (process.env.OAUTH_STATIC_CLIENT) {
+  const [id, secret] = process.env.OAUTH_STATIC_CLIENT.split(":");
+  clients.set(id, {
+    client_id: id,
+    client_secret: secret,
+    redirect_uris: ["http://127.0.0.1/callback"],
+    token_endpoint_auth_method: "client_secret_post",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+  });
+}
 
 const token = () => randomBytes(24).toString("base64url");
 const idToken = (email) =>
@@ -111,6 +127,7 @@ const server = app.listen(0, "127.0.0.1", () => {
       token_type_hint: form.token_type_hint,
       has_code_verifier: typeof form.code_verifier === "string" && form.code_verifier.length > 0,
       client_id: form.client_id,
+      has_client_secret: typeof form.client_secret === "string" && form.client_secret.length > 0,
     });
     next();
   });
@@ -157,7 +174,7 @@ const server = app.listen(0, "127.0.0.1", () => {
     }
     next();
   });
-  app.all("/mcp", async (req, res) => {
+  const serveMCP = async (req, res) => {
     const sid = req.headers["mcp-session-id"];
     let t = sid ? transports.get(sid) : undefined;
     if (!t) {
@@ -183,7 +200,9 @@ const server = app.listen(0, "127.0.0.1", () => {
       await mcp.connect(t);
     }
     await t.handleRequest(req, res, req.body);
-  });
+  };
+  app.all("/mcp", serveMCP);
+  app.all("/open", express.json(), serveMCP);
 
   process.stdout.write(JSON.stringify({ url: mcpURL.href }) + "\n");
 });

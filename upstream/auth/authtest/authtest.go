@@ -26,7 +26,9 @@ type Server struct {
 }
 
 // Start runs the server until the test ends. env adds variables, e.g.
-// "OAUTH_TOKEN_TTL=5". A missing node or npm package fails the test.
+// "OAUTH_TOKEN_TTL=5", or "OAUTH_STATIC_CLIENT=id:secret" for a client
+// registered beforehand. A missing node or npm package fails the test.
+// Base+"/open" is the same MCP server without authorization.
 func Start(t testing.TB, env ...string) *Server {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
@@ -82,6 +84,8 @@ type Log struct {
 		GrantType       string `json:"grant_type"`
 		Resource        string `json:"resource"`
 		HasCodeVerifier bool   `json:"has_code_verifier"`
+		ClientID        string `json:"client_id"`
+		HasClientSecret bool   `json:"has_client_secret"`
 	} `json:"token"`
 	Revoke []struct {
 		TokenTypeHint string `json:"token_type_hint"`
