@@ -317,7 +317,11 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
 	fields["name"] = json.RawMessage(quote(e.Original))
-	return e.src.Request(ctx, method, marshalRaw(fields, params))
+	res, err := e.src.Request(ctx, method, marshalRaw(fields, params))
+	if err != nil {
+		a.offerStepUp(e.src, err)
+	}
+	return res, err
 }
 
 // readResource forwards resources/read params unchanged: URIs are never

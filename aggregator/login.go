@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/upstream"
+	"github.com/mcpx/mcpx/upstream/auth"
 )
 
 // This file finishes OAuth logins through the MCP client: when a server
@@ -62,21 +64,40 @@ func (la *loginAsks) release(k loginAsk) {
 // server that needs it. It never blocks: each login runs on its own.
 func (a *Aggregator) offerLogins() {
 	for _, c := range a.upstreams {
-		if c == nil || c.Auth() == nil || c.Status().State != upstream.StateNeedsLogin {
-			continue
+		if c != nil && c.Auth() != nil && c.Status().State == upstream.StateNeedsLogin {
+			a.offerLogin(c)
 		}
-		a.listeners.Range(func(k, _ any) bool {
-			l := k.(*listener)
-			if l.elicitURL == nil || l.spawn == nil || !l.elicitURL() {
-				return true
-			}
-			key := loginAsk{l, c.Name()}
-			if a.logins.claim(key) {
-				l.spawn(func(ctx context.Context) { a.loginThroughClient(ctx, l, c, key) })
-			}
-			return false // one client is asked, not each of them
-		})
 	}
+}
+
+// offerStepUp offers a new login, asking for more scopes, when a call
+// failed on a 403 insufficient_scope.
+func (a *Aggregator) offerStepUp(src Source, err error) {
+	var lr *auth.LoginRequiredError
+	if !errors.As(err, &lr) || !lr.StepUp {
+		return
+	}
+	for _, c := range a.upstreams {
+		if c != nil && c.Auth() != nil && Source(c) == src {
+			a.offerLogin(c)
+		}
+	}
+}
+
+// offerLogin asks the first served client that can open URLs to log in to
+// c, unless it was asked already.
+func (a *Aggregator) offerLogin(c *upstream.Client) {
+	a.listeners.Range(func(k, _ any) bool {
+		l := k.(*listener)
+		if l.elicitURL == nil || l.spawn == nil || !l.elicitURL() {
+			return true
+		}
+		key := loginAsk{l, c.Name()}
+		if a.logins.claim(key) {
+			l.spawn(func(ctx context.Context) { a.loginThroughClient(ctx, l, c, key) })
+		}
+		return false // one client is asked, not each of them
+	})
 }
 
 // loginThroughClient runs one login with the client opening the URL.

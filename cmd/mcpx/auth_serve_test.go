@@ -23,7 +23,7 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	})
 	exe, _ := os.Executable()
 	cmd := exec.Command("node", "../../testdata/node/e2e-oauth-client.mjs", exe, "serve", "--stdio", "--config", cfg)
-	cmd.Env = append(os.Environ(), runMainEnv+"=1", "E2E_TOOL=remote_whoami")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1", "E2E_TOOL=remote_whoami", "E2E_STEPUP=remote_admin")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -43,6 +43,10 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 			IsError bool
 			Content []struct{ Text string }
 		}
+		StepUpFirst, StepUpAgain struct {
+			IsError bool
+			Content []struct{ Text string }
+		}
 		Error string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
@@ -51,8 +55,8 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	if got.Error != "" {
 		t.Fatalf("ts client: %s\nmcpx stderr:\n%s", got.Error, stderr.String())
 	}
-	if len(got.Elicitations) != 1 {
-		t.Fatalf("elicitations = %+v, want one", got.Elicitations)
+	if len(got.Elicitations) != 2 {
+		t.Fatalf("elicitations = %+v, want two (login, then step-up)", got.Elicitations)
 	}
 	e := got.Elicitations[0]
 	if e.Mode != "url" || e.ElicitationID == "" || !strings.HasPrefix(e.URL, srv.Base+"/authorize?") || !strings.Contains(e.Message, `"remote"`) {
@@ -61,8 +65,9 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	if got.BrowserStatus != 200 {
 		t.Errorf("the callback page answered %d", got.BrowserStatus)
 	}
-	if len(got.Completions) != 1 || got.Completions[0].ElicitationID != e.ElicitationID {
-		t.Errorf("completions = %+v, want one for %s", got.Completions, e.ElicitationID)
+	if len(got.Completions) != 2 || got.Completions[0].ElicitationID != e.ElicitationID ||
+		got.Completions[1].ElicitationID != got.Elicitations[1].ElicitationID {
+		t.Errorf("completions = %+v, want one per elicitation", got.Completions)
 	}
 	for _, n := range got.ToolsBefore {
 		if strings.HasPrefix(n, "remote_") {
@@ -75,11 +80,23 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	if got.Call.IsError || len(got.Call.Content) != 1 || !strings.Contains(got.Call.Content[0].Text, `"scopes":["mcp:read"]`) {
 		t.Errorf("remote_whoami = %+v", got.Call)
 	}
+	// Step-up: the admin tool needs mcp:admin; the call fails saying so,
+	// mcpx asks the client to log in again with both scopes, and the
+	// second call works.
+	if !got.StepUpFirst.IsError || len(got.StepUpFirst.Content) == 0 || !strings.Contains(got.StepUpFirst.Content[0].Text, "mcp:admin") {
+		t.Errorf("first admin call = %+v, want an error naming mcp:admin", got.StepUpFirst)
+	}
+	if got.StepUpAgain.IsError || len(got.StepUpAgain.Content) == 0 || got.StepUpAgain.Content[0].Text != "admin ok" {
+		t.Errorf("admin call after step-up = %+v", got.StepUpAgain)
+	}
+	if l := srv.Log(t); len(l.Authorize) != 2 || l.Authorize[1]["scope"] != "mcp:read mcp:admin" {
+		t.Errorf("step-up authorization asked for %q, want mcp:read mcp:admin", l.Authorize[len(l.Authorize)-1]["scope"])
+	}
 	if entries, err := os.ReadDir(tokensDir); err != nil || len(entries) != 1 {
 		t.Errorf("the login was not stored: %v, %v", entries, err)
 	}
-	if l := srv.Log(t); len(l.Registrations) != 1 || len(l.Token) != 1 {
-		t.Errorf("server saw %d registrations and %d token requests, want 1 and 1", len(l.Registrations), len(l.Token))
+	if l := srv.Log(t); len(l.Registrations) != 1 || len(l.Token) != 2 {
+		t.Errorf("server saw %d registrations and %d token requests, want 1 and 2", len(l.Registrations), len(l.Token))
 	}
 }
 

@@ -7,7 +7,9 @@
 // saw as one JSON object on stdout.
 //
 // Usage: node e2e-oauth-client.mjs <mcpx> [args...]
-// Env: E2E_TOOL (the tool to call once logged in, e.g. remote_whoami).
+// Env: E2E_TOOL (the tool to call once logged in, e.g. remote_whoami);
+// E2E_STEPUP (a tool that needs more scopes: it is called, expected to
+// fail, then called again once mcpx asked for and got the new login).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -68,6 +70,12 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   out.call = await client.callTool({ name: tool, arguments: {} });
+  const stepUp = process.env.E2E_STEPUP;
+  if (stepUp) {
+    out.stepUpFirst = await client.callTool({ name: stepUp, arguments: {} });
+    await until(() => out.completions.length > 1, 30000, "the step-up login's notifications/elicitation/complete");
+    out.stepUpAgain = await client.callTool({ name: stepUp, arguments: {} });
+  }
   await client.close();
 } catch (e) {
   out.error = String(e?.stack ?? e);
