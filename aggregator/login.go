@@ -2,9 +2,9 @@ package aggregator
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
