@@ -124,3 +124,37 @@ func TestOAuthServerLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthSSE: the same over the older HTTP+SSE transport, whose stream
+// is a GET.
+func TestOAuthSSE(t *testing.T) {
+	srv := authtest.Start(t)
+	store := &auth.FileStore{Dir: t.TempDir()}
+	opts := fastOptions()
+	opts.Tokens = store
+	opts.Reconnect = true
+	opts.Heartbeat = -1
+	opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour
+	cfg := config.Server{Name: "legacy", Transport: config.TransportSSE, URL: srv.Base + "/sse", Enabled: true, Timeout: 10 * time.Second}
+	c := startClient(t, cfg, opts)
+	if st := c.Status(); st.State != upstream.StateNeedsLogin || !strings.Contains(st.Err, "mcpx auth login legacy") {
+		t.Fatalf("before login: %q %q", st.State, st.Err)
+	}
+	flow, err := c.Auth().StartLogin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	authtest.Browse(t, flow.URL)
+	if _, err := flow.Wait(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateConnected },
+		"state %q after login, want connected", c.Status().State)
+	res, err := callTool(t, c, "echo", map[string]any{"message": "over sse"})
+	if err != nil || !strings.Contains(string(res), "over sse") {
+		t.Fatalf("echo = %s, %v", res, err)
+	}
+	if az := srv.Log(t).Authorize; len(az) != 1 || az[0]["resource"] != srv.Base+"/sse" {
+		t.Errorf("authorize resource = %v, want the SSE endpoint", az)
+	}
+}

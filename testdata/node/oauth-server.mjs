@@ -12,7 +12,9 @@
 // OAUTH_STATIC_CLIENT ("id:secret", a confidential client registered
 // beforehand, for configs that give auth.clientId).
 //
-// /open is the same MCP server without any authorization.
+// /open is the same MCP server without any authorization; /sse (with
+// /messages) is it over the older HTTP+SSE transport, behind the same
+// authorization as /mcp.
 //
 // Test controls (never part of a real server):
 //   GET  /test/log     what clients sent: registrations, the raw query of
@@ -24,6 +26,7 @@ import { randomUUID, randomBytes } from "node:crypto";
 import express from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
@@ -187,22 +190,48 @@ const server = app.listen(0, "127.0.0.1", () => {
         onsessioninitialized: (id) => transports.set(id, t),
       });
       t.onclose = () => t.sessionId && transports.delete(t.sessionId);
-      const mcp = new McpServer({ name: "oauth-test", version: "1.0.0" });
-      mcp.registerTool("whoami", { description: "Who the bearer token belongs to", inputSchema: {} }, async (_args, extra) => ({
-        content: [{ type: "text", text: JSON.stringify({ clientId: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes }) }],
-      }));
-      mcp.registerTool("echo", { description: "Echo the message", inputSchema: { message: z.string() } }, async ({ message }) => ({
-        content: [{ type: "text", text: message }],
-      }));
-      mcp.registerTool("admin", { description: "Needs the mcp:admin scope", inputSchema: {} }, async () => ({
-        content: [{ type: "text", text: "admin ok" }],
-      }));
-      await mcp.connect(t);
+      await newServer().connect(t);
     }
     await t.handleRequest(req, res, req.body);
   };
+  // Each session gets its own server with the three tools.
+  function newServer() {
+    const mcp = new McpServer({ name: "oauth-test", version: "1.0.0" });
+    mcp.registerTool("whoami", { description: "Who the bearer token belongs to", inputSchema: {} }, async (_args, extra) => ({
+      content: [{ type: "text", text: JSON.stringify({ clientId: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes }) }],
+    }));
+    mcp.registerTool("echo", { description: "Echo the message", inputSchema: { message: z.string() } }, async ({ message }) => ({
+      content: [{ type: "text", text: message }],
+    }));
+    mcp.registerTool("admin", { description: "Needs the mcp:admin scope", inputSchema: {} }, async () => ({
+      content: [{ type: "text", text: "admin ok" }],
+    }));
+    return mcp;
+  }
   app.all("/mcp", serveMCP);
   app.all("/open", express.json(), serveMCP);
+
+  const sseURL = new URL(`${base}/sse`);
+  const ssePRM = getOAuthProtectedResourceMetadataUrl(sseURL);
+  app.get(new URL(ssePRM).pathname, (_req, res) =>
+    res.json({ resource: sseURL.href, authorization_servers: [`${base}/`], scopes_supported: ["mcp:read", "mcp:admin"] }),
+  );
+  const sseBearer = requireBearerAuth({ verifier: provider, requiredScopes: ["mcp:read"], resourceMetadataUrl: ssePRM });
+  const sseSessions = new Map();
+  app.get("/sse", sseBearer, async (_req, res) => {
+    const t = new SSEServerTransport("/messages", res);
+    sseSessions.set(t.sessionId, t);
+    res.on("close", () => sseSessions.delete(t.sessionId));
+    await newServer().connect(t);
+  });
+  app.post("/messages", sseBearer, express.json(), async (req, res) => {
+    const t = sseSessions.get(req.query.sessionId);
+    if (!t) {
+      res.status(404).send("unknown session");
+      return;
+    }
+    await t.handlePostMessage(req, res, req.body);
+  });
 
   process.stdout.write(JSON.stringify({ url: mcpURL.href }) + "\n");
 });

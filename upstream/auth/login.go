@@ -299,21 +299,39 @@ func (a *Authenticator) probe(ctx context.Context) (Challenge, error) {
 
 // Probe asks the server, without credentials, whether it needs a login: a
 // JSON-RPC ping by POST, which a protected server refuses with 401 before
-// reading it.
+// reading it; a server that takes no POST there (an SSE endpoint) is asked
+// with a GET instead. No answer's body is read: it may be an endless
+// stream.
 func (a *Authenticator) Probe(ctx context.Context) (needs bool, ch Challenge, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, strings.NewReader(`{"jsonrpc":"2.0","id":"mcpx-auth-probe","method":"ping"}`))
-	if err != nil {
-		return false, Challenge{}, fmt.Errorf("probe %s: %w", a.server, err)
+	ask := func(method string) (int, http.Header, error) {
+		var body io.Reader
+		if method == http.MethodPost {
+			body = strings.NewReader(`{"jsonrpc":"2.0","id":"mcpx-auth-probe","method":"ping"}`)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, a.url, body)
+		if err != nil {
+			return 0, nil, fmt.Errorf("probe %s: %w", a.server, err)
+		}
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := a.http.Do(req)
+		if err != nil {
+			return 0, nil, fmt.Errorf("probe %s: %w", a.server, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header, nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return false, Challenge{}, fmt.Errorf("probe %s: %w", a.server, err)
+	status, h, err := ask(http.MethodPost)
+	if err == nil && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) {
+		status, h, err = ask(http.MethodGet)
 	}
-	discard(resp)
-	if resp.StatusCode == http.StatusUnauthorized {
-		return true, ParseChallenge(resp.Header), nil
+	if err != nil {
+		return false, Challenge{}, err
+	}
+	if status == http.StatusUnauthorized {
+		return true, ParseChallenge(h), nil
 	}
 	return false, Challenge{}, nil
 }
