@@ -10,7 +10,9 @@
 // Prints {"url": "http://127.0.0.1:PORT/mcp"} on stdout once listening.
 // Env: OAUTH_TOKEN_TTL (access token lifetime in seconds, default 3600);
 // OAUTH_STATIC_CLIENT ("id:secret", a confidential client registered
-// beforehand, for configs that give auth.clientId).
+// beforehand, for configs that give auth.clientId); OAUTH_CIMD=1 (client
+// IDs that are URLs are client ID metadata documents, fetched on first use,
+// and the metadata says client_id_metadata_document_supported).
 //
 // /open is the same MCP server without any authorization; /sse (with
 // /messages) is it over the older HTTP+SSE transport, behind the same
@@ -33,7 +35,7 @@ import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/
 import { z } from "zod";
 
 const ttl = Number(process.env.OAUTH_TOKEN_TTL || 3600);
-const log = { registrations: [], authorize: [], token: [], revoke: [], refreshes: 0, mcpAuthorized: 0 };
+const log = { registrations: [], metadataDocuments: [], authorize: [], token: [], revoke: [], refreshes: 0, mcpAuthorized: 0 };
 const clients = new Map();
 const codes = new Map(); // code -> {client, params}
 const access = new Map(); // token -> {clientId, scopes, expiresAt, resource}
@@ -65,7 +67,18 @@ function issue(clientId, scopes, resource) {
 
 const provider = {
   clientsStore: {
-    getClient: async (id) => clients.get(id),
+    getClient: async (id) => {
+      if (!clients.has(id) && process.env.OAUTH_CIMD === "1" && URL.canParse(id)) {
+        // A client ID metadata document: the client ID is where it lives.
+        const r = await fetch(id);
+        if (!r.ok) return undefined;
+        const doc = await r.json();
+        if (doc.client_id !== id) return undefined;
+        log.metadataDocuments.push(id);
+        clients.set(id, { ...doc, token_endpoint_auth_method: doc.token_endpoint_auth_method ?? "none" });
+      }
+      return clients.get(id);
+    },
     registerClient: async (c) => {
       clients.set(c.client_id, c);
       log.registrations.push({ client_id: c.client_id, redirect_uris: c.redirect_uris, client_name: c.client_name, scope: c.scope, token_endpoint_auth_method: c.token_endpoint_auth_method });
@@ -116,6 +129,15 @@ const server = app.listen(0, "127.0.0.1", () => {
   const base = `http://127.0.0.1:${server.address().port}`;
   const mcpURL = new URL(`${base}/mcp`);
   const noLimit = { rateLimit: false };
+
+  if (process.env.OAUTH_CIMD === "1") {
+    // The SDK's metadata has no field for it: add it on the way out.
+    app.get("/.well-known/oauth-authorization-server", (_req, res, next) => {
+      const json = res.json.bind(res);
+      res.json = (body) => json({ ...body, client_id_metadata_document_supported: true });
+      next();
+    });
+  }
 
   // Record what the client sent before the SDK's handlers see it.
   app.get("/authorize", (req, _res, next) => {

@@ -113,6 +113,15 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)
 	}
+	if id := h.GetClientID(); isMetadataDocument(id) {
+		ok, err := a.acceptsMetadataDocuments(ctx, md.Issuer)
+		if err != nil {
+			return nil, fmt.Errorf("check that the authorization server of %s accepts client ID metadata documents: %w", a.server, err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
+		}
+	}
 	if h.GetClientID() == "" {
 		if md.RegistrationEndpoint == "" {
 			return nil, fmt.Errorf("the authorization server of %s offers no dynamic client registration: set servers.%s.auth.clientId", a.server, a.server)

@@ -2,14 +2,17 @@ package auth_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/upstream/auth"
 	"github.com/mcpx/mcpx/upstream/auth/authtest"
 )
@@ -322,5 +325,49 @@ func TestRefreshRaceBetweenProcesses(t *testing.T) {
 	}
 	if l := srv.Log(t); l.Refreshes != 1 || len(l.Token) != 3 {
 		t.Errorf("refreshes = %d of %d token requests, want 1 of 3 (the second refresh was sent and refused)", l.Refreshes, len(l.Token))
+	}
+}
+
+// TestClientIDMetadataDocument: a clientId that is a URL is a client ID
+// metadata document; where the authorization server accepts those, mcpx
+// uses it without registering, and where it does not, says so.
+func TestClientIDMetadataDocument(t *testing.T) {
+	var doc *httptest.Server
+	doc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"client_id":                  doc.URL + "/mcpx.json",
+			"client_name":                "mcpx",
+			"redirect_uris":              []string{"http://127.0.0.1/callback"},
+			"grant_types":                []string{"authorization_code", "refresh_token"},
+			"response_types":             []string{"code"},
+			"token_endpoint_auth_method": "none",
+		})
+	}))
+	defer doc.Close()
+	clientID := doc.URL + "/mcpx.json"
+	newDocAuth := func(srv *authtest.Server) *auth.Authenticator {
+		a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: &auth.FileStore{Dir: t.TempDir()},
+			Config: &config.Auth{ClientID: clientID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+
+	srv := authtest.Start(t, "OAUTH_CIMD=1")
+	login(t, newDocAuth(srv))
+	l := srv.Log(t)
+	if len(l.Registrations) != 0 || len(l.MetadataDocuments) != 1 || l.MetadataDocuments[0] != clientID {
+		t.Errorf("registrations %d, documents fetched %v; want none and %s", len(l.Registrations), l.MetadataDocuments, clientID)
+	}
+	if l.Authorize[0]["client_id"] != clientID {
+		t.Errorf("authorize client_id = %q", l.Authorize[0]["client_id"])
+	}
+
+	plain := authtest.Start(t)
+	_, err := newDocAuth(plain).StartLogin(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "does not accept") {
+		t.Errorf("with a server without metadata documents: %v", err)
 	}
 }

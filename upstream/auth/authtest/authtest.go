@@ -78,6 +78,8 @@ type Log struct {
 		ClientID     string   `json:"client_id"`
 		RedirectURIs []string `json:"redirect_uris"`
 	} `json:"registrations"`
+	// MetadataDocuments are the client ID metadata documents fetched.
+	MetadataDocuments []string `json:"metadataDocuments"`
 	// Authorize holds the query of each authorization request.
 	Authorize []map[string]string `json:"authorize"`
 	Token     []struct {
