@@ -81,7 +81,8 @@ type Authenticator struct {
 	refreshMu sync.Mutex // one refresh at a time: refresh tokens are single-use
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced when a login is saved
+	changed chan struct{}    // closed and replaced when a login is saved
+	cached  *transport.Token // the last token seen fresh; nil: read the store
 }
 
 // New returns the Authenticator of one server.
@@ -165,15 +166,34 @@ func (a *Authenticator) fresh(t *transport.Token) bool {
 // expires within RefreshBefore. With no stored login it returns nil and no
 // error: the request goes out bare and the server says whether it needs
 // one.
+//
+// A fresh token is kept in memory, so that a request does not cost a store
+// read (a D-Bus round trip with the Secret Service); the store is read
+// again when it nears expiry or the server refuses it. No token is never
+// cached: a login saved by another process is seen on the next request.
 func (a *Authenticator) Token(ctx context.Context) (*transport.Token, error) {
+	a.mu.Lock()
+	t := a.cached
+	a.mu.Unlock()
+	if a.fresh(t) {
+		return t, nil
+	}
 	r, err := a.record(ctx)
 	if err != nil || r == nil || r.Token == nil {
+		a.cache(nil)
 		return nil, err
 	}
 	if a.fresh(r.Token) {
+		a.cache(r.Token)
 		return r.Token, nil
 	}
 	return a.refresh(ctx, r.Token.AccessToken)
+}
+
+func (a *Authenticator) cache(t *transport.Token) {
+	a.mu.Lock()
+	a.cached = t
+	a.mu.Unlock()
 }
 
 // refresh exchanges the refresh token for new tokens, unless another
@@ -182,6 +202,7 @@ func (a *Authenticator) Token(ctx context.Context) (*transport.Token, error) {
 func (a *Authenticator) refresh(ctx context.Context, stale string) (*transport.Token, error) {
 	a.refreshMu.Lock()
 	defer a.refreshMu.Unlock()
+	a.cache(nil)
 	r, err := a.record(ctx)
 	if err != nil {
 		return nil, err
@@ -190,6 +211,7 @@ func (a *Authenticator) refresh(ctx context.Context, stale string) (*transport.T
 		return nil, &LoginRequiredError{Server: a.server}
 	}
 	if r.Token.AccessToken != stale && a.fresh(r.Token) {
+		a.cache(r.Token)
 		return r.Token, nil
 	}
 	if r.Token.RefreshToken == "" {
@@ -204,6 +226,7 @@ func (a *Authenticator) refresh(ctx context.Context, stale string) (*transport.T
 			// (it rotates): its new tokens are in the store then.
 			if now, lerr := a.record(ctx); lerr == nil && now != nil && now.Token != nil &&
 				now.Token.RefreshToken != r.Token.RefreshToken && a.fresh(now.Token) {
+				a.cache(now.Token)
 				return now.Token, nil
 			}
 			r.Token = nil
@@ -261,7 +284,11 @@ func (s *recordTokens) GetToken(ctx context.Context) (*transport.Token, error) {
 
 func (s *recordTokens) SaveToken(ctx context.Context, t *transport.Token) error {
 	s.r.Token = t
-	return s.a.save(ctx, s.r)
+	if err := s.a.save(ctx, s.r); err != nil {
+		return err
+	}
+	s.a.cache(t)
+	return nil
 }
 
 // union returns the scopes of every list, each once, in order.

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,7 +170,9 @@ func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// 1. The stored token is about to expire: it is refreshed before use.
+	// 1. The stored token is about to expire: it is refreshed before use
+	// (by a new Authenticator, as in another mcpx process: this one keeps
+	// the token it saw in memory).
 	r := *first
 	tok := *first.Token
 	tok.ExpiresAt = time.Now().Add(10 * time.Second) // within RefreshBefore (60s)
@@ -177,6 +180,7 @@ func TestRefreshBeforeExpiryAndOn401(t *testing.T) {
 	if err := store.Save(ctx, key, &r); err != nil {
 		t.Fatal(err)
 	}
+	a = newAuth(t, srv, store)
 	if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
 		t.Fatalf("with an expiring token: %d, %v", code, err)
 	}
@@ -307,6 +311,7 @@ func TestRefreshRaceBetweenProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first process refreshes: the refresh token rotates.
+	first = newAuth(t, srv, files)
 	if _, err := first.Token(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -369,5 +374,34 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	_, err := newDocAuth(plain).StartLogin(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "does not accept") {
 		t.Errorf("with a server without metadata documents: %v", err)
+	}
+}
+
+// countingStore counts the records read.
+type countingStore struct {
+	*auth.FileStore
+	loads atomic.Int64
+}
+
+func (s *countingStore) Load(ctx context.Context, key string) (*auth.Record, error) {
+	s.loads.Add(1)
+	return s.FileStore.Load(ctx, key)
+}
+
+// TestFreshTokenIsNotReadPerRequest: requests with a fresh token cost no
+// store read (a keychain read is a D-Bus round trip).
+func TestFreshTokenIsNotReadPerRequest(t *testing.T) {
+	srv := authtest.Start(t)
+	files := &auth.FileStore{Dir: t.TempDir()}
+	login(t, newAuth(t, srv, files))
+	store := &countingStore{FileStore: files}
+	a := newAuth(t, srv, store)
+	for i := range 5 {
+		if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
+			t.Fatalf("request %d: %d, %v", i, code, err)
+		}
+	}
+	if n := store.loads.Load(); n != 1 {
+		t.Errorf("store reads for 5 requests = %d, want 1", n)
 	}
 }

@@ -139,8 +139,8 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// needLogin remembers what the server's challenge asked for, so that the
-// next login asks for it too, and returns the error to show.
+// needLogin returns the error for a 401 mcpx cannot cure, with the scopes
+// the server's challenge named.
 func (a *Authenticator) needLogin(_ context.Context, ch Challenge, reason string) error {
 	return &LoginRequiredError{Server: a.server, Scopes: ch.Scopes, Reason: reason}
 }

@@ -91,6 +91,7 @@ func (a *Authenticator) Logout(ctx context.Context) (LogoutResult, error) {
 	if r.Token != nil {
 		res.Revoked, res.RevokeErr = a.revoke(ctx, r)
 	}
+	a.cache(nil)
 	if err := a.store.Delete(ctx, a.key); err != nil {
 		return res, fmt.Errorf("delete the login of %s: %w", a.server, err)
 	}
