@@ -15,9 +15,16 @@ import (
 // opener (open, xdg-open, or the Windows URL handler).
 func OpenBrowser(url, browserEnv string) error {
 	var cmds []*exec.Cmd
+	var errs []error
 	if browserEnv != "" {
 		for _, c := range strings.Split(browserEnv, ":") {
 			if c = strings.TrimSpace(c); c == "" {
+				continue
+			}
+			// A shell always starts: try only commands that exist, so that
+			// the next one in the list gets its turn.
+			if f := strings.Fields(c); len(f) == 0 || !commandExists(f[0]) {
+				errs = append(errs, fmt.Errorf("%q not found", strings.Fields(c + " ")[0]))
 				continue
 			}
 			if strings.Contains(c, "%s") {
@@ -38,7 +45,6 @@ func OpenBrowser(url, browserEnv string) error {
 			cmds = append(cmds, exec.Command("xdg-open", url))
 		}
 	}
-	var errs []error
 	for _, cmd := range cmds {
 		if err := cmd.Start(); err != nil {
 			errs = append(errs, err)
@@ -52,4 +58,9 @@ func OpenBrowser(url, browserEnv string) error {
 		return errors.New("no browser command")
 	}
 	return fmt.Errorf("open a browser: %w", errors.Join(errs...))
+}
+
+func commandExists(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
 }

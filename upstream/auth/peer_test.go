@@ -405,3 +405,21 @@ func TestFreshTokenIsNotReadPerRequest(t *testing.T) {
 		t.Errorf("store reads for 5 requests = %d, want 1", n)
 	}
 }
+
+// TestLoginTimeout: nobody comes back from the browser; the wait ends with
+// a message saying how long it waited, and the listener is gone.
+func TestLoginTimeout(t *testing.T) {
+	srv := authtest.Start(t)
+	a := newAuth(t, srv, &auth.FileStore{Dir: t.TempDir()})
+	flow, err := a.StartLogin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = flow.Wait(context.Background(), 50*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "no answer from the browser within 50ms") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := http.Get(flow.RedirectURI); err == nil {
+		t.Error("the redirect listener still answers after the login ended")
+	}
+}
