@@ -107,7 +107,7 @@ func TestServeNeedsLoginWithoutURLElicitation(t *testing.T) {
 	authSetup(t)
 	srv := authtest.Start(t)
 	cfg := writeConfig(t, map[string]any{
-		"expose":  "direct",
+		"expose":  "both",
 		"servers": map[string]any{"remote": map[string]any{"url": srv.URL}, "local": fx()},
 	})
 	c := startServe(t, cfg)
@@ -122,6 +122,18 @@ func TestServeNeedsLoginWithoutURLElicitation(t *testing.T) {
 	_, e = c.request("tools/call", map[string]any{"name": "remote_echo", "arguments": map[string]any{"message": "x"}})
 	if e == nil || !strings.Contains(e.Message, "mcpx auth login remote") {
 		t.Errorf("call to remote_echo: %+v, want an error naming `mcpx auth login remote`", e)
+	}
+	// Through the proxy tool (the default way), the same.
+	res, e = c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{
+		"action": "call", "type": "tool", "path": "remote_echo", "args": map[string]any{"message": "x"}}})
+	var r struct {
+		IsError bool
+		Content []struct{ Text string }
+	}
+	if e != nil || json.Unmarshal(res, &r) != nil || !r.IsError || len(r.Content) == 0 ||
+		!strings.Contains(r.Content[0].Text, "Unknown tool: 'remote_echo' (server remote needs a login") ||
+		!strings.Contains(r.Content[0].Text, "mcpx auth login remote") {
+		t.Errorf("proxy call to remote_echo: %s %+v", res, e)
 	}
 	for _, l := range c.stdoutLines() {
 		if strings.Contains(string(l), "elicitation/create") {
