@@ -23,7 +23,8 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	})
 	exe, _ := os.Executable()
 	cmd := exec.Command("node", "../../testdata/node/e2e-oauth-client.mjs", exe, "serve", "--stdio", "--config", cfg)
-	cmd.Env = append(os.Environ(), runMainEnv+"=1", "E2E_TOOL=remote_whoami", "E2E_STEPUP=remote_admin")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1", "E2E_TOOL=remote_whoami", "E2E_STEPUP=remote_admin",
+		"E2E_EXPIRE="+srv.Base+"/test/expire")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -34,12 +35,12 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 		Elicitations []struct {
 			Mode, ElicitationID, URL, Message string
 		}
-		Completions   []struct{ ElicitationID string }
-		ListChanged   int
-		BrowserStatus int
-		ToolsBefore   []string
-		ToolsAfter    []string
-		Call          struct {
+		Completions           []struct{ ElicitationID string }
+		ListChanged           int
+		BrowserStatus         int
+		ToolsBefore           []string
+		ToolsAfter            []string
+		Call, CallAfterExpiry struct {
 			IsError bool
 			Content []struct{ Text string }
 		}
@@ -80,6 +81,14 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	if got.Call.IsError || len(got.Call.Content) != 1 || !strings.Contains(got.Call.Content[0].Text, `"scopes":["mcp:read"]`) {
 		t.Errorf("remote_whoami = %+v", got.Call)
 	}
+	// The server stopped honouring the access token mid-session: mcpx
+	// refreshed it and the client noticed nothing.
+	if got.CallAfterExpiry.IsError || len(got.CallAfterExpiry.Content) != 1 || !strings.Contains(got.CallAfterExpiry.Content[0].Text, `"scopes":["mcp:read"]`) {
+		t.Errorf("remote_whoami after the token expired = %+v", got.CallAfterExpiry)
+	}
+	if n := srv.Log(t).Refreshes; n != 1 {
+		t.Errorf("refreshes = %d, want 1", n)
+	}
 	// Step-up: the admin tool needs mcp:admin; the call fails saying so,
 	// mcpx asks the client to log in again with both scopes, and the
 	// second call works.
@@ -95,8 +104,8 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	if entries, err := os.ReadDir(tokensDir); err != nil || len(entries) != 1 {
 		t.Errorf("the login was not stored: %v, %v", entries, err)
 	}
-	if l := srv.Log(t); len(l.Registrations) != 1 || len(l.Token) != 2 {
-		t.Errorf("server saw %d registrations and %d token requests, want 1 and 2", len(l.Registrations), len(l.Token))
+	if l := srv.Log(t); len(l.Registrations) != 1 || len(l.Token) != 3 {
+		t.Errorf("server saw %d registrations and %d token requests, want 1 and 3 (login, refresh, step-up)", len(l.Registrations), len(l.Token))
 	}
 }
 

@@ -9,7 +9,9 @@
 // Usage: node e2e-oauth-client.mjs <mcpx> [args...]
 // Env: E2E_TOOL (the tool to call once logged in, e.g. remote_whoami);
 // E2E_STEPUP (a tool that needs more scopes: it is called, expected to
-// fail, then called again once mcpx asked for and got the new login).
+// fail, then called again once mcpx asked for and got the new login);
+// E2E_EXPIRE (a URL to POST to that makes the server refuse the access
+// token; E2E_TOOL is called again afterwards).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -70,6 +72,10 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   out.call = await client.callTool({ name: tool, arguments: {} });
+  if (process.env.E2E_EXPIRE) {
+    await fetch(process.env.E2E_EXPIRE, { method: "POST" });
+    out.callAfterExpiry = await client.callTool({ name: tool, arguments: {} });
+  }
   const stepUp = process.env.E2E_STEPUP;
   if (stepUp) {
     out.stepUpFirst = await client.callTool({ name: stepUp, arguments: {} });
