@@ -114,11 +114,11 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)
 	}
 	if id := h.GetClientID(); isMetadataDocument(id) {
-		ok, err := a.acceptsMetadataDocuments(ctx, md.Issuer)
+		accepts, err := a.acceptsMetadataDocuments(ctx, md.Issuer)
 		if err != nil {
 			return nil, fmt.Errorf("check that the authorization server of %s accepts client ID metadata documents: %w", a.server, err)
 		}
-		if !ok {
+		if !accepts {
 			return nil, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
 		}
 	}
