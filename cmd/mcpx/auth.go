@@ -33,6 +33,7 @@ type authLoginOptions struct {
 	server    string
 	timeout   time.Duration
 	noBrowser bool
+	register  bool
 }
 
 func newAuthLoginCmd(ios *streams, g *globalFlags) *cobra.Command {
@@ -55,6 +56,7 @@ for the answer. The URL is printed too, for when no browser opens.`,
 	}
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to wait for the browser")
 	cmd.Flags().BoolVar(&o.noBrowser, "no-browser", false, "only print the URL to open")
+	cmd.Flags().BoolVar(&o.register, "register", false, "register mcpx with the authorization server again instead of reusing the kept registration")
 	return cmd
 }
 
@@ -145,6 +147,11 @@ func authLoginRun(ctx context.Context, ios *streams, g *globalFlags, o *authLogi
 	a, err := env.authenticator(o.server)
 	if err != nil {
 		return exitWith(ios, 2, err)
+	}
+	if o.register {
+		if err := a.ForgetRegistration(ctx); err != nil {
+			return exitWith(ios, 1, errors.New(env.red.Redact(err.Error())))
+		}
 	}
 	flow, err := a.StartLogin(ctx)
 	if errors.Is(err, auth.ErrNotRequired) {

@@ -189,6 +189,14 @@ func (a *Authenticator) exchange(ctx context.Context, h *transport.OAuthHandler,
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if err := h.ProcessAuthorizationResponse(ctx, code, state, verifier); err != nil {
+		var oe transport.OAuthError
+		if errors.As(err, &oe) && oe.ErrorCode == "invalid_client" && a.cfg.ClientID == "" {
+			// The authorization server forgot the registration mcpx kept:
+			// the next login registers again.
+			if ferr := a.ForgetRegistration(ctx); ferr == nil {
+				err = fmt.Errorf("%w; mcpx dropped its registration, so logging in again registers anew", err)
+			}
+		}
 		return nil, fmt.Errorf("exchange the authorization code of %s: %w", a.server, err)
 	}
 	if t := idToken.Load(); t != nil {
@@ -206,6 +214,18 @@ func (a *Authenticator) exchange(ctx context.Context, h *transport.OAuthHandler,
 		res.ExpiresAt = r.Token.ExpiresAt
 	}
 	return res, nil
+}
+
+// ForgetRegistration drops the client registration mcpx kept from dynamic
+// registration, so that the next login registers again; the tokens stay
+// until that login replaces them.
+func (a *Authenticator) ForgetRegistration(ctx context.Context) error {
+	r, err := a.record(ctx)
+	if err != nil || r == nil {
+		return err
+	}
+	r.ClientID, r.ClientSecret, r.AuthMethod, r.RedirectURI = "", "", "", ""
+	return a.save(ctx, r)
 }
 
 // sniffIDToken returns an HTTP client like a's that notes the id_token

@@ -251,6 +251,15 @@ func TestStepUpOn403InsufficientScope(t *testing.T) {
 	if l := srv.Log(t); len(l.Registrations) != 1 {
 		t.Errorf("registrations = %d, want the first one reused", len(l.Registrations))
 	}
+	// Dropping the kept registration (mcpx auth login --register) makes
+	// the next login register anew.
+	if err := a.ForgetRegistration(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	login(t, a)
+	if l := srv.Log(t); len(l.Registrations) != 2 || l.Authorize[len(l.Authorize)-1]["client_id"] != l.Registrations[1].ClientID {
+		t.Errorf("after ForgetRegistration: %d registrations, last authorize by %q", len(l.Registrations), l.Authorize[len(l.Authorize)-1]["client_id"])
+	}
 }
 
 func TestLogoutRevokesAndDeletes(t *testing.T) {
