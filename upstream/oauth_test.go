@@ -158,3 +158,27 @@ func TestOAuthSSE(t *testing.T) {
 		t.Errorf("authorize resource = %v, want the SSE endpoint", az)
 	}
 }
+
+// TestNoOAuthWhenConfigSaysSo: with "auth": false, or a static
+// Authorization header, a 401 is an ordinary failure, not a login to ask for.
+func TestNoOAuthWhenConfigSaysSo(t *testing.T) {
+	srv := authtest.Start(t)
+	for _, tc := range []struct {
+		name string
+		cfg  config.Server
+	}{
+		{"auth false", config.Server{Auth: &config.Auth{Disabled: true}}},
+		{"static header", config.Server{Headers: map[string]string{"Authorization": "Bearer static-token"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := fastOptions()
+			opts.Tokens = &auth.FileStore{Dir: t.TempDir()}
+			cfg := tc.cfg
+			cfg.Name, cfg.Transport, cfg.URL, cfg.Enabled, cfg.Timeout = "remote", config.TransportHTTP, srv.URL, true, 10*time.Second
+			c := startClient(t, cfg, opts)
+			if st := c.Status(); st.State != upstream.StateFailed || c.Auth() != nil || strings.Contains(st.Err, "mcpx auth login") {
+				t.Errorf("state %q, err %q, auth %v; want failed without a login", st.State, st.Err, c.Auth())
+			}
+		})
+	}
+}
