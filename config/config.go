@@ -67,6 +67,9 @@ type Server struct {
 	Cwd       string            // stdio only; ${VAR} expanded
 	URL       string            // http and sse only; ${VAR} expanded
 	Headers   map[string]string // http and sse only; values ${VAR} expanded
+	// Auth is the server's OAuth settings (http and sse only); nil means
+	// the defaults.
+	Auth *Auth
 	// Prefix defaults to Name; an explicit "" means no prefix.
 	Prefix string
 	// Enabled defaults to true; "enabled": false or "disabled": true
@@ -76,9 +79,6 @@ type Server struct {
 	Timeout time.Duration
 	Tools   Filter
 	Prompts Filter
-	// Auth is the server's OAuth settings; nil means the defaults
-	// (http and sse only).
-	Auth *Auth
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).

@@ -106,9 +106,8 @@ func (p *parser) servers(tree map[string]any) {
 }
 
 var serverKeys = []string{
-	"command", "args", "env", "cwd", "url", "headers", "prefix", "enabled",
+	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
-	"auth",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
@@ -136,6 +135,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	s.Cwd, _, _ = r.expanded("cwd")
 	rawURL, hasURL, urlMissing := r.expanded("url")
 	s.Headers = r.stringMap("headers")
+	s.Auth = r.auth("auth")
 	if prefix, ok := r.label("prefix"); ok {
 		s.Prefix = prefix
 	}
@@ -144,7 +144,6 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	}
 	s.Tools = r.filter("tools")
 	s.Prompts = r.filter("prompts")
-	s.Auth = r.auth("auth")
 	r.warnUnknown(serverKeys...)
 
 	switch {

@@ -62,16 +62,16 @@ type Options struct {
 	Supervisor string
 	// Version is mcpx's version, sent in clientInfo.
 	Version string
+	// Tokens keeps OAuth logins. With it, a remote server that answers 401
+	// is "needs login" and uses the stored tokens once there are some; nil
+	// means no OAuth (a 401 is an ordinary failure).
+	Tokens auth.Store
 	// OnServerRequest answers the server's sampling, elicitation and roots
 	// requests. When set, those capabilities are declared to every server
 	// whose transport can carry requests back; nil declares none.
 	OnServerRequest ServerRequestFunc
 	// OnNotification receives the notifications mcpx relays; nil drops them.
 	OnNotification NotificationFunc
-	// Tokens keeps OAuth logins. With it, a remote server that answers 401
-	// is "needs login" and uses the stored tokens once there are some; nil
-	// means no OAuth (a 401 is an ordinary failure).
-	Tokens auth.Store
 }
 
 func (o *Options) withDefaults() Options {
@@ -179,12 +179,12 @@ func New(cfg config.Server, opts *Options) *Client {
 		log:   o.Logger.WithPrefix(cfg.Name),
 		ready: make(chan struct{}),
 		done:  make(chan struct{}),
-		auth:  newAuthenticator(cfg, o.Tokens),
 	}
 	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
 	if !cfg.Enabled {
 		c.status.State = StateDisabled
 	}
+	c.auth = newAuthenticator(cfg, o.Tokens)
 	return c
 }
 

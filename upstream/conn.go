@@ -151,20 +151,12 @@ func (cn *conn) dial() (transport.Interface, error) {
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
-		opts := []transport.StreamableHTTPCOption{
+		return transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPBasicClient(cn.remoteClient()),
 			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
-			transport.WithHTTPLogger(cn.c.libLogger()),
-		}
-		if cn.c.auth != nil {
-			opts = append(opts, transport.WithHTTPBasicClient(cn.c.oauthClient()))
-		}
-		return transport.NewStreamableHTTP(cfg.URL, opts...)
+			transport.WithHTTPLogger(cn.c.libLogger()))
 	case config.TransportSSE:
-		opts := []transport.ClientOption{transport.WithHeaders(cfg.Headers), transport.WithSSELogger(cn.c.libLogger())}
-		if cn.c.auth != nil {
-			opts = append(opts, transport.WithHTTPClient(cn.c.oauthClient()))
-		}
-		return transport.NewSSE(cfg.URL, opts...)
+		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(cn.remoteClient()), transport.WithHeaders(cfg.Headers),
+			transport.WithSSELogger(cn.c.libLogger()))
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 	}

@@ -30,10 +30,18 @@ func newAuthenticator(cfg config.Server, store auth.Store) *auth.Authenticator {
 // Auth is the server's OAuth login; nil when the server has none.
 func (c *Client) Auth() *auth.Authenticator { return c.auth }
 
-// oauthClient is the HTTP client of the server's MCP requests when it logs
-// in with OAuth: the token goes on each request, refreshed as needed.
-func (c *Client) oauthClient() *http.Client {
-	return &http.Client{Transport: c.auth.RoundTripper(nil)}
+// authTransport puts the server's OAuth login, if it has one, in front of
+// base: the token goes on each request, refreshed as needed.
+func (c *Client) authTransport(base http.RoundTripper) http.RoundTripper {
+	if c.auth == nil {
+		return base
+	}
+	return c.auth.RoundTripper(base)
+}
+
+// remoteClient is the HTTP client of a remote server.
+func (cn *conn) remoteClient() *http.Client {
+	return &http.Client{Transport: cn.c.authTransport(http.DefaultTransport)}
 }
 
 // authChanged fires when this process saved a new login for the server;

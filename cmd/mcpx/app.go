@@ -49,17 +49,17 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 	for _, w := range cfg.Warnings {
 		logger.Warn(w)
 	}
+	tokens, err := openTokenStore()
+	if err != nil {
+		logger.Warn("OAuth logins are off: no place to keep tokens", "err", err)
+		tokens = nil
+	}
 	if cfg.File == "" {
 		logger.Warn("no config file found (--config, $MCPX_CONFIG, ./mcpx.json, ~/.config/mcpx/config.json): the catalog is empty")
 	} else {
 		logger.Debug("config loaded", "file", cfg.File, "servers", len(cfg.Servers))
 	}
 
-	tokens, err := openTokenStore()
-	if err != nil {
-		logger.Warn("OAuth logins are off: no place to keep tokens", "err", err)
-		tokens = nil
-	}
 	agg := aggregator.New(cfg, &aggregator.Options{
 		Logger:       logger,
 		Redact:       red.Redact,
