@@ -169,7 +169,7 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 			page(w, http.StatusBadRequest, "Login failed", "The response carries no authorization code.")
 			f.end(nil, fmt.Errorf("the authorization response for %s carries no code", a.server))
 		default:
-			res, err := a.exchange(req.Context(), h, &hr, &idToken, q.Get("code"), state, verifier)
+			res, err := a.exchange(req.Context(), h, &hr, &idToken, q.Get("code"), q.Get("state"), verifier)
 			if err != nil {
 				page(w, http.StatusBadGateway, "Login failed", "mcpx could not get a token: see the terminal or the log.")
 			} else {
