@@ -68,6 +68,7 @@ type Aggregator struct {
 	changes   chan struct{}
 	listeners sync.Map // *listener -> struct{}: servers to tell about changes
 	reported  map[string]bool
+	logins    loginAsks // logins asked of clients (login.go)
 
 	// The page tools (seed 004); nil without a browser or with them off.
 	pages       *pagetools.Hub
@@ -124,7 +125,11 @@ func (a *Aggregator) Start(ctx context.Context) {
 	uo.Redact = a.opts.Redact
 	uo.Reconnect = a.opts.Reconnect
 	uo.Version = a.opts.Version
-	uo.OnChange = func(*upstream.Client) { a.statusChanged(); a.changed() }
+	uo.OnChange = func(*upstream.Client) {
+		a.statusChanged()
+		a.changed()
+		a.offerLogins()
+	}
 	uo.OnNotification = a.serverNotification
 	uo.MaxMessageBytes = a.cfg.MaxMessageBytes
 	if a.opts.Serving {
@@ -344,10 +349,17 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 	}
 	e, ok := lookup(name)
 	if !ok {
+		if hint := a.loginHint(name); hint != "" {
+			return nil, fmt.Errorf("%w %s %q: %s", ErrUnknown, kind, name, hint)
+		}
 		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
 	fields["name"] = json.RawMessage(quote(e.Original))
-	return e.src.Request(ctx, method, marshalRaw(fields, params))
+	res, err := e.src.Request(ctx, method, marshalRaw(fields, params))
+	if err != nil {
+		a.offerStepUp(e.src, err)
+	}
+	return res, err
 }
 
 // readResource forwards resources/read params unchanged: URIs are never

@@ -114,3 +114,24 @@ func (s *stdioServer) notify(method string, params json.RawMessage) {
 	}
 	s.out.notify(append(msg, '}'))
 }
+
+// elicitURL reports whether the client declared URL-mode elicitation.
+func (s *stdioServer) elicitURL() bool {
+	caps := s.sess.GetClientCapabilities()
+	return caps.Elicitation != nil && caps.Elicitation.URL != nil
+}
+
+// spawn runs f on its own goroutine until the client is gone: ServeStdio
+// waits for it before returning.
+func (s *stdioServer) spawn(ctx context.Context, f func(context.Context)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f(ctx)
+	}()
+}

@@ -37,6 +37,15 @@ func (p proxyCatalog) Lookup(kind proxytool.Kind, name string) (proxytool.Item, 
 	return e.item(), true
 }
 
+// NotFoundHint says how to make a server that waits for a login offer the
+// tool or prompt name would be.
+func (p proxyCatalog) NotFoundHint(kind proxytool.Kind, name string) string {
+	if kind == proxytool.KindResource {
+		return ""
+	}
+	return p.a.loginHint(name)
+}
+
 // Call forwards a proxied request. An upstream's JSON-RPC error becomes its
 // message alone, which the proxy shows the model verbatim.
 func (p proxyCatalog) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

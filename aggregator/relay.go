@@ -26,6 +26,10 @@ type listener struct {
 	listChanged func([]Kind)
 	request     func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 	notify      func(method string, params json.RawMessage)
+	// elicitURL reports whether the client declared URL-mode elicitation;
+	// spawn runs f for as long as the client is served.
+	elicitURL func() bool
+	spawn     func(f func(ctx context.Context))
 }
 
 // client returns a served client, or nil when none is connected.

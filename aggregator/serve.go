@@ -49,7 +49,8 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	defer s.mcp.UnregisterSession(ctx, s.sess.id)
 	sctx := s.mcp.WithContext(ctx, s.sess)
 
-	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify}
+	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
+		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	a.listeners.Store(l, struct{}{})
 	defer a.listeners.Delete(l)
 
@@ -210,6 +211,8 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 		}
 	case string(mcp.MethodNotificationInitialized):
 		s.sess.ready.Store(true)
+		// Servers already waiting for a login can now ask this client.
+		s.a.offerLogins()
 		if s.sess.GetClientCapabilities().Roots != nil {
 			// Upstreams started before this client came, and any roots
 			// they asked for were refused: have them ask again.
@@ -301,6 +304,11 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			}
 			return a.proxy.Call(ctx, m.Params), nil
 		case !a.served(name) && a.exposeDirect():
+			// A server that waits for a login says so at once: waiting for
+			// it to connect would not help.
+			if hint := a.loginHint(name); hint != "" {
+				return nil, toRPCError(fmt.Errorf("%w tool %q: %s", ErrUnknown, name, hint), mcp.INVALID_PARAMS, a.opts.Redact)
+			}
 			if err := a.awaitTool(ctx, name); err != nil {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}

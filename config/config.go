@@ -78,6 +78,9 @@ type Server struct {
 	Cwd       string            // stdio only; ${VAR} expanded
 	URL       string            // http and sse only; ${VAR} expanded
 	Headers   map[string]string // http and sse only; values ${VAR} expanded
+	// Auth is the server's OAuth settings (http and sse only); nil means
+	// the defaults.
+	Auth *Auth
 	// Prefix defaults to Name; an explicit "" means no prefix.
 	Prefix string
 	// Enabled defaults to true; "enabled": false or "disabled": true
@@ -167,6 +170,9 @@ func (c *Config) Secrets() []string {
 			add(v)
 		}
 		urlSecrets(s.URL, add)
+		if s.Auth != nil {
+			add(s.Auth.ClientSecret)
+		}
 	}
 	if c.Browser != nil {
 		add(c.Browser.Token)

@@ -107,7 +107,7 @@ func (p *parser) servers(tree map[string]any) {
 }
 
 var serverKeys = []string{
-	"command", "args", "env", "cwd", "url", "headers", "prefix", "enabled",
+	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
 	"callTimeout", "maxCallTime", "maxConcurrent",
 }
@@ -137,6 +137,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	s.Cwd, _, _ = r.expanded("cwd")
 	rawURL, hasURL, urlMissing := r.expanded("url")
 	s.Headers = r.stringMap("headers")
+	s.Auth = r.auth("auth")
 	if prefix, ok := r.label("prefix"); ok {
 		s.Prefix = prefix
 	}
@@ -163,6 +164,9 @@ func (p *parser) server(name string, v any) (Server, bool) {
 		s.Transport = TransportStdio
 		if _, ok := m["headers"]; ok {
 			p.warn(name, "headers", "used only with url, ignored")
+		}
+		if _, ok := m["auth"]; ok {
+			p.warn(name, "auth", "used only with url, ignored")
 		}
 	default:
 		s.URL = rawURL

@@ -52,3 +52,24 @@ type Catalog interface {
 	// upstream the text must be the upstream's message, verbatim.
 	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
+
+// Hinter is an optional ability of a [Catalog]: a sentence to add when a
+// name is not found, such as that the server it would belong to waits for
+// a login. "" adds nothing. It is called from the proxy's handlers, at any
+// time, from any goroutine.
+type Hinter interface {
+	NotFoundHint(kind Kind, name string) string
+}
+
+// hint returns the catalog's hint for a name not found, as a sentence to
+// append, or "".
+func (p *Proxy) hint(kind Kind, name string) string {
+	h, ok := p.c.(Hinter)
+	if !ok {
+		return ""
+	}
+	if s := h.NotFoundHint(kind, name); s != "" {
+		return " (" + s + ")"
+	}
+	return ""
+}

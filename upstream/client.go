@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream/auth"
 )
 
 // State is where a Client is in its life.
@@ -61,6 +62,10 @@ type Options struct {
 	Supervisor string
 	// Version is mcpx's version, sent in clientInfo.
 	Version string
+	// Tokens keeps OAuth logins. With it, a remote server that answers 401
+	// is "needs login" and uses the stored tokens once there are some; nil
+	// means no OAuth (a 401 is an ordinary failure).
+	Tokens auth.Store
 	// OnServerRequest answers the server's sampling, elicitation and roots
 	// requests. When set, those capabilities are declared to every server
 	// whose transport can carry requests back; nil declares none.
@@ -151,6 +156,7 @@ type Client struct {
 	cfg  config.Server
 	opts Options
 	log  *log.Logger
+	auth *auth.Authenticator // nil without OAuth
 
 	mu        sync.Mutex
 	status    Status
@@ -185,6 +191,7 @@ func New(cfg config.Server, opts *Options) *Client {
 	if !cfg.Enabled {
 		c.status.State = StateDisabled
 	}
+	c.auth = newAuthenticator(cfg, o.Tokens)
 	return c
 }
 
@@ -318,7 +325,11 @@ func (c *Client) run(ctx context.Context) {
 			}
 			err = cn.lostErr()
 			c.log.Warn("connection lost", "err", c.opts.Redact(err.Error()))
-			c.disconnect(cn, StateFailed, err)
+			if lr, ok := needsLogin(err); ok {
+				c.disconnect(cn, StateNeedsLogin, lr)
+			} else {
+				c.disconnect(cn, StateFailed, err)
+			}
 			if time.Since(start) > time.Minute {
 				backoff = c.opts.MinBackoff
 			}
@@ -327,8 +338,15 @@ func (c *Client) run(ctx context.Context) {
 				c.update(func(s *Status) { s.State = StateStopped })
 				return
 			}
-			c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
-			c.update(func(s *Status) { s.State = StateFailed; s.Err = c.opts.Redact(err.Error()) })
+			if lr, ok := needsLogin(err); ok {
+				if c.Status().State != StateNeedsLogin {
+					c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
+				}
+				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
+			} else {
+				c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
+				c.update(func(s *Status) { s.State = StateFailed; s.Err = c.opts.Redact(err.Error()) })
+			}
 			c.markReady()
 		}
 		if !c.opts.Reconnect {
@@ -339,6 +357,10 @@ func (c *Client) run(ctx context.Context) {
 			c.update(func(s *Status) { s.State = StateStopped })
 			return
 		case <-time.After(backoff):
+		case <-c.authChanged():
+			// A login just finished here: connect now.
+			backoff = c.opts.MinBackoff
+			continue
 		}
 		backoff = min(backoff*2, c.opts.MaxBackoff)
 	}

@@ -46,7 +46,9 @@ func (cn *conn) tooLong(e *frame.TooLongError) []byte {
 // httpClient is the client of a remote server: every response body (a
 // JSON answer or an SSE stream) goes through the same line limit.
 func (cn *conn) httpClient() *http.Client {
-	return &http.Client{Transport: limitBodies{base: http.DefaultTransport, cn: cn}}
+	// Under the size limit, the OAuth login (when the server has one)
+	// adds the token and answers 401s.
+	return &http.Client{Transport: limitBodies{base: cn.c.authTransport(http.DefaultTransport), cn: cn}}
 }
 
 type limitBodies struct {

@@ -55,6 +55,11 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 	for _, w := range guardRecursion(cfg, currentDepth(os.LookupEnv), self) {
 		logger.Warn(w)
 	}
+	tokens, err := openTokenStore()
+	if err != nil {
+		logger.Warn("OAuth logins are off: no place to keep tokens", "err", err)
+		tokens = nil
+	}
 	if cfg.File == "" {
 		logger.Warn("no config file found (--config, $MCPX_CONFIG, ./mcpx.json, ~/.config/mcpx/config.json): the catalog is empty")
 	} else {
@@ -74,7 +79,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
 		Drain:        step,
-		Upstream:     upstream.Options{StopGrace: step, TermGrace: step},
+		Upstream:     upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens},
 	})
 	agg.Start(ctx)
 	return &session{cfg: cfg, log: logger, agg: agg, closed: closeLog}, nil

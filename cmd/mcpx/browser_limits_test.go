@@ -46,7 +46,7 @@ func TestBrowserLimitsFromConfig(t *testing.T) {
 
 	bad := writeConfig(t, map[string]any{"browser": map[string]any{"token": token, "maxImageBytes": "lots"}})
 	_, errOut, code := runCLI(t, "", "servers", "--config", bad)
-	if code == 0 || !strings.Contains(errOut, `browser.maxImageBytes: "lots" is not a size`) {
+	if code == 0 || !strings.Contains(errOut, `browser.maxImageBytes: "lots": not a size`) {
 		t.Errorf("a bad maxImageBytes: exit %d, %s", code, errOut)
 	}
 }

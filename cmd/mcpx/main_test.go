@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,21 @@ const runMainEnv = "MCPX_TEST_RUN_MAIN"
 // fixture is the path of the Go fixture server, built once by TestMain.
 var fixture string
 
+// browseEnv makes the test binary play the user's browser for
+// `mcpx auth login`: $BROWSER runs it with the authorization URL, and it
+// follows the URL (the test server approves at once) to mcpx's callback.
+const browseEnv = "MCPX_TEST_BROWSE"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(browseEnv) == "1" && len(os.Args) > 1 {
+		resp, err := http.Get(os.Args[len(os.Args)-1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "browse:", err)
+			os.Exit(1)
+		}
+		resp.Body.Close()
+		os.Exit(0)
+	}
 	if code, ok := upstream.MaybeSupervise(); ok {
 		os.Exit(code)
 	}

@@ -80,6 +80,7 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newCallCmd(ios, g),
 		newServersCmd(ios, g),
 		newRelayCmd(ios, g),
+		newAuthCmd(ios, g),
 		newVersionCmd(ios),
 	)
 	return root

@@ -1,0 +1,143 @@
+// Package authtest runs testdata/node/oauth-server.mjs, an OAuth-protected
+// MCP server assembled from the official TypeScript SDK (mcpAuthRouter,
+// requireBearerAuth), for the tests of OAuth logins; it is the httptest of
+// upstream/auth. Its authorization endpoint approves at once, so [Browse]
+// plays the user's browser with a plain HTTP GET.
+package authtest
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Server is a running OAuth-protected MCP server.
+type Server struct {
+	URL  string // the MCP endpoint, http://127.0.0.1:PORT/mcp
+	Base string // the issuer and authorization server
+}
+
+// Start runs the server until the test ends. env adds variables, e.g.
+// "OAUTH_TOKEN_TTL=5", or "OAUTH_STATIC_CLIENT=id:secret" for a client
+// registered beforehand. A missing node or npm package fails the test.
+// Base+"/open" is the same MCP server without authorization.
+func Start(t testing.TB, env ...string) *Server {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "node")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatalf("the OAuth test server needs its npm packages: run `npm ci --prefix testdata/node` (%v)", err)
+	}
+	cmd := exec.Command("node", filepath.Join(dir, "oauth-server.mjs"))
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start node (needed for the OAuth test server): %v", err)
+	}
+	t.Cleanup(func() {
+		stdin.Close() // the server exits when its stdin ends
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the OAuth test server did not start: %v", err)
+	}
+	var v struct{ URL string }
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatalf("the OAuth test server said %q: %v", line, err)
+	}
+	return &Server{URL: v.URL, Base: strings.TrimSuffix(v.URL, "/mcp")}
+}
+
+// Log is what the server recorded of its clients' requests.
+type Log struct {
+	Registrations []struct {
+		ClientID     string   `json:"client_id"`
+		RedirectURIs []string `json:"redirect_uris"`
+	} `json:"registrations"`
+	// MetadataDocuments are the client ID metadata documents fetched.
+	MetadataDocuments []string `json:"metadataDocuments"`
+	// Authorize holds the query of each authorization request.
+	Authorize []map[string]string `json:"authorize"`
+	Token     []struct {
+		GrantType       string `json:"grant_type"`
+		Resource        string `json:"resource"`
+		HasCodeVerifier bool   `json:"has_code_verifier"`
+		ClientID        string `json:"client_id"`
+		HasClientSecret bool   `json:"has_client_secret"`
+	} `json:"token"`
+	Revoke []struct {
+		TokenTypeHint string `json:"token_type_hint"`
+	} `json:"revoke"`
+	Refreshes int `json:"refreshes"`
+}
+
+// Log returns what the server recorded so far.
+func (s *Server) Log(t testing.TB) Log {
+	t.Helper()
+	resp, err := http.Get(s.Base + "/test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var l Log
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// Expire makes every access token stop working: the next use gets a 401.
+func (s *Server) Expire(t testing.TB) { s.control(t, "expire") }
+
+// Revoke revokes every token, refresh tokens included.
+func (s *Server) Revoke(t testing.TB) { s.control(t, "revoke") }
+
+func (s *Server) control(t testing.TB, what string) {
+	t.Helper()
+	resp, err := http.Post(s.Base+"/test/"+what, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/test/%s: %s", what, resp.Status)
+	}
+}
+
+// Browse plays the user's browser: it follows the authorization URL, which
+// the server approves at once, to the loopback callback, and returns the
+// callback's answer.
+func Browse(t testing.TB, u string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("browse %s: %v", u, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}

@@ -1,0 +1,356 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// ErrNotRequired is returned by [Authenticator.StartLogin] for a server
+// that answers without asking for a login.
+var ErrNotRequired = errors.New("the server does not ask for a login")
+
+// ErrStateMismatch is returned when the browser comes back with a state
+// that is not the one sent: the response is refused (RFC 6749 §10.12).
+var ErrStateMismatch = errors.New("the authorization response's state does not match the request's: refused")
+
+// LoginResult is what a login got.
+type LoginResult struct {
+	// Account is who logged in, when the authorization server said.
+	Account string
+	// Scopes are the scopes granted (or asked for, when the server did not
+	// say).
+	Scopes []string
+	// ExpiresAt is when the access token expires; zero when it does not say.
+	ExpiresAt time.Time
+	// Where is where the tokens are stored.
+	Where string
+}
+
+// Flow is a login in progress: its authorization URL is for the user's
+// browser, and Wait returns once the browser came back to the loopback
+// redirect listener.
+type Flow struct {
+	// URL is the authorization URL to open.
+	URL string
+	// RedirectURI is the loopback listener's callback.
+	RedirectURI string
+
+	a      *Authenticator
+	srv    *http.Server
+	done   chan struct{}
+	res    *LoginResult
+	err    error
+	finish sync.Once
+}
+
+// StartLogin discovers the server's authorization server (from its 401,
+// RFC 9728 then RFC 8414 or OpenID discovery), registers mcpx as a client
+// when it has no client ID (RFC 7591), starts the loopback redirect
+// listener and returns the authorization URL, carrying PKCE S256, state and
+// the resource indicator (RFC 8707). Close the Flow, or Wait on it.
+func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
+	ch, err := a.probe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := a.record(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		r = &Record{}
+	}
+	ln, err := a.listen(r)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			ln.Close()
+		}
+	}()
+	redirect := "http://" + ln.Addr().String() + "/callback"
+	scopes := union(a.cfg.Scopes, ch.Scopes, r.Scopes)
+
+	// A registration is kept only for the authorization server it was made
+	// with; the record's discovery hint is replaced by the one just seen.
+	if !sameOrigin(ch.ResourceMetadata, a.url) {
+		// RFC 9728 §3.2: a server's metadata is its own; a challenge that
+		// points elsewhere is ignored rather than followed.
+		ch.ResourceMetadata = ""
+	}
+	if ch.ResourceMetadata != "" && ch.ResourceMetadata != r.ResourceMetadataURL {
+		r.ResourceMetadataURL = ch.ResourceMetadata
+		r.ClientID, r.ClientSecret, r.AuthMethod = "", "", ""
+	}
+	hr := *r
+	hr.Token = nil // a login starts over; the old token stays until it succeeds
+	var idToken atomic.Pointer[string]
+	h := a.handlerWith(&hr, redirect, scopes, a.sniffIDToken(&idToken))
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("discover the authorization server of %s: %w", a.server, err)
+	}
+	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
+		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)
+	}
+	if id := h.GetClientID(); isMetadataDocument(id) {
+		accepts, err := a.acceptsMetadataDocuments(ctx, md.Issuer)
+		if err != nil {
+			return nil, fmt.Errorf("check that the authorization server of %s accepts client ID metadata documents: %w", a.server, err)
+		}
+		if !accepts {
+			return nil, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
+		}
+	}
+	if h.GetClientID() == "" {
+		if md.RegistrationEndpoint == "" {
+			return nil, fmt.Errorf("the authorization server of %s offers no dynamic client registration: set servers.%s.auth.clientId", a.server, a.server)
+		}
+		if err := h.RegisterClient(ctx, "mcpx"); err != nil {
+			return nil, fmt.Errorf("register mcpx with the authorization server of %s: %w", a.server, err)
+		}
+		hr.ClientID, hr.ClientSecret, hr.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
+		hr.RedirectURI = redirect
+	} else if a.cfg.ClientID != "" {
+		hr.ClientID, hr.ClientSecret, hr.AuthMethod = "", "", ""
+		hr.RedirectURI = redirect
+	}
+	hr.Scopes = scopes
+
+	state, err := transport.GenerateState()
+	if err != nil {
+		return nil, err
+	}
+	verifier, err := transport.GenerateCodeVerifier()
+	if err != nil {
+		return nil, err
+	}
+	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
+	if err != nil {
+		return nil, fmt.Errorf("build the authorization URL of %s: %w", a.server, err)
+	}
+
+	f := &Flow{URL: authURL, RedirectURI: redirect, a: a, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/callback", func(w http.ResponseWriter, req *http.Request) {
+		q := req.URL.Query()
+		switch {
+		case subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1:
+			page(w, http.StatusBadRequest, "Login refused", "The response does not carry the state mcpx sent, so it may not come from your login. Nothing was stored.")
+			f.end(nil, ErrStateMismatch)
+		case q.Get("error") != "":
+			msg := q.Get("error")
+			if d := q.Get("error_description"); d != "" {
+				msg += ": " + d
+			}
+			page(w, http.StatusBadRequest, "Login failed", "The authorization server said: "+msg)
+			f.end(nil, fmt.Errorf("the authorization server refused the login to %s: %s", a.server, msg))
+		case q.Get("code") == "":
+			page(w, http.StatusBadRequest, "Login failed", "The response carries no authorization code.")
+			f.end(nil, fmt.Errorf("the authorization response for %s carries no code", a.server))
+		default:
+			res, err := a.exchange(req.Context(), h, &hr, &idToken, q.Get("code"), q.Get("state"), verifier)
+			if err != nil {
+				page(w, http.StatusBadGateway, "Login failed", "mcpx could not get a token: see the terminal or the log.")
+			} else {
+				page(w, http.StatusOK, "Logged in", "mcpx is logged in to "+a.server+". You can close this tab.")
+			}
+			f.end(res, err)
+		}
+	})
+	f.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go f.srv.Serve(ln)
+	ok = true
+	return f, nil
+}
+
+// exchange trades the code for tokens and saves them with the registration.
+func (a *Authenticator) exchange(ctx context.Context, h *transport.OAuthHandler, r *Record, idToken *atomic.Pointer[string], code, state, verifier string) (*LoginResult, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := h.ProcessAuthorizationResponse(ctx, code, state, verifier); err != nil {
+		var oe transport.OAuthError
+		if errors.As(err, &oe) && oe.ErrorCode == "invalid_client" && a.cfg.ClientID == "" {
+			// The authorization server forgot the registration mcpx kept:
+			// the next login registers again.
+			if ferr := a.ForgetRegistration(ctx); ferr == nil {
+				err = fmt.Errorf("%w; mcpx dropped its registration, so logging in again registers anew", err)
+			}
+		}
+		return nil, fmt.Errorf("exchange the authorization code of %s: %w", a.server, err)
+	}
+	if t := idToken.Load(); t != nil {
+		r.Account = accountOf(*t)
+		if err := a.save(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	a.announce()
+	res := &LoginResult{Account: r.Account, Scopes: r.Scopes, Where: a.store.Where()}
+	if r.Token != nil {
+		if r.Token.Scope != "" {
+			res.Scopes = strings.Fields(r.Token.Scope)
+		}
+		res.ExpiresAt = r.Token.ExpiresAt
+	}
+	return res, nil
+}
+
+// ForgetRegistration drops the client registration mcpx kept from dynamic
+// registration, so that the next login registers again; the tokens stay
+// until that login replaces them.
+func (a *Authenticator) ForgetRegistration(ctx context.Context) error {
+	r, err := a.record(ctx)
+	if err != nil || r == nil {
+		return err
+	}
+	r.ClientID, r.ClientSecret, r.AuthMethod, r.RedirectURI = "", "", "", ""
+	return a.save(ctx, r)
+}
+
+// sniffIDToken returns an HTTP client like a's that notes the id_token
+// of token responses (mcp-go's Token drops it), to say which account
+// logged in.
+func (a *Authenticator) sniffIDToken(idToken *atomic.Pointer[string]) *http.Client {
+	base := a.http.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c := *a.http
+	c.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := base.RoundTrip(req)
+		if err != nil || req.Method != http.MethodPost || resp.StatusCode/100 != 2 {
+			return resp, err
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		var v struct {
+			IDToken string `json:"id_token"`
+		}
+		if json.Unmarshal(b, &v) == nil && v.IDToken != "" {
+			idToken.Store(&v.IDToken)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		return resp, nil
+	})
+	return &c
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// accountOf reads who logged in from an id_token's claims. The token is
+// not verified: the name is only shown to the user who just logged in.
+func accountOf(idToken string) string {
+	parts := strings.Split(idToken, ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		Email    string `json:"email"`
+		Username string `json:"preferred_username"`
+		Sub      string `json:"sub"`
+	}
+	if json.Unmarshal(b, &c) != nil {
+		return ""
+	}
+	for _, s := range []string{c.Email, c.Username, c.Sub} {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// listen opens the loopback redirect listener: on auth.redirectPort when
+// set, else on the port of the last registration when it is free (some
+// servers insist on the registered URI), else on any free port.
+func (a *Authenticator) listen(r *Record) (net.Listener, error) {
+	if p := a.cfg.RedirectPort; p != 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			return nil, fmt.Errorf("listen for the login redirect on port %d (servers.%s.auth.redirectPort): %w", p, a.server, err)
+		}
+		return ln, nil
+	}
+	if u, err := url.Parse(r.RedirectURI); err == nil && u.Port() != "" && a.cfg.ClientID == "" {
+		if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", u.Port())); err == nil {
+			return ln, nil
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen for the login redirect: %w", err)
+	}
+	return ln, nil
+}
+
+// Wait waits for the browser to come back, for ctx to end, or for the
+// timeout, and stops the listener.
+func (f *Flow) Wait(ctx context.Context, timeout time.Duration) (*LoginResult, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		f.end(nil, ctx.Err())
+	case <-t.C:
+		f.end(nil, fmt.Errorf("no answer from the browser within %s", timeout))
+	}
+	f.Close()
+	return f.res, f.err
+}
+
+func (f *Flow) end(res *LoginResult, err error) {
+	f.finish.Do(func() {
+		f.res, f.err = res, err
+		close(f.done)
+	})
+}
+
+// Done is closed when the flow ended, one way or the other.
+func (f *Flow) Done() <-chan struct{} { return f.done }
+
+// Close stops the listener; a flow not finished yet ends with an error.
+func (f *Flow) Close() {
+	f.end(nil, errors.New("login cancelled"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = f.srv.Shutdown(ctx)
+}
+
+func page(w http.ResponseWriter, status int, title, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "<!doctype html><title>mcpx: %s</title><h1>%s</h1><p>%s</p>\n",
+		html.EscapeString(title), html.EscapeString(title), html.EscapeString(msg))
+}
