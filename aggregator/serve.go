@@ -238,7 +238,11 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 	ctx = upstream.WithProgress(ctx, s.progress)
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
-		a.waitReady(ctx)
+		if a.exposeDirect() {
+			// With expose proxy the lists hold only the proxy tool and the
+			// browser's tools, which need no upstream: answer at once.
+			a.waitReady(ctx)
+		}
 		s.mu.Lock()
 		s.listed[listKind[m.Method]] = true
 		s.mu.Unlock()

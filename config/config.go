@@ -49,6 +49,10 @@ type Config struct {
 	Expose Expose
 	// Separator goes between a prefix and an original name; default "_".
 	Separator string
+	// Lazy and IdleTimeout are the top-level defaults of the servers' own
+	// lazy and idleTimeout keys (false and 0, off).
+	Lazy        bool
+	IdleTimeout time.Duration
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string
@@ -76,6 +80,13 @@ type Server struct {
 	Timeout time.Duration
 	Tools   Filter
 	Prompts Filter
+	// Lazy starts the server on its first call rather than at mcpx start;
+	// default false (or the top-level lazy).
+	Lazy bool
+	// IdleTimeout stops the server after that long with no call in flight
+	// and no resource subscription; the next call starts it again. Zero
+	// (the default, or the top-level idleTimeout) never stops it.
+	IdleTimeout time.Duration
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).

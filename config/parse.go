@@ -31,6 +31,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	p := &parser{file: file, lookup: o.LookupEnv, cfg: &Config{File: file}}
+	p.lifecycle(tree)
 	p.servers(tree)
 	p.browser(tree)
 	if p.cfg.Browser != nil {
@@ -108,10 +109,12 @@ func (p *parser) servers(tree map[string]any) {
 var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
+	"lazy", "idleTimeout",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
-	s := Server{Name: name, Prefix: name, Enabled: true, Timeout: DefaultTimeout}
+	s := Server{Name: name, Prefix: name, Enabled: true, Timeout: DefaultTimeout,
+		Lazy: p.cfg.Lazy, IdleTimeout: p.cfg.IdleTimeout}
 	m, ok := v.(map[string]any)
 	if !ok {
 		p.fail(name, "", "want an object, not "+kind(v))
@@ -143,6 +146,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	}
 	s.Tools = r.filter("tools")
 	s.Prompts = r.filter("prompts")
+	r.serverLifecycle(&s)
 	r.warnUnknown(serverKeys...)
 
 	switch {

@@ -43,3 +43,15 @@ func CloseAll(clients []*Client) {
 	}
 	wg.Wait()
 }
+
+// WaitKnown waits until every client has a catalog to show (remembered,
+// or from its first connect attempt), or ctx ends.
+func WaitKnown(ctx context.Context, clients []*Client) {
+	for _, c := range clients {
+		select {
+		case <-c.Known():
+		case <-ctx.Done():
+			return
+		}
+	}
+}

@@ -10,12 +10,15 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // session is what every command starts from: the config, a logger that
 // redacts the config's secrets, and the aggregator over its servers.
 type session struct {
 	cfg    *config.Config
+	load   *config.LoadOptions // how cfg was found, for a reload
+	red    *redactor
 	log    *log.Logger
 	agg    *aggregator.Aggregator
 	closed func()
@@ -61,9 +64,10 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Serving:      serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
+		Upstream:     upstream.Options{CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
 	agg.Start(ctx)
-	return &session{cfg: cfg, log: logger, agg: agg, closed: closeLog}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A

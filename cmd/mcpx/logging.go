@@ -15,30 +15,55 @@ import (
 // "redacted" all over every log line; values that short are not secrets.
 const minSecretLen = 4
 
-// redactor replaces every known secret with a marker.
-type redactor struct{ r *strings.Replacer }
+// redactor replaces every known secret with a marker. A config reload
+// adds the new config's secrets (and forgets none).
+type redactor struct {
+	mu      sync.RWMutex
+	secrets []string
+	r       *strings.Replacer
+}
 
 func newRedactor(secrets []string) *redactor {
+	r := &redactor{}
+	r.add(secrets)
+	return r
+}
+
+// add makes r replace more secrets too.
+func (r *redactor) add(more []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	// Longest first, so a secret that contains another is replaced whole.
-	s := append([]string(nil), secrets...)
-	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	s := append(append([]string(nil), r.secrets...), more...)
+	sort.Slice(s, func(i, j int) bool {
+		if len(s[i]) != len(s[j]) {
+			return len(s[i]) > len(s[j])
+		}
+		return s[i] < s[j]
+	})
 	var pairs []string
-	for _, v := range s {
-		if len(v) >= minSecretLen {
+	for i, v := range s {
+		if len(v) >= minSecretLen && (i == 0 || s[i-1] != v) {
 			pairs = append(pairs, v, "[redacted]")
 		}
 	}
-	if len(pairs) == 0 {
-		return &redactor{}
+	r.secrets = s
+	if len(pairs) > 0 {
+		r.r = strings.NewReplacer(pairs...)
 	}
-	return &redactor{r: strings.NewReplacer(pairs...)}
 }
 
 func (r *redactor) Redact(s string) string {
-	if r == nil || r.r == nil {
+	if r == nil {
 		return s
 	}
-	return r.r.Replace(s)
+	r.mu.RLock()
+	rep := r.r
+	r.mu.RUnlock()
+	if rep == nil {
+		return s
+	}
+	return rep.Replace(s)
 }
 
 // redactWriter is the decorator that keeps secrets out of every log line,

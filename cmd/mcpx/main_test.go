@@ -17,6 +17,9 @@ const runMainEnv = "MCPX_TEST_RUN_MAIN"
 // fixture is the path of the Go fixture server, built once by TestMain.
 var fixture string
 
+// testDir is TestMain's temporary directory.
+var testDir string
+
 func TestMain(m *testing.M) {
 	if code, ok := upstream.MaybeSupervise(); ok {
 		os.Exit(code)
@@ -29,6 +32,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Remembered catalogs and configs the tests write stay in the test's
+	// own directories; each serve child gets a cache of its own (see
+	// mcpxCommand) unless a test shares one on purpose.
+	testDir = dir
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	fixture = filepath.Join(dir, "fixture")
 	build := exec.Command("go", "build", "-o", fixture, "./testdata/fixture")
 	build.Dir = "../.."

@@ -32,6 +32,7 @@ type globalFlags struct {
 	logFile   string
 	expose    string
 	separator string
+	cached    bool // list --cached: read only remembered catalogs
 }
 
 func run(args []string, ios *streams) int {

@@ -14,7 +14,10 @@ func newServeCmd(ios *streams, g *globalFlags) *cobra.Command {
 		Long: `Serve every configured server as one MCP server over stdio. Stdout
 carries JSON-RPC and nothing else; logs go to stderr or --log-file. mcpx
 exits, taking every child server with it, when stdin closes or on SIGINT or
-SIGTERM.`,
+SIGTERM. The config file is watched: added servers start, removed ones
+stop, changed ones restart, and the client is told with list_changed; a
+file that does not parse is logged and the running config kept. SIGHUP
+reloads as well.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !stdio {
@@ -25,6 +28,11 @@ SIGTERM.`,
 				return err
 			}
 			defer s.close()
+			stop, err := s.watchConfig(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer stop()
 			s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
 			return s.agg.ServeStdio(cmd.Context(), ios.In, ios.Out)
 		},
