@@ -325,7 +325,11 @@ func (c *Client) run(ctx context.Context) {
 				c.disconnect(cn, StateStopped, nil)
 				return
 			case endIdle:
-				c.log.Info("stopped while idle")
+				if learning {
+					c.log.Info("stopped while idle: catalog learned, sleeping until a call")
+				} else {
+					c.log.Info("stopped while idle", "idleTimeout", c.cfg.IdleTimeout)
+				}
 				c.disconnect(cn, StateSleeping, nil)
 				learning = false
 				backoff = c.opts.MinBackoff

@@ -196,6 +196,7 @@ func (c *Client) sleep(ctx context.Context) bool {
 	}
 	if c.life.waiting > 0 {
 		c.mu.Unlock()
+		c.log.Info("starting on demand")
 		return true
 	}
 	c.status.State = StateSleeping
