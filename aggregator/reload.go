@@ -8,7 +8,9 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// clients returns the upstreams now configured.
+// Clients returns the upstreams now configured, in config order.
+func (a *Aggregator) Clients() []*upstream.Client { return a.clients() }
+
 func (a *Aggregator) clients() []*upstream.Client {
 	a.srvMu.RLock()
 	defer a.srvMu.RUnlock()

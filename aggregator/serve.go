@@ -311,9 +311,13 @@ var listKind = map[string]Kind{
 // list renders a list result for the client, shaped by the expose setting:
 // the proxy tool with expose proxy or both, upstream capabilities under
 // their prefixed names with direct or both.
-func (s *stdioServer) list(method string) json.RawMessage {
-	c := s.a.Catalog()
-	direct := s.a.exposeDirect()
+func (s *stdioServer) list(method string) json.RawMessage { return s.a.ListResult(method) }
+
+// ListResult is the result of a list method (tools/list, resources/list,
+// resources/templates/list, prompts/list) as a client is served it now.
+func (a *Aggregator) ListResult(method string) json.RawMessage {
+	c := a.Catalog()
+	direct := a.exposeDirect()
 	pick := func(e []*Entry) []*Entry {
 		if direct {
 			return e
@@ -329,8 +333,8 @@ func (s *stdioServer) list(method string) json.RawMessage {
 	switch method {
 	case "tools/list":
 		tools := pick(c.Tools)
-		if s.a.exposeProxy() {
-			tools = append([]*Entry{s.a.proxyEntry}, tools...)
+		if a.exposeProxy() {
+			tools = append([]*Entry{a.proxyEntry}, tools...)
 		}
 		return listResult("tools", tools)
 	case "resources/list":

@@ -81,6 +81,11 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newCallCmd(ios, g),
 		newServersCmd(ios, g),
 		newRelayCmd(ios, g),
+		newAddCmd(ios, g),
+		newRemoveCmd(ios, g),
+		newEnableCmd(ios, g, true),
+		newEnableCmd(ios, g, false),
+		newDoctorCmd(ios, g),
 		newVersionCmd(ios),
 	)
 	return root
