@@ -295,4 +295,3 @@ func printFindings(w io.Writer, fs []finding) {
 		fmt.Fprintf(w, "  %-7s %s\n", f.Level+":", f.Message)
 	}
 }
-
