@@ -40,6 +40,12 @@ type Options struct {
 	// Serving says the catalog is served to an MCP client: upstreams are
 	// then offered sampling, elicitation and roots, relayed to that client.
 	Serving bool
+	// Remembered makes the catalog ready as soon as every upstream has one
+	// to show, remembered from its last run or live, rather than after
+	// every first connect attempt: serve answers at once and announces the
+	// live lists that differ with list_changed. Off, commands see live
+	// catalogs.
+	Remembered bool
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -145,9 +151,7 @@ func (a *Aggregator) Start(ctx context.Context) {
 		defer a.wg.Done()
 		wctx, cancel := context.WithTimeout(ctx, a.opts.ReadyTimeout)
 		defer cancel()
-		if a.opts.Serving {
-			// A client is served from remembered catalogs while servers
-			// start; live lists that differ come as list_changed.
+		if a.opts.Remembered {
 			upstream.WaitKnown(wctx, upstreams)
 		} else {
 			upstream.WaitReady(wctx, upstreams)

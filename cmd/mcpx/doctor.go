@@ -34,6 +34,9 @@ Then the size of tools/list as a client receives it, in bytes and
 estimated tokens. Exits 1 when anything is an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Servers list more tools to a client that can answer
+			// sampling, elicitation and roots: measure what serve gets.
+			g.asServe = true
 			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
@@ -131,9 +134,7 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 			rep.Servers = append(rep.Servers, r)
 			continue
 		}
-		if s.Transport == config.TransportStdio {
-			checkCommand(s, add)
-		}
+		commandMissing := s.Transport == config.TransportStdio && !checkCommand(s, add)
 		switch st.State {
 		case upstream.StateConnected:
 			r.ConnectMillis = st.ConnectTime.Milliseconds()
@@ -142,7 +143,9 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		case upstream.StateSleeping:
 			add("ok", "lazy and sleeping: checked from its remembered catalog")
 		case upstream.StateFailed:
-			add("error", "does not start: %s", st.Err)
+			if !commandMissing {
+				add("error", "does not start: %s", st.Err)
+			}
 		default:
 			add("error", "still %s after its timeout (%s)", st.State, s.Timeout)
 		}
@@ -191,8 +194,9 @@ func serverFindings(rs []serverReport) [][]finding {
 	return out
 }
 
-// checkCommand looks the server's command up as its process would find it.
-func checkCommand(s config.Server, add func(level, format string, args ...any)) {
+// checkCommand looks the server's command up as its process would find
+// it, and reports whether it is there.
+func checkCommand(s config.Server, add func(level, format string, args ...any)) bool {
 	cmd := s.Command
 	if strings.ContainsRune(cmd, filepath.Separator) && !filepath.IsAbs(cmd) && s.Cwd != "" {
 		cmd = filepath.Join(s.Cwd, cmd)
@@ -201,11 +205,13 @@ func checkCommand(s config.Server, add func(level, format string, args ...any)) 
 	switch {
 	case err == nil:
 		add("ok", "command %q is %s", s.Command, path)
+		return true
 	case errors.Is(err, exec.ErrNotFound):
 		add("error", "command %q not found on PATH", s.Command)
 	default:
 		add("error", "command %q cannot be run: %v", s.Command, errors.Unwrap(err))
 	}
+	return false
 }
 
 // checkTool reports a tool name a client would reject or that mcpx had to

@@ -90,7 +90,16 @@ func (c *rawClient) waitResponse(id string, d time.Duration) json.RawMessage {
 			}
 		}
 		select {
-		case <-c.lines: // keep the channel drained; all holds every line
+		case line := <-c.lines: // all holds every line; notes the notifications
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) == 0 {
+				c.mu.Lock()
+				c.notes = append(c.notes, line)
+				c.mu.Unlock()
+			}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

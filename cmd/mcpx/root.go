@@ -33,6 +33,7 @@ type globalFlags struct {
 	expose    string
 	separator string
 	cached    bool // list --cached: read only remembered catalogs
+	asServe   bool // doctor: offer upstreams what serve offers, so they list what serve gets
 }
 
 func run(args []string, ios *streams) int {
