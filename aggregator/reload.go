@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"reflect"
 	"slices"
 	"sync"
 
@@ -38,6 +39,13 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 	old := map[string]*upstream.Client{}
 	for _, c := range a.upstreams {
 		old[c.Name()] = c
+	}
+	for _, s := range next.Servers {
+		if c, ok := old[s.Name]; ok && restart[s.Name] && onlyShaping(c.Config(), s) {
+			// Only how mcpx shows it changed (prefix, filters): the
+			// running server is kept.
+			delete(restart, s.Name)
+		}
 	}
 	members := make([]*member, 0, len(next.Servers)+1)
 	for _, m := range a.members {
@@ -96,4 +104,12 @@ func sameBrowser(a, b *config.Browser) bool {
 	}
 	return a.URL == b.URL && a.Token == b.Token && a.Extension == b.Extension && a.Prefix == b.Prefix &&
 		a.CDP == b.CDP && a.Listen == b.Listen && slices.Equal(a.ExtensionIDs, b.ExtensionIDs)
+}
+
+// onlyShaping reports whether two entries of a server differ at most in
+// how mcpx shows it (prefix, tool and prompt filters), which needs no
+// restart.
+func onlyShaping(prev, next config.Server) bool {
+	prev.Prefix, prev.Tools, prev.Prompts = next.Prefix, next.Tools, next.Prompts
+	return reflect.DeepEqual(prev, next)
 }

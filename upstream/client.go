@@ -229,6 +229,9 @@ func lower(l slog.Level) slog.Level {
 // Name is the server's name in the config.
 func (c *Client) Name() string { return c.cfg.Name }
 
+// Config is the config entry the Client runs.
+func (c *Client) Config() config.Server { return c.cfg }
+
 // Start connects in the background and returns at once. Use [Client.Ready]
 // to wait for the first attempt. A disabled server never connects.
 // Start after Close, or a second Start, does nothing.

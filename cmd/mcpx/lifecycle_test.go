@@ -305,6 +305,8 @@ func TestServeReloadsConfig(t *testing.T) {
 
 	servers["b"] = fx("--pid-dir", pb, "--tools", "2")
 	servers["c"] = fx("--pid-dir", pc)
+	// A new prefix changes only how a is shown: it is not restarted.
+	servers["a"] = map[string]any{"command": fixture, "args": []string{"--pid-dir", pa}, "timeout": "5s", "prefix": "alpha"}
 	saveByRename(t, cfg, doc)
 	if !c.waitNotification("notifications/tools/list_changed", 20*time.Second) {
 		t.Fatalf("no list_changed after the config changed; stderr:\n%s", c.stderr.String())
@@ -312,7 +314,8 @@ func TestServeReloadsConfig(t *testing.T) {
 	c.waitStderr(5*time.Second, "config reloaded", "added", "changed")
 	eventuallyTrue(t, 20*time.Second, func() bool {
 		names := c.listToolNames()
-		return slices.Contains(names, "b_gen-0001") && slices.Contains(names, "c_echo")
+		return slices.Contains(names, "b_gen-0001") && slices.Contains(names, "c_echo") &&
+			slices.Contains(names, "alpha_echo") && !slices.Contains(names, "a_echo")
 	}, "the changed and added servers' tools did not appear")
 	if got := pidsAlive(t, pa); !slices.Equal(got, aPids) {
 		t.Errorf("untouched server a was disturbed: pids %v, then %v", aPids, got)
@@ -328,7 +331,7 @@ func TestServeReloadsConfig(t *testing.T) {
 	// A config that does not parse is reported and kept out.
 	saveBytesByRename(t, cfg, []byte(`{"servers": {"a": {"command": }`))
 	c.waitStderr(10*time.Second, "config reload failed", "line 1")
-	if names := c.listToolNames(); !slices.Contains(names, "c_echo") || !slices.Contains(names, "a_echo") {
+	if names := c.listToolNames(); !slices.Contains(names, "c_echo") || !slices.Contains(names, "alpha_echo") {
 		t.Fatalf("after an invalid config: %v", names)
 	}
 	// The watcher lives on: removing c works.
