@@ -37,6 +37,10 @@ estimated tokens. Exits 1 when anything is an error.`,
 			// Servers list more tools to a client that can answer
 			// sampling, elicitation and roots: measure what serve gets.
 			g.asServe = true
+			if _, err := config.Load(loadOptions(g)); err != nil {
+				fmt.Fprintf(ios.Out, "config: %s\nverdict: the config does not load: fix it first\n", err)
+				return exitError{1}
+			}
 			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
@@ -54,6 +58,15 @@ estimated tokens. Exits 1 when anything is an error.`,
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as JSON")
 	return cmd
+}
+
+// loadOptions are the config options of the global flags, as open uses.
+func loadOptions(g *globalFlags) *config.LoadOptions {
+	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
+	if g.separator != "" {
+		opts.Separator = &g.separator
+	}
+	return opts
 }
 
 // finding is one thing doctor noticed.

@@ -61,6 +61,23 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("doctor says tools/list is %d bytes; serve sent %d", rep.Bytes, served)
 	}
 
+	// Names two servers share are warnings: exit 0.
+	twins := writeConfig(t, map[string]any{"servers": map[string]any{
+		"one": map[string]any{"command": fixture, "prefix": ""},
+		"two": map[string]any{"command": fixture, "prefix": ""},
+	}})
+	out, errOut, code = runCLI(t, "", "doctor", "--config", twins)
+	if code != 0 || !strings.Contains(out, `duplicate name: tool "echo" of server two is hidden: server one already has that name`) ||
+		!strings.Contains(out, "verdict: usable, with 16 warning(s)") {
+		t.Fatalf("doctor on twins: %d\n%s%s", code, out, errOut)
+	}
+	// A config that does not load: a verdict, exit 1.
+	broken := writeConfig(t, map[string]any{"servers": map[string]any{"x": map[string]any{"url": "ftp://x"}}})
+	out, _, code = runCLI(t, "", "doctor", "--config", broken)
+	if code != 1 || !strings.Contains(out, "servers.x.url") || !strings.Contains(out, "verdict: the config does not load") {
+		t.Fatalf("doctor on a broken config: %d\n%s", code, out)
+	}
+
 	// A sound config: exit 0.
 	good := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx")}})
 	out, errOut, code = runCLI(t, "", "doctor", "--config", good)
