@@ -200,8 +200,15 @@ func serversObject(root *hujson.Value, file string, create bool) (*hujson.Value,
 	for _, key := range []string{"servers", "mcpServers"} {
 		if i := memberIndex(root, key); i >= 0 {
 			v := &root.Value.(*hujson.Object).Members[i].Value
-			if _, ok := v.Value.(*hujson.Object); !ok {
+			obj, ok := v.Value.(*hujson.Object)
+			if !ok {
 				return nil, &Error{File: file, Field: key, Msg: "want an object of servers"}
+			}
+			if indent, multiline := memberIndent(root, indentUnit(root)); multiline && len(obj.Members) == 0 &&
+				!bytes.Contains(obj.AfterExtra, []byte("\n")) {
+				// "servers": {} in a file laid out over lines: so is
+				// what goes into it.
+				obj.AfterExtra = hujson.Extra("\n" + indent)
 			}
 			return v, nil
 		}
@@ -313,12 +320,12 @@ func memberIndent(v *hujson.Value, unit string) (string, bool) {
 		return string(before[i+1:]), true
 	}
 	// Empty: one unit deeper than the closing brace's line, when the
-	// closing brace sits on a line of its own; a new "{}" is laid out too.
+	// closing brace sits on a line of its own; "{}" stays on one line.
 	after := obj.AfterExtra
 	if i := bytes.LastIndexByte(after, '\n'); i >= 0 {
 		return string(after[i+1:]) + unit, true
 	}
-	return unit, true
+	return "", false
 }
 
 // indentUnit is one level of the file's indentation: that of its

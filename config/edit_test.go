@@ -185,6 +185,14 @@ func TestEditCreatesAndValidates(t *testing.T) {
 	if got := readFile(t, claude); got != `{"mcpServers": {"a": {"command": "a"}, "b": {"command":"b"}}, "other": 1}` {
 		t.Fatalf("one-line file: %s", got)
 	}
+	// An empty section in a file laid out over lines.
+	empty := writeFile(t, "empty.json", "{\n    \"servers\": {},\n    \"expose\": \"direct\"\n}\n")
+	if err := config.AddServer(empty, "a", config.Entry{Command: "a", Args: []string{"x"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readFile(t, empty), "{\n    \"servers\": {\n        \"a\": {\n            \"command\": \"a\",\n            \"args\": [\n                \"x\"\n            ]\n        }\n    },\n    \"expose\": \"direct\"\n}\n"; got != want {
+		t.Fatalf("empty section:\n%s\nwant:\n%s", got, want)
+	}
 	if err := config.AddServer(writeFile(t, "mcpx.yaml", "servers: {}\n"), "x", config.Entry{Command: "x"}, false); err == nil ||
 		!errors.Is(err, err) || !strings.Contains(err.Error(), "JSON config files only") {
 		t.Fatalf("yaml: %v", err)
