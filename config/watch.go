@@ -75,8 +75,8 @@ type Watcher struct {
 
 // Watch watches the file current came from (its directory, so that editors
 // that save by writing a new file and renaming it over the old one are
-// seen) until ctx ends. With no file, only [Watcher.Reload] reloads, and
-// it looks for a file as [Load] does.
+// seen) until ctx ends. With no file, [Watcher.Reload] looks for one as
+// [Load] does, and the file it finds is watched from then on.
 func Watch(ctx context.Context, current *Config, opts *WatchOptions) (*Watcher, error) {
 	w := &Watcher{current: current, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if opts != nil {
@@ -94,15 +94,12 @@ func Watch(ctx context.Context, current *Config, opts *WatchOptions) (*Watcher, 
 	if w.opts.OnError == nil {
 		w.opts.OnError = func(error) {}
 	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, &Error{File: current.File, Msg: "watch: " + err.Error()}
+	}
 	if current.File != "" {
 		w.data, _ = os.ReadFile(current.File)
-	}
-	var fw *fsnotify.Watcher
-	if current.File != "" {
-		var err error
-		if fw, err = fsnotify.NewWatcher(); err != nil {
-			return nil, &Error{File: current.File, Msg: "watch: " + err.Error()}
-		}
 		if err := fw.Add(filepath.Dir(current.File)); err != nil {
 			fw.Close()
 			return nil, &Error{File: current.File, Msg: "watch: " + fileProblem(err)}
@@ -125,21 +122,15 @@ func (w *Watcher) Reload() {
 
 func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 	defer close(w.done)
-	var events chan fsnotify.Event
-	var errs chan error
-	if fw != nil {
-		defer fw.Close()
-		events, errs = fw.Events, fw.Errors
-	}
-	base := filepath.Base(w.current.File)
+	defer fw.Close()
 	var settle *time.Timer
 	var settled <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev := <-events:
-			if filepath.Base(ev.Name) != base {
+		case ev := <-fw.Events:
+			if w.current.File == "" || filepath.Base(ev.Name) != filepath.Base(w.current.File) {
 				continue
 			}
 			if settle != nil {
@@ -147,13 +138,22 @@ func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 			}
 			settle = time.NewTimer(w.opts.Settle)
 			settled = settle.C
-		case err := <-errs:
+		case err := <-fw.Errors:
 			w.opts.OnError(&Error{File: w.current.File, Msg: "watch: " + err.Error()})
 		case <-settled:
 			settled = nil
 			w.reload(false)
 		case <-w.kick:
+			had := w.current.File
 			w.reload(true)
+			if had == "" && w.current.File != "" {
+				// There was no file; now there is one (mcpx add made it,
+				// say): watch it from here on.
+				w.data, _ = os.ReadFile(w.current.File)
+				if err := fw.Add(filepath.Dir(w.current.File)); err != nil {
+					w.opts.OnError(&Error{File: w.current.File, Msg: "watch: " + fileProblem(err)})
+				}
+			}
 		}
 	}
 }
