@@ -45,6 +45,25 @@ func TestEditCommands(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "already exists") {
 		t.Fatalf("add over fx: %d %s", code, errOut)
 	}
+	if _, errOut, code = runCLI(t, "", "add", "fx", "--force", "--", "other"); code != 0 || !strings.Contains(readText(t, file), `"command": "other"`) {
+		t.Fatalf("add --force: %d %s\n%s", code, errOut, readText(t, file))
+	}
+	// Back to the first entry, through --force again.
+	if _, errOut, code = runCLI(t, "", "add", "fx", "--force", "--env", "FX_TOKEN=${FX_TOKEN}", "--cwd", "/tmp", "--", fixture, "--name", "fx"); code != 0 || readText(t, file) != want {
+		t.Fatalf("add --force back: %d %s\n%s", code, errOut, readText(t, file))
+	}
+	// Usage mistakes are refused before the file is touched.
+	for _, args := range [][]string{
+		{"add", "x"},
+		{"add", "x", "--url", "http://127.0.0.1:9/mcp", "--", "cmd"},
+		{"add", "x", "--header", "A=b", "--", "cmd"},
+		{"add", "x", "--env", "NOVALUE", "--", "cmd"},
+		{"add", "x", "extra"},
+	} {
+		if _, errOut, code := runCLI(t, "", args...); code == 0 || readText(t, file) != want {
+			t.Errorf("%q: exit %d, %s", args, code, errOut)
+		}
+	}
 	_, errOut, code = runCLI(t, "", "add", "remote", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=Bearer s3cr3t-value")
 	if code != 0 || !strings.Contains(errOut, "note: the value of Authorization is written") || strings.Contains(errOut, "s3cr3t") {
 		t.Fatalf("add remote: %d %s", code, errOut)
