@@ -46,6 +46,12 @@ type Options struct {
 	// output to be written. What is left is abandoned to the shutdown.
 	// Default 1s.
 	Drain time.Duration
+	// Remembered makes the catalog ready as soon as every upstream has one
+	// to show, remembered from its last run or live, rather than after
+	// every first connect attempt: serve answers at once and announces the
+	// live lists that differ with list_changed. Off, commands see live
+	// catalogs.
+	Remembered bool
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -54,8 +60,11 @@ type Aggregator struct {
 	cfg       *config.Config
 	opts      Options
 	log       *log.Logger
+	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
 	upstreams []*upstream.Client
 	members   []*member
+	ctx       context.Context  // Start's, for upstreams a reload adds
+	uo        upstream.Options // for upstreams a reload adds
 
 	catalog    atomic.Pointer[Catalog]
 	proxy      *proxytool.Proxy
@@ -120,6 +129,7 @@ func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 // Start connects to every enabled upstream in parallel and returns at once.
 func (a *Aggregator) Start(ctx context.Context) {
 	ctx, a.cancel = context.WithCancel(ctx)
+	a.ctx = ctx
 	uo := a.opts.Upstream
 	uo.Logger = a.opts.Logger
 	uo.Redact = a.opts.Redact
@@ -135,6 +145,8 @@ func (a *Aggregator) Start(ctx context.Context) {
 	if a.opts.Serving {
 		uo.OnServerRequest = a.serverRequest
 	}
+	a.uo = uo
+	a.srvMu.Lock()
 	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
 	if b := a.cfg.Browser; b != nil {
 		// First, so that its tools keep their names in any collision.
@@ -149,9 +161,14 @@ func (a *Aggregator) Start(ctx context.Context) {
 		// Last, so that page tools never shadow another source's names.
 		a.startPages(ctx, b, a.browserOpts)
 	}
-	for _, c := range a.upstreams {
+	upstreams := a.upstreams
+	a.srvMu.Unlock()
+	for _, c := range upstreams {
 		c.Start(ctx)
 	}
+	// At once: the browser's tools and every remembered catalog are there
+	// before any upstream is up.
+	a.Rebuild()
 	a.wg.Add(2)
 	go func() {
 		defer a.wg.Done()
@@ -161,7 +178,11 @@ func (a *Aggregator) Start(ctx context.Context) {
 		defer a.wg.Done()
 		wctx, cancel := context.WithTimeout(ctx, a.opts.ReadyTimeout)
 		defer cancel()
-		upstream.WaitReady(wctx, a.upstreams)
+		if a.opts.Remembered {
+			upstream.WaitKnown(wctx, upstreams)
+		} else {
+			upstream.WaitReady(wctx, upstreams)
+		}
 		if a.pages != nil {
 			_ = a.pages.WaitChecked(wctx)
 		}
@@ -199,7 +220,10 @@ func (a *Aggregator) Close() error {
 				}
 			}()
 		}
-		upstream.CloseAll(a.upstreams)
+		a.srvMu.RLock()
+		upstreams := a.upstreams
+		a.srvMu.RUnlock()
+		upstream.CloseAll(upstreams)
 		wg.Wait()
 		a.wg.Wait()
 	})
@@ -216,6 +240,8 @@ func (a *Aggregator) Catalog() *Catalog { return a.catalog.Load() }
 
 // Upstreams returns the status of every configured server, in config order.
 func (a *Aggregator) Upstreams() []upstream.Status {
+	a.srvMu.RLock()
+	defer a.srvMu.RUnlock()
 	out := make([]upstream.Status, len(a.upstreams))
 	for i, c := range a.upstreams {
 		out[i] = c.Status()
@@ -261,7 +287,10 @@ func (a *Aggregator) rebuild() []Kind {
 	a.rebuildMu.Lock()
 	defer a.rebuildMu.Unlock()
 	old := a.catalog.Load()
-	c := build(a.members, a.cfg.Separator)
+	a.srvMu.RLock()
+	members := a.members
+	a.srvMu.RUnlock()
+	c := build(members, a.cfg.Separator)
 	a.catalog.Store(c)
 	a.report(c)
 	var kinds []Kind

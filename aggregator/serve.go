@@ -287,7 +287,11 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 	ctx = upstream.WithProgress(ctx, s.progress)
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
-		a.waitReady(ctx)
+		if a.exposeDirect() {
+			// With expose proxy the lists hold only the proxy tool and the
+			// browser's tools, which need no upstream: answer at once.
+			a.waitReady(ctx)
+		}
 		s.mu.Lock()
 		s.listed[listKind[m.Method]] = true
 		s.mu.Unlock()
@@ -388,9 +392,13 @@ var listKind = map[string]Kind{
 // list renders a list result for the client, shaped by the expose setting:
 // the proxy tool with expose proxy or both, upstream capabilities under
 // their prefixed names with direct or both.
-func (s *stdioServer) list(method string) json.RawMessage {
-	c := s.a.Catalog()
-	direct := s.a.exposeDirect()
+func (s *stdioServer) list(method string) json.RawMessage { return s.a.ListResult(method) }
+
+// ListResult is the result of a list method (tools/list, resources/list,
+// resources/templates/list, prompts/list) as a client is served it now.
+func (a *Aggregator) ListResult(method string) json.RawMessage {
+	c := a.Catalog()
+	direct := a.exposeDirect()
 	pick := func(e []*Entry) []*Entry {
 		if direct {
 			return e
@@ -406,8 +414,8 @@ func (s *stdioServer) list(method string) json.RawMessage {
 	switch method {
 	case "tools/list":
 		tools := pick(c.Tools)
-		if s.a.exposeProxy() {
-			tools = append([]*Entry{s.a.proxyEntry}, tools...)
+		if a.exposeProxy() {
+			tools = append([]*Entry{a.proxyEntry}, tools...)
 		}
 		return listResult("tools", tools)
 	case "resources/list":

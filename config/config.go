@@ -60,6 +60,10 @@ type Config struct {
 	// ShutdownTimeout bounds how long mcpx takes to exit after stdin
 	// closes or a signal, whatever its peers do; default 5s.
 	ShutdownTimeout time.Duration
+	// Lazy and IdleTimeout are the top-level defaults of the servers' own
+	// lazy and idleTimeout keys (false and 0, off).
+	Lazy        bool
+	IdleTimeout time.Duration
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string
@@ -93,6 +97,13 @@ type Server struct {
 	// Limits bound the calls to this server; the top-level keys of the
 	// same names give the defaults.
 	Limits
+	// Lazy starts the server on its first call rather than at mcpx start;
+	// default false (or the top-level lazy).
+	Lazy bool
+	// IdleTimeout stops the server after that long with no call in flight
+	// and no resource subscription; the next call starts it again. Zero
+	// (the default, or the top-level idleTimeout) never stops it.
+	IdleTimeout time.Duration
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -71,9 +72,10 @@ func decode(file string, data []byte) (map[string]any, error) {
 }
 
 func decodeJSON(data []byte) (any, error) {
-	// VS Code's mcp.json is JSON with comments and trailing commas; blanking
-	// them keeps every byte offset, so positions stay right.
-	data = stripJSONC(data)
+	data, err := standardJSON(data)
+	if err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var tree any
@@ -174,68 +176,20 @@ func normalize(v any) any {
 	return v
 }
 
-// stripJSONC blanks // and /* */ comments and trailing commas outside
-// strings, keeping newlines so that offsets, lines and columns do not move.
-// Strict JSON comes back unchanged.
-func stripJSONC(data []byte) []byte {
-	out := bytes.Clone(data)
-	unterminated := false
-	outsideStrings(out, func(i int) int {
-		switch {
-		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
-			j := i
-			for ; j < len(out) && out[j] != '\n'; j++ {
-				out[j] = ' '
-			}
-			return j
-		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
-			end := bytes.Index(out[i+2:], []byte("*/"))
-			if end < 0 {
-				unterminated = true // let the decoder report it
-				return len(out)
-			}
-			j := i + 2 + end + 2
-			for k := i; k < j; k++ {
-				if out[k] != '\n' {
-					out[k] = ' '
-				}
-			}
-			return j
+// standardJSON blanks the comments and trailing commas of JSON with
+// comments (VS Code's mcp.json), keeping every byte offset so that
+// positions in later errors stay right. Strict JSON comes back unchanged;
+// malformed input is an error naming its line and column.
+func standardJSON(data []byte) ([]byte, error) {
+	std, err := hujson.Standardize(bytes.Clone(data))
+	if err != nil {
+		// "hujson: line 4, column 5: invalid character ..."
+		msg := strings.TrimPrefix(err.Error(), "hujson: ")
+		if i := strings.Index(msg, "invalid literal: "); i >= 0 {
+			// hujson quotes the whole literal, which may be a secret.
+			msg = msg[:i] + "invalid value (want a string, number, object, array, true, false or null)"
 		}
-		return i + 1
-	})
-	if unterminated {
-		return out
+		return nil, errors.New(msg)
 	}
-	// Trailing commas, now that comments are blanks.
-	outsideStrings(out, func(i int) int {
-		if out[i] == ',' {
-			j := i + 1
-			for j < len(out) && strings.IndexByte(" \t\r\n", out[j]) >= 0 {
-				j++
-			}
-			if j < len(out) && (out[j] == '}' || out[j] == ']') {
-				out[i] = ' '
-			}
-		}
-		return i + 1
-	})
-	return out
-}
-
-// outsideStrings walks data, skipping JSON strings, and calls visit at
-// each other byte; visit returns where to go on.
-func outsideStrings(data []byte, visit func(i int) (next int)) {
-	for i := 0; i < len(data); {
-		if data[i] != '"' {
-			i = visit(i)
-			continue
-		}
-		for i++; i < len(data) && data[i] != '"'; i++ {
-			if data[i] == '\\' {
-				i++
-			}
-		}
-		i++ // the closing quote
-	}
+	return std, nil
 }

@@ -36,5 +36,11 @@
 // contain an env value, a header value or a token; [Config.Secrets] lists
 // them for the logger to redact.
 //
+// A running mcpx follows its file with [Watch], which reports each new
+// config that loads with the [Changes] against the running one ([Compare]:
+// servers added, removed, changed). [AddServer], [RemoveServer] and
+// [SetEnabled] edit a JSON (or JSON with comments) file in place, keeping
+// every other byte, and write it atomically after checking that it loads.
+//
 // The package has no global state: each call uses its own viper instance.
 package config

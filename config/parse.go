@@ -32,6 +32,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	}
 	p := &parser{file: file, lookup: o.LookupEnv, cfg: &Config{File: file}}
 	p.topLimits(tree)
+	p.lifecycle(tree)
 	p.servers(tree)
 	p.browser(tree)
 	if p.cfg.Browser != nil {
@@ -109,11 +110,12 @@ func (p *parser) servers(tree map[string]any) {
 var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
-	"callTimeout", "maxCallTime", "maxConcurrent",
+	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
-	s := Server{Name: name, Prefix: name, Enabled: true, Timeout: DefaultTimeout, Limits: p.cfg.Limits}
+	s := Server{Name: name, Prefix: name, Enabled: true, Timeout: DefaultTimeout, Limits: p.cfg.Limits,
+		Lazy: p.cfg.Lazy, IdleTimeout: p.cfg.IdleTimeout}
 	m, ok := v.(map[string]any)
 	if !ok {
 		p.fail(name, "", "want an object, not "+kind(v))
@@ -147,6 +149,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	s.Tools = r.filter("tools")
 	s.Prompts = r.filter("prompts")
 	s.Limits = r.limits(s.Limits)
+	r.serverLifecycle(&s)
 	r.warnUnknown(serverKeys...)
 
 	switch {

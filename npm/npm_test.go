@@ -182,6 +182,9 @@ func npmEnv(t *testing.T, tmp string) []string {
 		"npm_config_update_notifier=false",
 		"npm_config_audit=false",
 		"npm_config_fund=false",
+		// mcpx's remembered catalogs and relay secret stay in the test.
+		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
 	)
 }
 
@@ -297,6 +300,18 @@ func testForwardSignal(t *testing.T, in *install, sig syscall.Signal) {
 	fixture := fixturePids(t, pids)
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
+	}
+	if sig == syscall.SIGHUP {
+		// mcpx reloads its config on SIGHUP and goes on serving: that it
+		// says so proves the launcher passed the signal on.
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(s.stderrText(), "SIGHUP: reloading the config") {
+			if time.Now().After(deadline) {
+				t.Fatalf("mcpx never heard the SIGHUP sent to the launcher; stderr:\n%s", s.stderrText())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		s.stdin.Close()
 	}
 	status := s.wait(t, 10*time.Second)
 	t.Logf("launcher after %s: %v", sigName(sig), status)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -21,8 +20,9 @@ import (
 type State string
 
 const (
-	StateConnecting State = "connecting"
-	StateConnected  State = "connected"
+	StateConnecting State = "starting"
+	StateConnected  State = "ready"
+	StateSleeping   State = "sleeping" // lazy or idle: starts on the next call
 	StateFailed     State = "failed"
 	StateDisabled   State = "disabled"
 	StateStopped    State = "stopped"
@@ -76,6 +76,13 @@ type Options struct {
 	// HTTP bodies, SSE events): a larger answer fails its request, anything
 	// else larger is dropped. 0 means no limit.
 	MaxMessageBytes int64
+	// CacheDir is where each server's catalog is remembered after it
+	// connects, and read back at start (see [Remembered]); "" remembers
+	// nothing, and lazy servers then start to learn their catalog.
+	CacheDir string
+	// Offline never starts a server: each shows its remembered catalog
+	// only (mcpx list --cached).
+	Offline bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -169,6 +176,11 @@ type Client struct {
 	slots     *fifo    // maxConcurrent; nil for no limit
 	proc      *process // the child of the attempt or connection under way, for Kill
 
+	remembered bool          // the catalog shown came from the cache (or was stored there)
+	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
+	knownOnce  sync.Once
+	life       lifecycle
+
 	lifeMu  sync.Mutex // guards started and cancel
 	started bool
 	cancel  context.CancelFunc
@@ -184,8 +196,10 @@ func New(cfg config.Server, opts *Options) *Client {
 		opts:  o,
 		log:   o.Logger.WithPrefix(cfg.Name),
 		ready: make(chan struct{}),
+		known: make(chan struct{}),
 		done:  make(chan struct{}),
 		slots: newFIFO(cfg.MaxConcurrent),
+		life:  newLifecycle(),
 	}
 	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
 	if !cfg.Enabled {
@@ -229,6 +243,9 @@ func lower(l slog.Level) slog.Level {
 // Name is the server's name in the config.
 func (c *Client) Name() string { return c.cfg.Name }
 
+// Config is the config entry the Client runs.
+func (c *Client) Config() config.Server { return c.cfg }
+
 // Start connects in the background and returns at once. Use [Client.Ready]
 // to wait for the first attempt. A disabled server never connects.
 // Start after Close, or a second Start, does nothing.
@@ -245,6 +262,12 @@ func (c *Client) Start(ctx context.Context) {
 		close(c.done)
 		return
 	}
+	c.remember()
+	if c.opts.Offline {
+		c.offline()
+		close(c.done)
+		return
+	}
 	go c.run(ctx)
 }
 
@@ -256,7 +279,17 @@ func (c *Client) Ready() <-chan struct{} { return c.ready }
 // ended.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
-func (c *Client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
+func (c *Client) markReady() {
+	c.readyOnce.Do(func() { close(c.ready) })
+	c.markKnown()
+}
+
+// Known is closed once the server has a catalog to show: a remembered one,
+// or whatever its first connect attempt found. serve answers lists after
+// it, not after Ready.
+func (c *Client) Known() <-chan struct{} { return c.known }
+
+func (c *Client) markKnown() { c.knownOnce.Do(func() { close(c.known) }) }
 
 // Status returns a snapshot of the server's state.
 func (c *Client) Status() Status {
@@ -307,6 +340,10 @@ func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.markReady()
 	backoff := c.opts.MinBackoff
+	learning := c.cfg.Lazy && !c.hasRemembered()
+	if c.cfg.Lazy && !learning && !c.sleep(ctx) {
+		return
+	}
 	for attempt := 1; ; attempt++ {
 		c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
 		start := time.Now()
@@ -317,11 +354,23 @@ func (c *Client) run(ctx context.Context) {
 				"prompts", len(cn.catalog.Prompts), "in", elapsed.Round(time.Millisecond))
 			c.setConnected(cn, elapsed)
 			c.markReady()
-			select {
-			case <-ctx.Done():
+			switch c.awake(ctx, cn, learning) {
+			case endStopped:
 				c.disconnect(cn, StateStopped, nil)
 				return
-			case <-cn.lost:
+			case endIdle:
+				if learning {
+					c.log.Info("stopped while idle: catalog learned, sleeping until a call")
+				} else {
+					c.log.Info("stopped while idle", "idleTimeout", c.cfg.IdleTimeout)
+				}
+				c.disconnect(cn, StateSleeping, nil)
+				learning = false
+				backoff = c.opts.MinBackoff
+				if !c.sleep(ctx) {
+					return
+				}
+				continue
 			}
 			err = cn.lostErr()
 			c.log.Warn("connection lost", "err", c.opts.Redact(err.Error()))
@@ -342,10 +391,11 @@ func (c *Client) run(ctx context.Context) {
 				if c.Status().State != StateNeedsLogin {
 					c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
 				}
+				c.failed(err)
 				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
 			} else {
 				c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
-				c.update(func(s *Status) { s.State = StateFailed; s.Err = c.opts.Redact(err.Error()) })
+				c.failed(err)
 			}
 			c.markReady()
 		}
@@ -370,6 +420,12 @@ func (c *Client) update(f func(*Status)) {
 	c.mu.Lock()
 	f(&c.status)
 	c.mu.Unlock()
+	c.changed()
+}
+
+// changed wakes the calls waiting for a connection and tells the owner.
+func (c *Client) changed() {
+	c.broadcast()
 	c.opts.OnChange(c)
 }
 
@@ -384,7 +440,8 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.status.ProtocolVersion = cn.protocol
 	c.countLocked()
 	c.mu.Unlock()
-	c.opts.OnChange(c)
+	c.store(cn)
+	c.changed()
 }
 
 // disconnect publishes the end of a live connection in one step: state,
@@ -394,16 +451,19 @@ func (c *Client) disconnect(cn *conn, state State, err error) {
 	c.mu.Lock()
 	if c.conn == cn {
 		c.conn = nil
-		c.catalog = Catalog{}
+		if state != StateSleeping { // a sleeping server still lists what it had
+			c.catalog = Catalog{}
+		}
 		c.countLocked()
 	}
+	c.life.subs = map[string]bool{}
 	c.status.State = state
 	if err != nil {
 		c.status.Err = c.opts.Redact(err.Error())
 		c.status.Restarts++
 	}
 	c.mu.Unlock()
-	c.opts.OnChange(c)
+	c.changed()
 	cn.close()
 }
 
@@ -442,17 +502,15 @@ func (c *Client) Request(ctx context.Context, method string, params json.RawMess
 }
 
 func (c *Client) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	c.mu.Lock()
-	cn := c.conn
-	msg := c.status.Err
-	c.mu.Unlock()
-	if cn == nil {
-		if msg != "" {
-			return nil, fmt.Errorf("%s: %w (%s)", c.cfg.Name, ErrNotConnected, msg)
-		}
-		return nil, fmt.Errorf("%s: %w", c.cfg.Name, ErrNotConnected)
+	cn, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer c.release()
 	res, err := cn.request(ctx, method, params)
+	if err == nil {
+		c.track(method, params)
+	}
 	if err != nil {
 		var rpc *RPCError
 		if !errors.As(err, &rpc) && ctx.Err() == nil {

@@ -14,6 +14,13 @@
 //		fmt.Println(c.Status().Name, c.Status().State, len(c.Catalog().Tools))
 //	}
 //
+// With [Options].CacheDir, a Client remembers its server's catalog after each
+// connect ([Remembered], keyed by [CacheKey]) and shows it at the next start
+// while it connects ([Client.Known] before [Client.Ready]); a request made
+// meanwhile waits for the connection up to the server's timeout. A lazy
+// server sleeps ([StateSleeping]) until its first request, and one with an
+// idleTimeout goes back to sleep when nothing uses it.
+//
 // Child processes run under a small supervisor (the mcpx binary itself, see
 // [MaybeSupervise]) that leads their process group and takes the whole group
 // down when mcpx dies, even from SIGKILL.

@@ -51,3 +51,15 @@ func KillAll(clients []*Client) {
 		c.Kill()
 	}
 }
+
+// WaitKnown waits until every client has a catalog to show (remembered,
+// or from its first connect attempt), or ctx ends.
+func WaitKnown(ctx context.Context, clients []*Client) {
+	for _, c := range clients {
+		select {
+		case <-c.Known():
+		case <-ctx.Done():
+			return
+		}
+	}
+}

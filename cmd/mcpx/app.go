@@ -19,6 +19,8 @@ import (
 // redacts the config's secrets, and the aggregator over its servers.
 type session struct {
 	cfg    *config.Config
+	load   *config.LoadOptions // how cfg was found, for a reload
+	red    *redactor
 	log    *log.Logger
 	agg    *aggregator.Aggregator
 	closed func()
@@ -75,14 +77,16 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Logger:       logger,
 		Redact:       red.Redact,
 		Reconnect:    serve,
-		Serving:      serve,
+		Serving:      serve || g.asServe,
+		Remembered:   serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
 		Drain:        step,
-		Upstream:     upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens},
+		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
+			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
 	agg.Start(ctx)
-	return &session{cfg: cfg, log: logger, agg: agg, closed: closeLog}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A

@@ -128,7 +128,7 @@ func TestAuthLoginStatusLogout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range servers {
-		if s.Name == "remote" && (s.State != "connected" || s.Tools != 3) {
+		if s.Name == "remote" && (s.State != "ready" || s.Tools != 3) {
 			t.Errorf("servers after login: %+v", s)
 		}
 	}

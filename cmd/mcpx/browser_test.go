@@ -181,7 +181,7 @@ func TestServersShowsBrowser(t *testing.T) {
 	if b := got.Browser; b.State != "connected" || !b.RelayReachable || b.Extension != "Chrome 141" || b.Tools < 10 {
 		t.Errorf("browser = %+v", b)
 	}
-	if len(got.Servers) != 1 || got.Servers[0].State != "connected" {
+	if len(got.Servers) != 1 || got.Servers[0].State != "ready" {
 		t.Errorf("servers = %+v", got.Servers)
 	}
 	if strings.Contains(out+errOut, token) {

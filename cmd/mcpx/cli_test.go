@@ -96,7 +96,7 @@ func TestServersStatus(t *testing.T) {
 	for _, s := range got {
 		by[s.Name] = s
 	}
-	if s := by["fx"]; s.State != "connected" || s.Transport != "stdio" || s.Tools != 10 || s.Prompts != 1 || s.Resources != 4 || s.ConnectMillis < 0 || s.Server != "fx" {
+	if s := by["fx"]; s.State != "ready" || s.Transport != "stdio" || s.Tools != 10 || s.Prompts != 1 || s.Resources != 4 || s.ConnectMillis < 0 || s.Server != "fx" {
 		t.Errorf("fx = %+v", s)
 	}
 	if s := by["exits"]; s.State != "failed" || !strings.Contains(s.Error, "exit status 3") {
@@ -113,7 +113,7 @@ func TestServersStatus(t *testing.T) {
 	}
 
 	out, _, _ = runCLI(t, "", "servers", "--config", cfg)
-	if !strings.Contains(out, "fx\tstdio\tconnected\t10\t5\t1\t") {
+	if !strings.Contains(out, "fx\tstdio\tready\t10\t5\t1\t") {
 		t.Errorf("servers table lacks the fx row:\n%s", out)
 	}
 }

@@ -40,7 +40,8 @@ func fx(args ...string) map[string]any {
 func mcpxCommand(args ...string) *exec.Cmd {
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	cache, _ := os.MkdirTemp(testDir, "cache-")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1", "XDG_CACHE_HOME="+cache)
 	return cmd
 }
 
@@ -87,7 +88,15 @@ func (s *syncBuffer) String() string {
 
 func startServe(t testing.TB, config string, extra ...string) *rawClient {
 	t.Helper()
+	return startServeEnv(t, config, nil, extra...)
+}
+
+// startServeEnv is startServe with more environment variables (later
+// ones win), e.g. an XDG_CACHE_HOME shared by two runs.
+func startServeEnv(t testing.TB, config string, env []string, extra ...string) *rawClient {
+	t.Helper()
 	cmd := mcpxCommand(append([]string{"serve", "--stdio", "--config", config}, extra...)...)
+	cmd.Env = append(cmd.Env, env...)
 	c := &rawClient{t: t, cmd: cmd, stderr: &syncBuffer{}, lines: make(chan []byte, 1024), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	var err error

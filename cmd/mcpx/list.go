@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ type listOptions struct {
 	json   bool
 	server string
 	query  string
+	tokens bool // add each entry's estimated token cost and the total
 }
 
 func newListCmd(ios *streams, g *globalFlags) *cobra.Command {
@@ -47,6 +49,8 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")
 	cmd.Flags().StringVar(&o.server, "server", "", "only this server's capabilities")
+	cmd.Flags().BoolVar(&o.tokens, "tokens", false, "add each entry's estimated token cost (as the model reads its JSON) and the total")
+	cmd.Flags().BoolVar(&g.cached, "cached", false, "read only the remembered catalogs: start no server")
 	cmd.Flags().StringVarP(&o.query, "query", "q", "", "keyword search over names and descriptions, best match first (as the proxy tool's list does)")
 	return cmd
 }
@@ -74,7 +78,7 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		entries = kept
 	}
 	if o.json {
-		return printEntriesJSON(ios.Out, entries)
+		return printEntriesJSON(ios.Out, entries, o.tokens)
 	}
 	var header []string
 	rows := make([][]string, 0, len(entries))
@@ -92,10 +96,37 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 			rows = append(rows, []string{e.Name, e.Server, desc})
 		}
 	}
+	if o.tokens {
+		header, rows = addTokens(entries, header, rows)
+	}
 	if len(entries) == 0 && ios.OutTTY {
 		fmt.Fprintf(ios.Err, "no %s\n", o.kind)
 	}
-	return printTable(ios.Out, ios.OutTTY, header, rows)
+	if err := printTable(ios.Out, ios.OutTTY, header, rows); err != nil {
+		return err
+	}
+	if o.tokens {
+		total := 0
+		for _, e := range entries {
+			total += estimateTokens(len(e.JSON))
+		}
+		// Not in the table: a script reading rows must not take it for one.
+		fmt.Fprintf(ios.Err, "total: %d %s, about %d tokens\n", len(entries), o.kind, total)
+	}
+	return nil
+}
+
+// addTokens puts a TOKENS column after the name: each entry's estimated
+// cost as a model reads its JSON.
+func addTokens(entries []*aggregator.Entry, header []string, rows [][]string) ([]string, [][]string) {
+	if len(header) == 0 {
+		return header, rows
+	}
+	header = append([]string{header[0], "TOKENS"}, header[1:]...)
+	for i, e := range entries {
+		rows[i] = append([]string{rows[i][0], strconv.Itoa(estimateTokens(len(e.JSON)))}, rows[i][1:]...)
+	}
+	return header, rows
 }
 
 // displayName is a resource's name, or its title when it has one.
@@ -112,7 +143,7 @@ func displayName(e *aggregator.Entry) string {
 
 // printEntriesJSON prints the exposed objects as they are, each with the
 // "server" it comes from added.
-func printEntriesJSON(w io.Writer, entries []*aggregator.Entry) error {
+func printEntriesJSON(w io.Writer, entries []*aggregator.Entry, tokens bool) error {
 	out := make([]json.RawMessage, 0, len(entries))
 	for _, e := range entries {
 		var m map[string]json.RawMessage
@@ -120,6 +151,9 @@ func printEntriesJSON(w io.Writer, entries []*aggregator.Entry) error {
 			return fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
 		}
 		m["server"], _ = json.Marshal(e.Server)
+		if tokens {
+			m["estimatedTokens"], _ = json.Marshal(estimateTokens(len(e.JSON)))
+		}
 		b, err := json.Marshal(m)
 		if err != nil {
 			return err

@@ -17,35 +17,55 @@ import (
 // "redacted" all over every log line; values that short are not secrets.
 const minSecretLen = 4
 
-// redactor replaces every known secret with a marker.
-type redactor struct{ r *strings.Replacer }
+// redactor replaces every known secret with a marker. A config reload
+// adds the new config's secrets (and forgets none).
+type redactor struct {
+	mu      sync.RWMutex
+	secrets []string
+	r       *strings.Replacer
+}
 
 func newRedactor(secrets []string) *redactor {
+	r := &redactor{}
+	r.add(secrets)
+	return r
+}
+
+// add makes r replace more secrets too.
+func (r *redactor) add(more []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	// Each secret also as a JSON string spells it (a quote, a backslash or
 	// a control character escaped), since raw JSON passes through Redact
 	// too: an upstream's error data, a tool's error result.
-	var s []string
-	for _, v := range secrets {
+	s := append([]string(nil), r.secrets...)
+	for _, v := range more {
 		if len(v) < minSecretLen {
 			continue
 		}
 		s = append(s, v)
 		for _, html := range []bool{false, true} {
-			if esc := jsonEscape(v, html); esc != v && !slices.Contains(s, esc) {
+			if esc := jsonEscape(v, html); esc != v {
 				s = append(s, esc)
 			}
 		}
 	}
 	// Longest first, so a secret that contains another is replaced whole.
-	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	sort.Slice(s, func(i, j int) bool {
+		if len(s[i]) != len(s[j]) {
+			return len(s[i]) > len(s[j])
+		}
+		return s[i] < s[j]
+	})
+	s = slices.Compact(s)
 	var pairs []string
 	for _, v := range s {
 		pairs = append(pairs, v, "[redacted]")
 	}
-	if len(pairs) == 0 {
-		return &redactor{}
+	r.secrets = s
+	if len(pairs) > 0 {
+		r.r = strings.NewReplacer(pairs...)
 	}
-	return &redactor{r: strings.NewReplacer(pairs...)}
 }
 
 // jsonEscape is v as the inside of a JSON string, with <, > and & escaped
@@ -60,10 +80,16 @@ func jsonEscape(v string, html bool) string {
 }
 
 func (r *redactor) Redact(s string) string {
-	if r == nil || r.r == nil {
+	if r == nil {
 		return s
 	}
-	return r.r.Replace(s)
+	r.mu.RLock()
+	rep := r.r
+	r.mu.RUnlock()
+	if rep == nil {
+		return s
+	}
+	return rep.Replace(s)
 }
 
 // redactWriter is the decorator that keeps secrets and terminal control

@@ -23,6 +23,9 @@ var fixture string
 // follows the URL (the test server approves at once) to mcpx's callback.
 const browseEnv = "MCPX_TEST_BROWSE"
 
+// testDir is TestMain's temporary directory.
+var testDir string
+
 func TestMain(m *testing.M) {
 	if os.Getenv(browseEnv) == "1" && len(os.Args) > 1 {
 		resp, err := http.Get(os.Args[len(os.Args)-1])
@@ -44,6 +47,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Remembered catalogs and configs the tests write stay in the test's
+	// own directories; each serve child gets a cache of its own (see
+	// mcpxCommand) unless a test shares one on purpose.
+	testDir = dir
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	fixture = filepath.Join(dir, "fixture")
 	build := exec.Command("go", "build", "-o", fixture, "./testdata/fixture")
 	build.Dir = "../.."

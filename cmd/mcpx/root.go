@@ -32,6 +32,8 @@ type globalFlags struct {
 	logFile   string
 	expose    string
 	separator string
+	cached    bool // list --cached: read only remembered catalogs
+	asServe   bool // doctor: offer upstreams what serve offers, so they list what serve gets
 }
 
 func run(args []string, ios *streams) int {
@@ -81,6 +83,11 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newServersCmd(ios, g),
 		newRelayCmd(ios, g),
 		newAuthCmd(ios, g),
+		newAddCmd(ios, g),
+		newRemoveCmd(ios, g),
+		newEnableCmd(ios, g, true),
+		newEnableCmd(ios, g, false),
+		newDoctorCmd(ios, g),
 		newVersionCmd(ios),
 	)
 	return root

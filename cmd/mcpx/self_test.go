@@ -67,11 +67,11 @@ func TestSelfEntrySkipped(t *testing.T) {
 			t.Errorf("no warning saying why %s was skipped:\n%s", name, errOut)
 		}
 	}
-	if s := by["fx"]; s.State != "connected" {
-		t.Errorf("fx: %+v, want connected", s)
+	if s := by["fx"]; s.State != "ready" {
+		t.Errorf("fx: %+v, want ready", s)
 	}
-	if s := by["nested"]; s.State != "connected" || s.Server != "mcpx" || s.Tools != 1 {
-		t.Errorf("nested (another config): %+v, want a connected mcpx with the proxy tool", s)
+	if s := by["nested"]; s.State != "ready" || s.Server != "mcpx" || s.Tools != 1 {
+		t.Errorf("nested (another config): %+v, want a ready mcpx with the proxy tool", s)
 	}
 }
 
@@ -96,8 +96,8 @@ func TestRecursionDepthBounded(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if s := serversByName(t, out)["loop"]; s.State != "connected" {
-		t.Errorf("loop: %+v, want connected (the nested mcpx serves)", s)
+	if s := serversByName(t, out)["loop"]; s.State != "ready" {
+		t.Errorf("loop: %+v, want ready (the nested mcpx serves)", s)
 	}
 	// The deepest mcpx's warning travels up as each level logs its
 	// child's stderr.

@@ -15,7 +15,10 @@ func newServeCmd(ios *streams, g *globalFlags) *cobra.Command {
 carries JSON-RPC and nothing else; logs go to stderr or --log-file. mcpx
 exits, taking every child server with it, when stdin closes or on SIGINT or
 SIGTERM, within shutdownTimeout (default 5s) whatever a child or the
-client is doing.`,
+client is doing. The config file is watched: added servers start, removed
+ones stop, changed ones restart, and the client is told with list_changed;
+a file that does not parse is logged and the running config kept. SIGHUP
+reloads as well.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !stdio {
@@ -25,8 +28,14 @@ client is doing.`,
 			if err != nil {
 				return err
 			}
+			stop, err := s.watchConfig(cmd.Context())
+			if err != nil {
+				s.shutdown()
+				return err
+			}
 			s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
 			err = s.agg.ServeStdio(cmd.Context(), ios.In, ios.Out)
+			stop()
 			s.shutdown()
 			return err
 		},

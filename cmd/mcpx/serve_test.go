@@ -433,7 +433,7 @@ func TestServeRemoteTransports(t *testing.T) {
 	var servers []serverJSON
 	json.Unmarshal([]byte(out), &servers)
 	for _, s := range servers {
-		if s.State != "connected" || s.Tools < 13 {
+		if s.State != "ready" || s.Tools < 13 {
 			t.Errorf("server %s: state %s with %d tools", s.Name, s.State, s.Tools)
 		}
 	}

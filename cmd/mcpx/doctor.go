@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+type doctorOptions struct{ json bool }
+
+func newDoctorCmd(ios *streams, g *globalFlags) *cobra.Command {
+	o := &doctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the config and every server, and say what a client would stumble on",
+		Long: `Load the config, start every server once, and report for each: config
+problems, whether its command is on PATH, how long it took to connect, what
+it offers, tool names a client would reject (and what mcpx serves instead),
+input schemas that are not valid JSON Schema, and names two servers share.
+Then the size of tools/list as a client receives it, in bytes and
+estimated tokens. Exits 1 when anything is an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Servers list more tools to a client that can answer
+			// sampling, elicitation and roots: measure what serve gets.
+			g.asServe = true
+			if _, err := config.Load(loadOptions(g)); err != nil {
+				fmt.Fprintf(ios.Out, "config: %s\nverdict: the config does not load: fix it first\n", err)
+				return exitError{1}
+			}
+			s, err := openReady(cmd.Context(), ios, g)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			rep := diagnose(s.cfg, s.agg)
+			if err := rep.print(ios.Out, o.json); err != nil {
+				return err
+			}
+			if rep.Errors > 0 {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as JSON")
+	return cmd
+}
+
+// loadOptions are the config options of the global flags, as open uses.
+func loadOptions(g *globalFlags) *config.LoadOptions {
+	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
+	if g.separator != "" {
+		opts.Separator = &g.separator
+	}
+	return opts
+}
+
+// finding is one thing doctor noticed.
+type finding struct {
+	Server  string `json:"server,omitempty"`
+	Level   string `json:"level"` // error, warning, ok
+	Message string `json:"message"`
+}
+
+// serverReport is one server in doctor's report.
+type serverReport struct {
+	Name          string    `json:"name"`
+	State         string    `json:"state"`
+	Transport     string    `json:"transport"`
+	ConnectMillis int64     `json:"connectMs,omitempty"`
+	Tools         int       `json:"tools"`
+	Resources     int       `json:"resources"`
+	Prompts       int       `json:"prompts"`
+	Findings      []finding `json:"findings"`
+}
+
+type doctorReport struct {
+	File     string         `json:"file"`
+	Expose   string         `json:"expose"`
+	Config   []finding      `json:"config"`
+	Servers  []serverReport `json:"servers"`
+	Catalog  []finding      `json:"catalog"`
+	Bytes    int            `json:"toolsListBytes"`
+	Tokens   int            `json:"toolsListTokens"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+	Verdict  string         `json:"verdict"`
+}
+
+// estimateTokens estimates what text costs a model: about one token per
+// four bytes, the usual rate for English and JSON with common tokenizers.
+// It is an estimate, not any one model's count.
+func estimateTokens(n int) int { return (n + 3) / 4 }
+
+// diagnose checks the config and what the aggregator found.
+func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
+	rep := &doctorReport{File: cfg.File, Expose: string(cfg.Expose)}
+	if cfg.File == "" {
+		rep.Config = append(rep.Config, finding{Level: "warning", Message: "no config file found: the catalog is empty"})
+	}
+	perServer := map[string][]finding{}
+	for _, w := range cfg.Warnings {
+		f := finding{Level: "warning", Message: w}
+		placed := false
+		for _, s := range cfg.Servers {
+			if strings.Contains(w, "servers."+s.Name+".") || strings.HasSuffix(w, "servers."+s.Name) {
+				perServer[s.Name] = append(perServer[s.Name], f)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			rep.Config = append(rep.Config, f)
+		}
+	}
+
+	cat := agg.Catalog()
+	exposed := map[[2]string]string{} // server, original -> exposed name
+	for _, e := range cat.Tools {
+		exposed[[2]string{e.Server, e.Original}] = e.Name
+	}
+	clients := agg.Clients()
+	for i, s := range cfg.Servers {
+		st := clients[i].Status()
+		r := serverReport{Name: s.Name, State: string(st.State), Transport: string(s.Transport),
+			Tools: st.Tools, Resources: st.Resources + st.ResourceTemplates, Prompts: st.Prompts,
+			Findings: perServer[s.Name]}
+		add := func(level, format string, args ...any) {
+			r.Findings = append(r.Findings, finding{Level: level, Message: fmt.Sprintf(format, args...)})
+		}
+		if !s.Enabled {
+			add("ok", "disabled")
+			rep.Servers = append(rep.Servers, r)
+			continue
+		}
+		commandMissing := s.Transport == config.TransportStdio && !checkCommand(s, add)
+		switch st.State {
+		case upstream.StateConnected:
+			r.ConnectMillis = st.ConnectTime.Milliseconds()
+			add("ok", "connected in %s: %d tools, %d resources, %d prompts", st.ConnectTime.Round(time.Millisecond),
+				r.Tools, r.Resources, r.Prompts)
+		case upstream.StateSleeping:
+			add("ok", "lazy and sleeping: checked from its remembered catalog")
+		case upstream.StateFailed:
+			if !commandMissing {
+				add("error", "does not start: %s", st.Err)
+			}
+		default:
+			add("error", "still %s after its timeout (%s)", st.State, s.Timeout)
+		}
+		for _, raw := range clients[i].Tools() {
+			checkTool(s.Name, raw, exposed, add)
+		}
+		rep.Servers = append(rep.Servers, r)
+	}
+
+	for _, col := range cat.Collisions {
+		rep.Catalog = append(rep.Catalog, finding{Server: col.Dropped, Level: "warning", Message: "duplicate name: " + col.String()})
+	}
+	for _, p := range cat.Problems {
+		rep.Catalog = append(rep.Catalog, finding{Level: "warning", Message: p})
+	}
+	list := agg.ListResult("tools/list")
+	rep.Bytes = len(list) + len(`{"jsonrpc":"2.0","id":1,"result":}`)
+	rep.Tokens = estimateTokens(rep.Bytes)
+
+	for _, fs := range append([][]finding{rep.Config, rep.Catalog}, serverFindings(rep.Servers)...) {
+		for _, f := range fs {
+			switch f.Level {
+			case "error":
+				rep.Errors++
+			case "warning":
+				rep.Warnings++
+			}
+		}
+	}
+	switch {
+	case rep.Errors > 0:
+		rep.Verdict = fmt.Sprintf("%d error(s), %d warning(s): fix the errors", rep.Errors, rep.Warnings)
+	case rep.Warnings > 0:
+		rep.Verdict = fmt.Sprintf("usable, with %d warning(s)", rep.Warnings)
+	default:
+		rep.Verdict = "all good"
+	}
+	return rep
+}
+
+func serverFindings(rs []serverReport) [][]finding {
+	out := make([][]finding, len(rs))
+	for i, r := range rs {
+		out[i] = r.Findings
+	}
+	return out
+}
+
+// checkCommand looks the server's command up as its process would find
+// it, and reports whether it is there.
+func checkCommand(s config.Server, add func(level, format string, args ...any)) bool {
+	cmd := s.Command
+	if strings.ContainsRune(cmd, filepath.Separator) && !filepath.IsAbs(cmd) && s.Cwd != "" {
+		cmd = filepath.Join(s.Cwd, cmd)
+	}
+	path, err := exec.LookPath(cmd)
+	switch {
+	case err == nil:
+		add("ok", "command %q is %s", s.Command, path)
+		return true
+	case errors.Is(err, exec.ErrNotFound):
+		add("error", "command %q not found on PATH", s.Command)
+	default:
+		add("error", "command %q cannot be run: %v", s.Command, errors.Unwrap(err))
+	}
+	return false
+}
+
+// checkTool reports a tool name a client would reject or that mcpx had to
+// rewrite, and an inputSchema that is not valid JSON Schema.
+func checkTool(server string, raw json.RawMessage, exposed map[[2]string]string,
+	add func(level, format string, args ...any)) {
+	var t struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if json.Unmarshal(raw, &t) != nil || t.Name == "" {
+		return // the catalog's problems report it
+	}
+	name, ok := exposed[[2]string{server, t.Name}]
+	switch {
+	case !validToolName(t.Name):
+		add("warning", "tool name %q would be rejected by clients (want ^[a-zA-Z0-9_-]{1,64}$); mcpx serves it as %q", t.Name, name)
+	case ok && !validToolName(name) || ok && !strings.HasSuffix(name, t.Name):
+		add("warning", "tool %q is served as %q: with its prefix the name was too long or invalid", t.Name, name)
+	}
+	if msg := schemaProblem(t.InputSchema); msg != "" {
+		add("error", "tool %q: inputSchema %s", t.Name, msg)
+	}
+}
+
+func validToolName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// schemaProblem says why an inputSchema is not what MCP asks (a valid JSON
+// Schema of type object); "" when it is.
+func schemaProblem(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "is missing"
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return "is not JSON: " + err.Error()
+	}
+	if m, ok := doc.(map[string]any); !ok || m["type"] != "object" {
+		return `is not an object schema (MCP wants "type": "object"); mcpx serves {"type":"object"} instead`
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mcpx:inputSchema", doc); err != nil {
+		return "is not valid JSON Schema: " + oneLine(err.Error())
+	}
+	if _, err := c.Compile("mcpx:inputSchema"); err != nil {
+		return "is not valid JSON Schema: " + oneLine(err.Error())
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (rep *doctorReport) print(w io.Writer, asJSON bool) error {
+	if asJSON {
+		return printJSON(w, rep)
+	}
+	file := rep.File
+	if file == "" {
+		file = "(none)"
+	}
+	fmt.Fprintf(w, "config %s: %d server(s), expose %s\n", file, len(rep.Servers), rep.Expose)
+	printFindings(w, rep.Config)
+	for _, s := range rep.Servers {
+		fmt.Fprintf(w, "\n%s (%s): %s\n", s.Name, s.Transport, s.State)
+		printFindings(w, s.Findings)
+	}
+	fmt.Fprintln(w)
+	printFindings(w, rep.Catalog)
+	fmt.Fprintf(w, "tools/list as a client receives it (expose %s): %d bytes, about %d tokens\n", rep.Expose, rep.Bytes, rep.Tokens)
+	fmt.Fprintf(w, "verdict: %s\n", rep.Verdict)
+	return nil
+}
+
+func printFindings(w io.Writer, fs []finding) {
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %-7s %s\n", f.Level+":", f.Message)
+	}
+}

@@ -1,0 +1,144 @@
+package upstream
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// cacheFormat is bumped when the file layout changes; a file of another
+// format is stale and ignored.
+const cacheFormat = 1
+
+// Remembered is what a server said the last time it connected: enough to
+// list its capabilities before it is up again.
+type Remembered struct {
+	Format          int                `json:"format"`
+	Key             string             `json:"key"`
+	Saved           time.Time          `json:"saved"`
+	ServerInfo      mcp.Implementation `json:"serverInfo"`
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    json.RawMessage    `json:"capabilities,omitempty"`
+	Tools           []json.RawMessage  `json:"tools"`
+	Resources       []json.RawMessage  `json:"resources"`
+	Templates       []json.RawMessage  `json:"resourceTemplates"`
+	Prompts         []json.RawMessage  `json:"prompts"`
+}
+
+// Catalog returns the remembered lists.
+func (r *Remembered) Catalog() Catalog {
+	return Catalog{Tools: r.Tools, Resources: r.Resources, ResourceTemplates: r.Templates, Prompts: r.Prompts}
+}
+
+// CacheKey identifies a server's config entry: what decides which server
+// runs and so what it lists (transport, command, args, env, cwd, url,
+// headers). Settings of mcpx's own (prefix, filters, timeout, lazy) do not
+// change it, so turning them does not forget the catalog. Secrets go into
+// the hash only, never into a file name or the file.
+func CacheKey(s config.Server) string {
+	b, _ := json.Marshal(struct {
+		Name, Transport, Command, Cwd, URL string
+		Args                               []string
+		Env, Headers                       map[string]string
+	}{s.Name, string(s.Transport), s.Command, s.Cwd, s.URL, s.Args, s.Env, s.Headers})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// DefaultCacheDir is $XDG_CACHE_HOME/mcpx or the OS equivalent; "" when the
+// OS has none.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "mcpx")
+}
+
+// cacheFile is where the server's catalog is remembered: its name (made
+// safe for a file name) and the key's first 16 hex digits.
+func cacheFile(dir string, s config.Server) string {
+	name := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, s.Name)
+	if len(name) > 48 {
+		name = name[:48]
+	}
+	return filepath.Join(dir, name+"-"+CacheKey(s)[:16]+".json")
+}
+
+// LoadRemembered reads the server's remembered catalog from dir. A missing
+// file is (nil, nil); a corrupt or stale one is an error the caller logs
+// at debug level and otherwise ignores.
+func LoadRemembered(dir string, s config.Server) (*Remembered, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	file := cacheFile(dir, s)
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	var r Remembered
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s is corrupt: %w", file, err)
+	}
+	switch {
+	case r.Format != cacheFormat:
+		return nil, fmt.Errorf("%s is stale: format %d, want %d", file, r.Format, cacheFormat)
+	case r.Key != CacheKey(s):
+		return nil, fmt.Errorf("%s is stale: written for another config entry", file)
+	}
+	for _, l := range [][]json.RawMessage{r.Tools, r.Resources, r.Templates, r.Prompts} {
+		for _, item := range l {
+			if len(item) == 0 || item[0] != '{' {
+				return nil, fmt.Errorf("%s is corrupt: a list item is not an object", file)
+			}
+		}
+	}
+	return &r, nil
+}
+
+// saveRemembered writes r for the server into dir atomically (temp file and
+// rename), so a reader never sees half a file.
+func saveRemembered(dir string, s config.Server, r *Remembered) error {
+	r.Format = cacheFormat
+	r.Key = CacheKey(s)
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), cacheFile(dir, s))
+}

@@ -1,0 +1,287 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// lifecycle is what lazy start and idle stop know about a Client's use.
+// Its fields are guarded by Client.mu.
+type lifecycle struct {
+	inflight   int             // requests sent and not yet answered
+	waiting    int             // requests waiting for a connection
+	subs       map[string]bool // resource URIs subscribed to on this connection
+	lastActive time.Time       // when inflight last dropped to zero
+	changes    chan struct{}   // closed and replaced at every state change
+	wake       chan struct{}   // a sleeping server is asked to start
+	activity   chan struct{}   // inflight, waiting or subs changed
+}
+
+func newLifecycle() lifecycle {
+	return lifecycle{subs: map[string]bool{}, changes: make(chan struct{}),
+		wake: make(chan struct{}, 1), activity: make(chan struct{}, 1), lastActive: time.Now()}
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// broadcast wakes every call waiting for the state to change.
+func (c *Client) broadcast() {
+	c.mu.Lock()
+	close(c.life.changes)
+	c.life.changes = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// acquire returns the live connection for one request, counted in flight
+// until [Client.release]. A server still starting is waited for, and a
+// sleeping one woken, up to the server's timeout; a failed one fails at
+// once with its last error.
+func (c *Client) acquire(ctx context.Context) (*conn, error) {
+	timeout := c.cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	var deadline <-chan time.Time
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	waiting := false
+	defer func() {
+		if waiting {
+			c.life.waiting--
+			poke(c.life.activity)
+		}
+	}()
+	for {
+		if c.conn != nil {
+			c.life.inflight++
+			poke(c.life.activity)
+			return c.conn, nil
+		}
+		switch c.status.State {
+		case StateConnecting, StateSleeping:
+		default: // failed, stopped, disabled
+			if msg := c.status.Err; msg != "" {
+				return nil, fmt.Errorf("%s: %w (%s)", c.cfg.Name, ErrNotConnected, msg)
+			}
+			return nil, fmt.Errorf("%s: %w", c.cfg.Name, ErrNotConnected)
+		}
+		if c.opts.Offline {
+			return nil, fmt.Errorf("%s: %w (offline: only its remembered catalog is read)", c.cfg.Name, ErrNotConnected)
+		}
+		if !waiting {
+			waiting = true
+			c.life.waiting++
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			deadline = t.C
+		}
+		if c.status.State == StateSleeping {
+			poke(c.life.wake)
+		}
+		ch := c.life.changes
+		c.mu.Unlock()
+		select {
+		case <-ch:
+			c.mu.Lock()
+		case <-ctx.Done():
+			c.mu.Lock()
+			return nil, ctx.Err()
+		case <-deadline:
+			c.mu.Lock()
+			return nil, fmt.Errorf("%s: %w (still starting after %s)", c.cfg.Name, ErrNotConnected, timeout)
+		}
+	}
+}
+
+// release ends what acquire counted.
+func (c *Client) release() {
+	c.mu.Lock()
+	c.life.inflight--
+	if c.life.inflight == 0 {
+		c.life.lastActive = time.Now()
+	}
+	c.mu.Unlock()
+	poke(c.life.activity)
+}
+
+// track keeps the resource subscriptions of the live connection, which
+// keep the server awake.
+func (c *Client) track(method string, params json.RawMessage) {
+	if method != "resources/subscribe" && method != "resources/unsubscribe" {
+		return
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	c.mu.Lock()
+	if method == "resources/subscribe" {
+		c.life.subs[p.URI] = true
+	} else {
+		delete(c.life.subs, p.URI)
+	}
+	c.mu.Unlock()
+	poke(c.life.activity)
+}
+
+// end is why a live connection stopped being served.
+type end int
+
+const (
+	endLost    end = iota // the server went away
+	endStopped            // mcpx is stopping the Client
+	endIdle               // no use for IdleTimeout: put it to sleep
+)
+
+// awake serves a live connection until it is lost, the Client stops, or it
+// has been idle for the server's idleTimeout. A lazy server that was only
+// started to learn its catalog sleeps as soon as nothing uses it, unless
+// an idleTimeout says how long to wait.
+func (c *Client) awake(ctx context.Context, cn *conn, learning bool) end {
+	idle := c.cfg.IdleTimeout
+	watch := idle > 0 || learning
+	c.mu.Lock()
+	c.life.lastActive = time.Now() // idle from the connect on, not from before it
+	c.mu.Unlock()
+	for {
+		var t *time.Timer
+		var timer <-chan time.Time
+		if watch {
+			c.mu.Lock()
+			busy := c.life.inflight > 0 || c.life.waiting > 0 || len(c.life.subs) > 0
+			left := idle - time.Since(c.life.lastActive)
+			c.mu.Unlock()
+			if !busy {
+				if left <= 0 {
+					return endIdle
+				}
+				t = time.NewTimer(left)
+				timer = t.C
+			}
+		}
+		var why end = -1
+		select {
+		case <-ctx.Done():
+			why = endStopped
+		case <-cn.lost:
+			why = endLost
+		case <-c.life.activity:
+		case <-timer:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if why >= 0 {
+			return why
+		}
+	}
+}
+
+// sleep parks a server that is not needed until a call wakes it. It
+// returns false when the Client is stopped meanwhile.
+func (c *Client) sleep(ctx context.Context) bool {
+	c.mu.Lock()
+	select { // a wake from before is stale unless someone still waits
+	case <-c.life.wake:
+	default:
+	}
+	if c.life.waiting > 0 {
+		c.mu.Unlock()
+		c.log.Info("starting on demand")
+		return true
+	}
+	c.status.State = StateSleeping
+	c.mu.Unlock()
+	c.markReady()
+	c.changed()
+	select {
+	case <-ctx.Done():
+		c.update(func(s *Status) { s.State = StateStopped })
+		return false
+	case <-c.life.wake:
+		c.log.Info("starting on demand")
+		return true
+	}
+}
+
+// hasRemembered reports whether a remembered catalog is shown.
+func (c *Client) hasRemembered() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.remembered
+}
+
+// remember shows the server's remembered catalog, if any, until it
+// connects. A file that cannot be used is only worth a debug line.
+func (c *Client) remember() {
+	r, err := LoadRemembered(c.opts.CacheDir, c.cfg)
+	if err != nil {
+		c.log.Debug("remembered catalog ignored", "err", c.opts.Redact(err.Error()))
+	}
+	if r == nil {
+		return
+	}
+	c.mu.Lock()
+	c.remembered = true
+	c.catalog = r.Catalog()
+	c.status.ServerInfo = r.ServerInfo
+	c.status.ProtocolVersion = r.ProtocolVersion
+	c.countLocked()
+	c.mu.Unlock()
+	c.markKnown()
+	c.opts.OnChange(c)
+}
+
+// offline shows the remembered catalog and never connects.
+func (c *Client) offline() {
+	if c.hasRemembered() {
+		c.update(func(s *Status) { s.State = StateSleeping })
+	} else {
+		c.update(func(s *Status) { s.State = StateFailed; s.Err = "nothing remembered yet" })
+	}
+	c.markReady()
+}
+
+// failed publishes a failed connect attempt: a remembered catalog is not
+// shown for a server that cannot start.
+func (c *Client) failed(err error) {
+	c.mu.Lock()
+	if c.conn == nil {
+		c.catalog = Catalog{}
+		c.countLocked()
+	}
+	c.status.State = StateFailed
+	c.status.Err = c.opts.Redact(err.Error())
+	c.mu.Unlock()
+	c.changed()
+}
+
+// store remembers the connection's catalog for the next start.
+func (c *Client) store(cn *conn) {
+	if c.opts.CacheDir == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.conn != cn {
+		c.mu.Unlock()
+		return
+	}
+	cat := c.catalog
+	c.remembered = true
+	c.mu.Unlock()
+	caps, _ := json.Marshal(cn.caps)
+	r := &Remembered{Saved: time.Now().UTC(), ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
+		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts}
+	if err := saveRemembered(c.opts.CacheDir, c.cfg, r); err != nil {
+		c.log.Debug("could not remember the catalog", "err", c.opts.Redact(err.Error()))
+	}
+}
