@@ -51,5 +51,5 @@ func (r *reader) idle(key string) (d time.Duration, ok bool) {
 			return 0, true
 		}
 	}
-	return r.timeout(key)
+	return r.duration(key, false)
 }

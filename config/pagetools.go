@@ -70,7 +70,7 @@ func (r *reader) pageTools() PageTools {
 			}
 		}
 	}
-	if d, ok := sub.timeout("interval"); ok {
+	if d, ok := sub.duration("interval", false); ok {
 		if d > maxPageToolsInterval {
 			sub.fail("interval", "at most %s, so that a page's new or removed tools show within 2s", maxPageToolsInterval)
 		}

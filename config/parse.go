@@ -1,17 +1,13 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"net"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 )
 
@@ -143,7 +139,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	if prefix, ok := r.label("prefix"); ok {
 		s.Prefix = prefix
 	}
-	if d, ok := r.timeout("timeout"); ok {
+	if d, ok := r.duration("timeout", false); ok {
 		s.Timeout = d
 	}
 	s.Tools = r.filter("tools")
@@ -233,38 +229,6 @@ func (r *reader) transport() (t Transport, key string) {
 		t, key = kt, k
 	}
 	return t, key
-}
-
-// timeout reads a duration string ("30s", "1m") or a number of seconds.
-func (r *reader) timeout(key string) (time.Duration, bool) {
-	v, ok := r.get(key)
-	if !ok {
-		return 0, false
-	}
-	var d time.Duration
-	switch v := v.(type) {
-	case string:
-		var err error
-		if d, err = time.ParseDuration(v); err != nil {
-			r.fail(key, "%q is not a duration (want e.g. \"30s\", \"1m\" or a number of seconds)", v)
-			return 0, false
-		}
-	case json.Number:
-		secs, err := strconv.ParseFloat(string(v), 64)
-		if err != nil || secs*float64(time.Second) >= math.MaxInt64 {
-			r.fail(key, "%s seconds is out of range", v)
-			return 0, false
-		}
-		d = time.Duration(secs * float64(time.Second))
-	default:
-		r.fail(key, "want a duration string or a number of seconds, not %s", kind(v))
-		return 0, false
-	}
-	if d <= 0 {
-		r.fail(key, "must be positive")
-		return 0, false
-	}
-	return d, true
 }
 
 // browser reads the optional browser section. Its url is not required: it
