@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/coder/websocket"
 )
 
@@ -147,7 +149,7 @@ type Extension struct {
 
 // extSocket is one connection of an Extension to a relay.
 type extSocket struct {
-	wsConn
+	rpcwire.Conn
 	token  string
 	authed chan struct{} // closed on the relay's "authenticated"
 	done   chan struct{} // closed when the reader ends
@@ -294,8 +296,8 @@ func (e *Extension) Connect(ctx context.Context, extensionURL, token string) err
 		return fmt.Errorf("dial %s: %w", extensionURL, err)
 	}
 	c.SetReadLimit(readLimit)
-	s := &extSocket{wsConn: wsConn{c: c}, token: token, authed: make(chan struct{}), done: make(chan struct{})}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s := &extSocket{Conn: rpcwire.Conn{WS: c}, token: token, authed: make(chan struct{}), done: make(chan struct{})}
+	s.Ctx, s.Cancel = context.WithCancel(context.Background())
 	e.mu.Lock()
 	e.sock = s
 	e.wg.Add(1)
@@ -307,7 +309,7 @@ func (e *Extension) Connect(ctx context.Context, extensionURL, token string) err
 		if token != "" {
 			params["access_token"] = token
 		}
-		if err := s.send(map[string]any{"method": "extension_handshake", "params": params}); err != nil {
+		if err := s.Send(map[string]any{"method": "extension_handshake", "params": params}); err != nil {
 			_ = c.CloseNow()
 			<-s.done
 			return fmt.Errorf("extension_handshake: %w", err)
@@ -343,7 +345,7 @@ func (e *Extension) disconnectLocked() {
 	if s == nil {
 		return
 	}
-	_ = s.c.Close(websocket.StatusGoingAway, "extension disconnected")
+	_ = s.WS.Close(websocket.StatusGoingAway, "extension disconnected")
 	<-s.done
 }
 
@@ -362,8 +364,8 @@ func (e *Extension) readLoop(s *extSocket) {
 	defer e.wg.Done()
 	defer close(s.done)
 	defer func() {
-		s.cancel()
-		_ = s.c.CloseNow()
+		s.Cancel()
+		_ = s.WS.CloseNow()
 		e.mu.Lock()
 		if e.sock == s {
 			e.sock = nil
@@ -372,7 +374,7 @@ func (e *Extension) readLoop(s *extSocket) {
 		e.mu.Unlock()
 	}()
 	for {
-		_, data, err := s.c.Read(s.ctx)
+		_, data, err := s.WS.Read(s.Ctx)
 		if err != nil {
 			s.err = err
 			return
@@ -386,13 +388,13 @@ func (e *Extension) readLoop(s *extSocket) {
 			continue
 		}
 		switch {
-		case m.Method == "" || !m.hasID():
+		case m.Method == "" || !m.HasID():
 			if m.Method != "" {
 				e.notify(s, m, data)
 			}
 		case m.Method == "authenticate" && !e.handles("authenticate"):
 			e.record(data)
-			_ = s.send(response(m.ID, e.credentials(s.token)))
+			_ = s.Send(rpcwire.Response(m.ID, e.credentials(s.token)))
 		default:
 			e.record(data)
 			e.wg.Add(1) // this reader holds the count above zero
@@ -411,7 +413,7 @@ func (e *Extension) Notify(method string, params any) error {
 	if s == nil {
 		return errors.New("browsertest: extension is not connected")
 	}
-	return s.send(notification(method, params))
+	return s.Send(rpcwire.Notification(method, params))
 }
 
 // ForwardCDPEvent sends a CDP event of a tab: {"method":"forwardCDPEvent",
@@ -422,7 +424,7 @@ func (e *Extension) ForwardCDPEvent(tabID int, method string, params any) error 
 	if params == nil {
 		params = map[string]any{}
 	}
-	msg := notification("forwardCDPEvent", map[string]any{"tabId": tabID, "method": method, "params": params})
+	msg := rpcwire.Notification("forwardCDPEvent", map[string]any{"tabId": tabID, "method": method, "params": params})
 	if e.dialect == Seed002 {
 		delete(msg, "jsonrpc")
 	}
@@ -446,5 +448,5 @@ func (e *Extension) Send(v any) error {
 	case []byte:
 		v = json.RawMessage(b)
 	}
-	return s.send(v)
+	return s.Send(v)
 }

@@ -12,6 +12,8 @@ import (
 	"image/jpeg"
 	"image/png"
 	"strings"
+
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
 )
 
 // record notes a request the extension got.
@@ -58,13 +60,13 @@ func (e *Extension) credentials(token string) map[string]any {
 // serve answers one forwarded request.
 func (e *Extension) serve(s *extSocket, m message) {
 	defer e.wg.Done()
-	res, err := e.call(s.ctx, connectionOf(m.ID), m.Method, m.Params)
+	res, err := e.call(s.Ctx, connectionOf(m.ID), m.Method, m.Params)
 	switch {
 	case errors.Is(err, ErrNoResponse):
 	case err != nil:
-		_ = s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": e.wireError(err)})
+		_ = s.Send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": e.wireError(err)})
 	default:
-		_ = s.send(response(m.ID, res))
+		_ = s.Send(rpcwire.Response(m.ID, res))
 	}
 }
 
@@ -112,20 +114,20 @@ func (e *Extension) custom(m message) bool {
 // id, no "jsonrpc", the connectionId it came with.
 func (e *Extension) serve002(s *extSocket, conn string, m message) {
 	defer e.wg.Done()
-	res, err := e.call(s.ctx, conn, m.Method, m.Params)
+	res, err := e.call(s.Ctx, conn, m.Method, m.Params)
 	switch {
 	case errors.Is(err, ErrNoResponse):
 	case err != nil:
-		_ = s.send(map[string]any{"connectionId": conn, "error": e.wireError(err)})
+		_ = s.Send(map[string]any{"connectionId": conn, "error": e.wireError(err)})
 	default:
-		_ = s.send(map[string]any{"connectionId": conn, "result": res})
+		_ = s.Send(map[string]any{"connectionId": conn, "result": res})
 	}
 }
 
 // connectionOf returns the relay connection a request id belongs to: the
 // text before the first colon, or "" in direct mode (a plain id).
 func connectionOf(id json.RawMessage) string {
-	c, _, ok := strings.Cut(idString(id), ":")
+	c, _, ok := strings.Cut(rpcwire.IDString(id), ":")
 	if !ok {
 		return ""
 	}

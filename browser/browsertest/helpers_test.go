@@ -141,7 +141,7 @@ func unmarshal(t testing.TB, data json.RawMessage, v any) {
 // awaitNotification waits for a notification of the given method.
 func awaitNotification(t testing.TB, rc *rpcClient, method string) json.RawMessage {
 	t.Helper()
-	data, err := rc.await(testCtx(t), func(m message) bool { return m.Method == method && !m.hasID() })
+	data, err := rc.await(testCtx(t), func(m message) bool { return m.Method == method && !m.HasID() })
 	if err != nil {
 		t.Fatalf("waiting for %s: %v", method, err)
 	}

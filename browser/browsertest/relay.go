@@ -18,9 +18,6 @@ import (
 // megabytes.
 const readLimit = 64 << 20
 
-// writeTimeout bounds one write to one socket.
-const writeTimeout = 10 * time.Second
-
 // Sides of a [Frame].
 const (
 	SideMCP       = relay.SideMCP

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/coder/websocket"
 )
 
@@ -60,7 +62,7 @@ type Relay002 struct {
 
 // client002 is one MCP client socket of a Relay002.
 type client002 struct {
-	wsConn
+	rpcwire.Conn
 	label      string
 	handshaken bool // guarded by Relay002.mu
 }
@@ -158,7 +160,7 @@ func (r *Relay002) DropExtension() {
 	r.ext.mu.Unlock()
 	for _, c := range gone {
 		c.cancel()
-		_ = c.client.send(map[string]any{"connectionId": c.id, "error": "Extension disconnected"})
+		_ = c.client.Send(map[string]any{"connectionId": c.id, "error": "Extension disconnected"})
 	}
 }
 
@@ -197,7 +199,7 @@ func (r *Relay002) ForwardCDPEvent(tabID int, method string, params any) {
 		all = holding
 	}
 	for _, c := range all {
-		_ = c.client.send(map[string]any{"method": "forwardCDPEvent", "connectionId": c.id,
+		_ = c.client.Send(map[string]any{"method": "forwardCDPEvent", "connectionId": c.id,
 			"params": map[string]any{"tabId": tabID, "method": method, "params": params}})
 	}
 }
@@ -240,15 +242,15 @@ func (r *Relay002) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(readLimit)
-	k := &client002{wsConn: wsConn{c: c}, label: label}
-	k.ctx, k.cancel = context.WithCancel(r.ctx)
-	defer k.cancel()
+	k := &client002{Conn: rpcwire.Conn{WS: c}, label: label}
+	k.Ctx, k.Cancel = context.WithCancel(r.ctx)
+	defer k.Cancel()
 	r.mu.Lock()
 	r.clients[k] = struct{}{}
 	r.mu.Unlock()
 	defer r.clientGone(k)
 	for {
-		_, data, err := c.Read(k.ctx)
+		_, data, err := c.Read(k.Ctx)
 		if err != nil {
 			return
 		}
@@ -294,7 +296,7 @@ func failure(why string) map[string]any { return map[string]any{"success": false
 func (r *Relay002) handle(k *client002, data []byte) {
 	var m msg002
 	if json.Unmarshal(data, &m) != nil || m.Method == "" {
-		_ = k.send(failure("expected a JSON object with a method"))
+		_ = k.Send(failure("expected a JSON object with a method"))
 		return
 	}
 	r.mu.Lock()
@@ -306,17 +308,17 @@ func (r *Relay002) handle(k *client002, data []byte) {
 	switch {
 	case m.Method == "mcp_handshake": // seed 002: no answer
 	case !handshaken:
-		_ = k.send(failure("send mcp_handshake first"))
+		_ = k.Send(failure("send mcp_handshake first"))
 	case m.Method == "list_extensions":
 		list := []map[string]any{}
 		if available {
 			list = append(list, map[string]any{"id": r.extID, "name": r.ext.Name(), "connected": true})
 		}
-		_ = k.send(map[string]any{"extensions": list})
+		_ = k.Send(map[string]any{"extensions": list})
 	case m.Method == "connect":
-		_ = k.send(r.connect(k, m.Params, available))
+		_ = k.Send(r.connect(k, m.Params, available))
 	case m.ConnectionID == "":
-		_ = k.send(failure("missing connectionId"))
+		_ = k.Send(failure("missing connectionId"))
 	default:
 		r.forward(k, m)
 	}
@@ -355,7 +357,7 @@ func (r *Relay002) connect(k *client002, params json.RawMessage, available bool)
 		r.ext.createTabLocked(c.id, json.RawMessage(`{"activate":false}`))
 	}
 	r.ext.mu.Unlock()
-	c.ctx, c.cancel = context.WithCancel(k.ctx)
+	c.ctx, c.cancel = context.WithCancel(k.Ctx)
 	r.mu.Lock()
 	r.conns[c.id] = c
 	r.mu.Unlock()
@@ -368,7 +370,7 @@ func (r *Relay002) forward(k *client002, m msg002) {
 	c := r.conns[m.ConnectionID]
 	r.mu.Unlock()
 	if c == nil || c.client != k {
-		_ = k.send(map[string]any{"connectionId": m.ConnectionID, "error": "Connection not found: " + m.ConnectionID})
+		_ = k.Send(map[string]any{"connectionId": m.ConnectionID, "error": "Connection not found: " + m.ConnectionID})
 		return
 	}
 	res, err := r.ext.call(c.ctx, c.id, m.Method, m.Params)
@@ -376,11 +378,11 @@ func (r *Relay002) forward(k *client002, m msg002) {
 		return // no answer, or the connection ended and its client was told
 	}
 	if err != nil {
-		_ = k.send(map[string]any{"connectionId": c.id, "error": r.ext.wireError(err)})
+		_ = k.Send(map[string]any{"connectionId": c.id, "error": r.ext.wireError(err)})
 		return
 	}
 	if res == nil {
 		res = map[string]any{}
 	}
-	_ = k.send(map[string]any{"connectionId": c.id, "result": res})
+	_ = k.Send(map[string]any{"connectionId": c.id, "result": res})
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/coder/websocket"
 )
 
@@ -155,7 +157,7 @@ func TestIDMapping(t *testing.T) {
 	}
 	want := []string{"proxy:1"}
 	for _, id := range ids {
-		want = append(want, s.connID+":"+idString(mustJSON(id)))
+		want = append(want, s.connID+":"+rpcwire.IDString(mustJSON(id)))
 	}
 	if strings.Join(seen, " ") != strings.Join(want, " ") {
 		t.Fatalf("extension saw ids %q, want %q", seen, want)
@@ -458,7 +460,7 @@ func TestFramesRecorded(t *testing.T) {
 				t.Errorf("conn %q", f.Conn)
 			}
 		case SideExtension:
-			ext = append(ext, idString(m.ID))
+			ext = append(ext, rpcwire.IDString(m.ID))
 			if !strings.HasPrefix(f.Conn, "extension#") {
 				t.Errorf("conn %q", f.Conn)
 			}

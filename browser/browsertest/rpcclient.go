@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/coder/websocket"
 )
 
@@ -87,7 +89,7 @@ func (rc *rpcClient) send(v any) error {
 	}
 	rc.wmu.Lock()
 	defer rc.wmu.Unlock()
-	ctx, cancel := context.WithTimeout(rc.ctx, writeTimeout)
+	ctx, cancel := context.WithTimeout(rc.ctx, rpcwire.WriteTimeout)
 	defer cancel()
 	return rc.c.Write(ctx, websocket.MessageText, data)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/coder/websocket"
 )
 
@@ -30,7 +32,7 @@ type extPeer struct {
 // what the extension sends.
 func (s *Server) serveExtension(k *socket) {
 	auth := map[string]any{"jsonrpc": "2.0", "id": "proxy:1", "method": "authenticate", "params": map[string]any{}}
-	if err := k.send(auth); err != nil {
+	if err := k.Send(auth); err != nil {
 		return
 	}
 	var me *extPeer
@@ -55,14 +57,14 @@ func (s *Server) serveExtension(k *socket) {
 		switch {
 		case m.Method == "extension_handshake":
 			me, reason = s.handshake002(k, m)
-		case m.Method == "" && idString(m.ID) == "proxy:1":
+		case m.Method == "" && rpcwire.IDString(m.ID) == "proxy:1":
 			me, reason = s.authenticateExtension(k, m)
 		default:
 			continue // until it has authenticated, nothing else counts
 		}
 		if me == nil {
 			s.logger.Warn("browser extension refused", "why", reason)
-			_ = k.c.Close(websocket.StatusPolicyViolation, reason)
+			_ = k.WS.Close(websocket.StatusPolicyViolation, reason)
 			return
 		}
 	}
@@ -103,7 +105,7 @@ func (s *Server) authenticateExtension(k *socket, m message) (*extPeer, string) 
 	if cr.ClientID != "" {
 		params["client_id"] = cr.ClientID
 	}
-	_ = k.send(notification("authenticated", params))
+	_ = k.Send(rpcwire.Notification("authenticated", params))
 	return me, ""
 }
 
@@ -177,10 +179,10 @@ func (s *Server) register(k *socket, cr credentials, userID, dialect string) *ex
 	}
 	s.mu.Unlock()
 	for _, f := range failed {
-		_ = f.to.send(errorResponse(f.raw, codeServerError, "the browser extension reconnected and lost this request; send it again"))
+		_ = f.to.Send(rpcwire.ErrorResponse(f.raw, codeServerError, "the browser extension reconnected and lost this request; send it again"))
 	}
 	if old != nil {
-		_ = old.sock.c.CloseNow()
+		_ = old.sock.WS.CloseNow()
 	}
 	s.logger.Info("browser extension connected", "name", cr.Name, "dialect", dialect)
 	return me
@@ -193,14 +195,14 @@ func (s *Server) fromExtension(me *extPeer, m message, data json.RawMessage) {
 		return
 	}
 	switch {
-	case m.Method != "" && !m.hasID(): // a notification: to its MCP clients
+	case m.Method != "" && !m.HasID(): // a notification: to its MCP clients
 		for _, to := range s.clientsOf(me, "") {
-			_ = to.send(data)
+			_ = to.Send(data)
 		}
 	case m.Method != "": // extensions do not ask the relay anything
-		_ = me.sock.send(errorResponse(m.ID, codeMethodNotFound, "Method not found: "+m.Method))
-	case m.hasID():
-		id := idString(m.ID)
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeMethodNotFound, "Method not found: "+m.Method))
+	case m.HasID():
+		id := rpcwire.IDString(m.ID)
 		connID, _, ok := strings.Cut(id, ":")
 		if !ok || strings.HasPrefix(id, "proxy:") {
 			return
@@ -232,7 +234,7 @@ func (s *Server) answer(c *connection, p pending, data json.RawMessage) {
 	if err != nil {
 		return
 	}
-	_ = c.mcp.sock.send(out)
+	_ = c.mcp.sock.Send(out)
 }
 
 // from002 routes a message of a seed 002 extension: events by
@@ -249,14 +251,14 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 			return
 		}
 		for _, to := range s.clientsOf(me, m.ConnectionID, string(p.TabID)) {
-			_ = to.send(out)
+			_ = to.Send(out)
 		}
 		return
 	}
 	s.mu.Lock()
 	c := s.conns[m.ConnectionID]
 	if m.ConnectionID == "" { // an echoed mapped id names it
-		connID, _, _ := strings.Cut(idString(m.ID), ":")
+		connID, _, _ := strings.Cut(rpcwire.IDString(m.ID), ":")
 		c = s.conns[connID]
 	}
 	if c == nil && m.ConnectionID == "" { // the only connection with a request open
@@ -274,7 +276,7 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 	var next json.RawMessage
 	ok := false
 	if c != nil && c.ext == me {
-		p, ok = c.take(idString(m.ID))
+		p, ok = c.take(rpcwire.IDString(m.ID))
 		if !ok {
 			p, ok = c.takeOldest()
 		}
@@ -288,7 +290,7 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 	}
 	s.answer(c, p, reply002(m, data))
 	if next != nil {
-		_ = me.sock.send(next)
+		_ = me.sock.Send(next)
 	}
 }
 
@@ -301,7 +303,7 @@ func reply002(m message, data json.RawMessage) json.RawMessage {
 		e := m.Error
 		var msg string
 		if json.Unmarshal(e, &msg) == nil {
-			e, _ = json.Marshal(rpcError{codeServerError, msg})
+			e, _ = json.Marshal(rpcwire.Error{Code: codeServerError, Message: msg})
 		}
 		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "error": e})
 		return out
@@ -366,7 +368,7 @@ func (s *Server) extensionGone(me *extPeer) {
 	s.mu.Unlock()
 	s.logger.Info("browser extension disconnected", "name", me.name)
 	for _, c := range gone {
-		_ = c.mcp.sock.send(notification("disconnected", map[string]any{
+		_ = c.mcp.sock.Send(rpcwire.Notification("disconnected", map[string]any{
 			"connection_id": c.id,
 			"reason":        "Extension closed",
 		}))

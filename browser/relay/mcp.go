@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/coder/websocket"
 )
 
@@ -107,13 +109,13 @@ func (s *Server) serveMCP(k *socket) {
 	for {
 		m, data, err := s.read(k)
 		if errors.Is(err, errBadJSON) {
-			_ = k.send(errorResponse(nil, codeParseError, "Parse error"))
+			_ = k.Send(rpcwire.ErrorResponse(nil, codeParseError, "Parse error"))
 			continue
 		}
 		if err != nil {
 			return
 		}
-		if m.Method == "" || !m.hasID() {
+		if m.Method == "" || !m.HasID() {
 			continue // MCP clients only ask; their notifications mean nothing here
 		}
 		s.mu.Lock()
@@ -122,11 +124,11 @@ func (s *Server) serveMCP(k *socket) {
 		switch {
 		case m.Method == "mcp_handshake":
 			if !s.handshake(me, m) {
-				_ = k.c.Close(websocket.StatusPolicyViolation, "Authentication failed")
+				_ = k.WS.Close(websocket.StatusPolicyViolation, "Authentication failed")
 				return
 			}
 		case !authed:
-			_ = k.send(errorResponse(m.ID, codeServerError, "Not authenticated: send mcp_handshake first"))
+			_ = k.Send(rpcwire.ErrorResponse(m.ID, codeServerError, "Not authenticated: send mcp_handshake first"))
 		case m.Method == "list_extensions":
 			s.mu.Lock()
 			list := []map[string]any{}
@@ -134,12 +136,12 @@ func (s *Server) serveMCP(k *socket) {
 				list = append(list, map[string]any{"id": e.ID, "name": e.Name, "connected": true})
 			}
 			s.mu.Unlock()
-			_ = k.send(response(m.ID, map[string]any{"extensions": list}))
+			_ = k.Send(rpcwire.Response(m.ID, map[string]any{"extensions": list}))
 		case m.Method == "connect":
 			s.connect(me, m)
 		case m.Method == "disconnect":
 			s.disconnect(me, "MCP client disconnected")
-			_ = k.send(response(m.ID, map[string]any{"disconnected": true}))
+			_ = k.Send(rpcwire.Response(m.ID, map[string]any{"disconnected": true}))
 		default:
 			s.forward(me, m, data)
 		}
@@ -159,7 +161,7 @@ func (s *Server) handshake(me *mcpPeer, m message) bool {
 			if strings.Contains(err.Error(), "expired") {
 				msg = "Authentication failed: Invalid token (token expired)"
 			}
-			_ = me.sock.send(errorResponse(m.ID, codeServerError, msg))
+			_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeServerError, msg))
 			return false
 		}
 	}
@@ -169,14 +171,14 @@ func (s *Server) handshake(me *mcpPeer, m message) bool {
 	s.mu.Lock()
 	me.authed, me.userID, me.clientID = true, userID, p.ClientID
 	s.mu.Unlock()
-	_ = me.sock.send(response(m.ID, map[string]any{
+	_ = me.sock.Send(rpcwire.Response(m.ID, map[string]any{
 		"authenticated": true,
 		"user_id":       userID,
 		"mcp_client_id": "mcp-" + p.ClientID,
 	}))
 	// At once, not at the next tick: a one-shot client wants to know now
 	// how many MCP clients share the relay.
-	_ = me.sock.send(notification("status", s.clientStatus(me, time.Now())))
+	_ = me.sock.Send(rpcwire.Notification("status", s.clientStatus(me, time.Now())))
 	return true
 }
 
@@ -193,20 +195,20 @@ func (s *Server) connect(me *mcpPeer, m message) {
 	s.mu.Lock()
 	if me.conn != nil {
 		s.mu.Unlock()
-		_ = me.sock.send(errorResponse(m.ID, codeAlreadyConnected, "MCP client already connected to an extension"))
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeAlreadyConnected, "MCP client already connected to an extension"))
 		return
 	}
 	e := s.exts[p.ExtensionID]
 	if e == nil || e.userID != me.userID {
 		s.mu.Unlock()
-		_ = me.sock.send(errorResponse(m.ID, codeServerError, "Extension not found or not accessible"))
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeServerError, "Extension not found or not accessible"))
 		return
 	}
 	c := &connection{id: "conn-" + newUUID(), mcp: me, ext: e, pending: map[string]pending{}, tabs: map[string]bool{}}
 	s.conns[c.id] = c
 	me.conn = c
 	s.mu.Unlock()
-	_ = me.sock.send(response(m.ID, map[string]any{
+	_ = me.sock.Send(rpcwire.Response(m.ID, map[string]any{
 		"connection_id":  c.id,
 		"extension_id":   e.id,
 		"extension_name": e.name,
@@ -226,11 +228,11 @@ func (s *Server) disconnect(me *mcpPeer, reason string) {
 	if c == nil {
 		return
 	}
-	msg := notification("disconnected", map[string]any{"connection_id": c.id, "reason": reason})
+	msg := rpcwire.Notification("disconnected", map[string]any{"connection_id": c.id, "reason": reason})
 	if c.ext.dialect == dialect002 {
 		msg["connectionId"] = c.id
 	}
-	_ = c.ext.sock.send(msg)
+	_ = c.ext.sock.Send(msg)
 }
 
 // mcpGone forgets an MCP client whose socket closed.
@@ -244,9 +246,9 @@ func (s *Server) mcpGone(me *mcpPeer) {
 // forward passes a request to me's extension under a mapped id (and, for
 // a seed 002 extension, its connectionId).
 func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
-	id := idString(m.ID)
+	id := rpcwire.IDString(m.ID)
 	if strings.HasPrefix(id, "proxy:") || strings.HasPrefix(id, "ext:") {
-		_ = me.sock.send(errorResponse(m.ID, codeInvalidRequest, "Invalid Request: ids starting with proxy: or ext: are reserved"))
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeInvalidRequest, "Invalid Request: ids starting with proxy: or ext: are reserved"))
 		return
 	}
 	key := m.Method
@@ -265,7 +267,7 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 	c := me.conn
 	if c == nil {
 		s.mu.Unlock()
-		_ = me.sock.send(errorResponse(m.ID, codeServerError, "Not connected to an extension"))
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeServerError, "Not connected to an extension"))
 		return
 	}
 	mapped := c.id + ":" + id
@@ -296,7 +298,7 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 	s.mu.Unlock()
 
 	if delay <= 0 {
-		_ = to.send(out)
+		_ = to.Send(out)
 		return
 	}
 	go func() {
@@ -305,8 +307,8 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 		defer t.Stop()
 		select {
 		case <-t.C:
-			_ = to.send(out)
-		case <-me.sock.ctx.Done():
+			_ = to.Send(out)
+		case <-me.sock.Ctx.Done():
 		}
 	}()
 }

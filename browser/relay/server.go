@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
 	"github.com/charmbracelet/log"
 	"github.com/coder/websocket"
 )
@@ -71,10 +73,6 @@ type Options struct {
 	Delay        func(key string) time.Duration
 	DropResponse func(key string) bool
 }
-
-// writeTimeout bounds one write to one socket: a peer that stops reading
-// loses its socket rather than holding up the relay.
-const writeTimeout = 10 * time.Second
 
 // ExtensionInfo describes an authenticated extension.
 type ExtensionInfo struct {
@@ -198,7 +196,7 @@ func (s *Server) closeSockets(which func(*socket) bool) {
 	}
 	s.mu.Unlock()
 	for _, k := range list {
-		_ = k.c.CloseNow()
+		_ = k.WS.CloseNow()
 	}
 }
 
@@ -251,7 +249,7 @@ func (s *Server) NotifyMCP(method string, params any) {
 	}
 	s.mu.Unlock()
 	for _, k := range to {
-		_ = k.send(notification(method, params))
+		_ = k.Send(rpcwire.Notification(method, params))
 	}
 }
 
@@ -323,12 +321,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	s.seq++
-	k := &socket{c: c, side: side, label: fmt.Sprintf("%s#%d", side, s.seq)}
-	k.ctx, k.cancel = context.WithCancel(s.ctx)
+	k := &socket{Conn: rpcwire.Conn{WS: c}, side: side, label: fmt.Sprintf("%s#%d", side, s.seq)}
+	k.Ctx, k.Cancel = context.WithCancel(s.ctx)
 	s.sockets[k] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
-		k.cancel()
+		k.Cancel()
 		s.mu.Lock()
 		delete(s.sockets, k)
 		s.mu.Unlock()
@@ -387,7 +385,7 @@ func loopbackHost(hostport string) bool {
 
 // read returns the next message on k, passing the frame to Observe.
 func (s *Server) read(k *socket) (message, json.RawMessage, error) {
-	_, data, err := k.c.Read(k.ctx)
+	_, data, err := k.WS.Read(k.Ctx)
 	if err != nil {
 		return message{}, nil, err
 	}
@@ -444,7 +442,7 @@ func (s *Server) statusLoop() {
 			outs = append(outs, out{m.sock, s.clientStatus(m, at)})
 		}
 		for _, o := range outs {
-			_ = o.k.send(notification("status", o.params))
+			_ = o.k.Send(rpcwire.Notification("status", o.params))
 		}
 	}
 }
