@@ -76,6 +76,7 @@ type Aggregator struct {
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
 	listeners sync.Map // *listener -> struct{}: servers to tell about changes
+	callers   callers  // who calls which upstream, for its requests (route.go)
 	reported  map[string]bool
 	logins    loginAsks // logins asked of clients (login.go)
 
@@ -384,7 +385,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
 	fields["name"] = json.RawMessage(quote(e.Original))
-	res, err := e.src.Request(ctx, method, marshalRaw(fields, params))
+	res, err := a.request(ctx, e.src, method, marshalRaw(fields, params))
 	if err != nil {
 		a.offerStepUp(e.src, err)
 	}
@@ -408,7 +409,7 @@ func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
 	}
-	return e.src.Request(ctx, method, params)
+	return a.request(ctx, e.src, method, params)
 }
 
 // ErrInvalidParams is wrapped by errors for request params that are not

@@ -44,7 +44,7 @@ func (a *Aggregator) client() *listener {
 
 // serverRequest passes an upstream's request to the client.
 func (a *Aggregator) serverRequest(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
-	l := a.client()
+	l := a.clientFor(server)
 	if l == nil {
 		return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
 			Message: fmt.Sprintf("no MCP client is connected to mcpx to answer %s", method)}

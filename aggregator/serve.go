@@ -51,7 +51,9 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 
 	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
+	s.l = l
 	a.listeners.Store(l, struct{}{})
+	defer a.callers.forget(l)
 	defer a.listeners.Delete(l)
 
 	go s.out.run(cancel)
@@ -91,6 +93,7 @@ type stdioServer struct {
 	a    *Aggregator
 	mcp  *server.MCPServer
 	sess *session
+	l    *listener // this client, as the aggregator's relays see it
 	out  *outbox
 	wg   sync.WaitGroup
 
@@ -284,7 +287,7 @@ type rpcError struct {
 // mcp-go. A nil result and nil error means the answer was already written.
 func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.RawMessage, *rpcError) {
 	a := s.a
-	ctx = upstream.WithProgress(ctx, s.progress)
+	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 		if a.exposeDirect() {

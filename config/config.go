@@ -64,6 +64,8 @@ type Config struct {
 	// lazy and idleTimeout keys (false and 0, off).
 	Lazy        bool
 	IdleTimeout time.Duration
+	// HTTP guards `serve --http` (the http section).
+	HTTP HTTP
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string
@@ -189,6 +191,7 @@ func (c *Config) Secrets() []string {
 		add(c.Browser.Token)
 		urlSecrets(c.Browser.URL, add)
 	}
+	add(c.HTTP.Token)
 	for _, v := range c.substituted {
 		add(v)
 	}

@@ -35,6 +35,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.lifecycle(tree)
 	p.servers(tree)
 	p.browser(tree)
+	p.http(tree)
 	if p.cfg.Browser != nil {
 		for _, s := range p.cfg.Servers {
 			if s.Name == BrowserServerName {
