@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -160,6 +161,25 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 
 // subscribe routes resources/subscribe and unsubscribe by URI. Updates
 // come back with the same URI: mcpx never rewrites URIs.
+//
+// A URI no source lists may still be one a source serves (resources need
+// not be listed, and links in content name them), so it is offered to
+// every source: the first that accepts it has it.
 func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardURI(ctx, method, params)
+	res, err := a.forwardURI(ctx, method, params)
+	if !errors.Is(err, ErrUnknown) {
+		return res, err
+	}
+	a.srvMu.RLock()
+	members := slices.Clone(a.members)
+	a.srvMu.RUnlock()
+	for _, m := range members {
+		if _, ok := m.src.(*upstream.Client); !ok {
+			continue
+		}
+		if r, e := a.request(ctx, m.src, method, params); e == nil {
+			return r, nil
+		}
+	}
+	return nil, err
 }
