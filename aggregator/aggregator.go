@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,8 +76,10 @@ type Aggregator struct {
 
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
-	listeners sync.Map // *listener -> struct{}: servers to tell about changes
-	callers   callers  // who calls which upstream, for its requests (route.go)
+	listeners sync.Map    // *listener -> struct{}: servers to tell about changes
+	callers   *callers    // who calls which upstream, for its requests (route.go)
+	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
+	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	reported  map[string]bool
 	logins    loginAsks // logins asked of clients (login.go)
 
@@ -115,7 +118,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o.Version = "dev"
 	}
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
-		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{})}
+		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{}), callers: &callers{}}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -148,14 +151,17 @@ func (a *Aggregator) Start(ctx context.Context) {
 	}
 	a.uo = uo
 	a.srvMu.Lock()
-	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
+	a.upstreams = make([]*upstream.Client, 0, len(a.cfg.Servers))
 	if b := a.cfg.Browser; b != nil {
 		// First, so that its tools keep their names in any collision.
 		a.startBrowser(ctx, b)
 	}
-	for i, s := range a.cfg.Servers {
+	for _, s := range a.cfg.Servers {
+		if !a.runs(s) {
+			continue
+		}
 		c := upstream.New(s, &uo)
-		a.upstreams[i] = c
+		a.upstreams = append(a.upstreams, c)
 		a.members = append(a.members, &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts})
 	}
 	if b := a.cfg.Browser; b != nil {
@@ -272,6 +278,12 @@ func (a *Aggregator) rebuildLoop(ctx context.Context) {
 // Rebuild makes a new catalog from the sources now and tells connected
 // clients which lists changed.
 func (a *Aggregator) Rebuild() {
+	// Sessions' own catalogs hold the shared sources: first them, so that a
+	// session told of a change lists the new catalog.
+	a.children.Range(func(k, _ any) bool {
+		k.(*Aggregator).Rebuild()
+		return true
+	})
 	if kinds := a.rebuild(); len(kinds) > 0 {
 		// Outside the lock: a client slow to read must not hold up the
 		// next rebuild.
@@ -291,6 +303,11 @@ func (a *Aggregator) rebuild() []Kind {
 	a.srvMu.RLock()
 	members := a.members
 	a.srvMu.RUnlock()
+	if a.parent != nil {
+		a.parent.srvMu.RLock()
+		members = append(slices.Clone(a.parent.members), members...)
+		a.parent.srvMu.RUnlock()
+	}
 	c := build(members, a.cfg.Separator)
 	a.catalog.Store(c)
 	a.report(c)

@@ -91,7 +91,7 @@ func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (j
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, c := range a.clients() {
+	for _, c := range a.sessionClients() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -106,7 +106,7 @@ func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (j
 
 // rootsChanged tells every upstream that the client's roots changed.
 func (a *Aggregator) rootsChanged() {
-	for _, c := range a.clients() {
+	for _, c := range a.sessionClients() {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

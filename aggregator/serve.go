@@ -32,6 +32,12 @@ import (
 // structs drop fields an upstream sent; everything else (initialize, ping,
 // ...) goes to MCPServer.HandleMessage.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	if own := a.sessionCatalog(); own != nil {
+		own.Start(ctx)
+		defer a.children.Delete(own)
+		defer own.Close()
+		return own.ServeStdio(ctx, in, out)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -55,6 +61,12 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	a.listeners.Store(l, struct{}{})
 	defer a.callers.forget(l)
 	defer a.listeners.Delete(l)
+	if a.parent != nil {
+		// The shared upstreams' notifications, requests and changes reach
+		// this session through the shared catalog.
+		a.parent.listeners.Store(l, struct{}{})
+		defer a.parent.listeners.Delete(l)
+	}
 
 	go s.out.run(cancel)
 	go s.forwardNotes(ctx)

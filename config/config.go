@@ -106,6 +106,10 @@ type Server struct {
 	// and no resource subscription; the next call starts it again. Zero
 	// (the default, or the top-level idleTimeout) never stops it.
 	IdleTimeout time.Duration
+	// PerSession starts one instance of the server per served session
+	// (for stateful servers: a browser, a memory store), stopped when the
+	// session ends; default false, one instance shared by every session.
+	PerSession bool
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).

@@ -111,7 +111,7 @@ func (p *parser) servers(tree map[string]any) {
 var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
-	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout",
+	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout", "perSession",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
