@@ -196,6 +196,29 @@ func (s *httpSession) route(msg []byte) {
 	}
 }
 
+// cancelled forgets a request the client cancelled: the core sends no
+// answer to it, so its stream must not wait for one.
+func (s *httpSession) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	s.mu.Lock()
+	st := s.byID[string(p.RequestID)]
+	delete(s.byID, string(p.RequestID))
+	last := false
+	if st != nil {
+		st.pending--
+		last = st.pending == 0
+	}
+	s.mu.Unlock()
+	if last {
+		s.closeStream(st)
+	}
+}
+
 // closeStream finishes a POST stream whose every request is answered.
 func (s *httpSession) closeStream(st *stream) {
 	s.mu.Lock()

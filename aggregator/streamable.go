@@ -154,10 +154,13 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	s.touch()
 	if requests == 0 {
 		// Notifications and answers: nothing comes back on this request.
-		for _, b := range msgs {
+		for i, b := range msgs {
 			if s.send(b) != nil {
 				httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
 				return
+			}
+			if parsed[i].Method == "notifications/cancelled" {
+				s.cancelled(parsed[i].Params)
 			}
 		}
 		w.WriteHeader(http.StatusAccepted)
