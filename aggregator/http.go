@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/log"
+
 	"github.com/mcpx/mcpx/config"
 )
 
@@ -72,7 +74,10 @@ func (a *Aggregator) ServeHTTP(ctx context.Context, addr string, opts *HTTPOptio
 		o.OnListen(ln.Addr())
 	}
 	h := newHTTPHandler(ctx, a, o, host, loopback)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil,
+	// net/http's own complaints (a bad TLS probe, a broken connection) go
+	// to mcpx's log at debug level, not raw to stderr.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:    a.log.StandardLog(log.StandardLogOptions{ForceLevel: log.DebugLevel}),
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
