@@ -130,6 +130,7 @@ func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host stri
 	h.mux.Handle("/mcp", h.guard(http.HandlerFunc(h.streamable)))
 	h.mux.Handle("/sse", h.guard(http.HandlerFunc(h.sseStream)))
 	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
+	h.mux.Handle("/mcpx/v1/", h.guard(http.HandlerFunc(h.api)))
 	return h
 }
 
