@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,9 @@ var conformanceDiffers = map[string]string{
 	"tools-call-error":       `unknown tool "test_error_handling"`,
 }
 
+// resultStamp is the timestamp ending a result directory's name.
+var resultStamp = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
+
 // runConformance runs every server scenario against url and returns, per
 // scenario, the error messages of its failed checks (none: it passed).
 func runConformance(t *testing.T, url string) map[string][]string {
@@ -40,6 +44,11 @@ func runConformance(t *testing.T, url string) map[string][]string {
 	if len(dirs) == 0 {
 		t.Fatalf("the conformance suite wrote no results:\n%s", stderr.String())
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("conformance suite output against %s:\n%s", url, stderr.String())
+		}
+	})
 	res := map[string][]string{}
 	for _, f := range dirs {
 		b, err := os.ReadFile(f)
@@ -54,7 +63,7 @@ func runConformance(t *testing.T, url string) map[string][]string {
 		}
 		// server-<scenario>-<timestamp>
 		name := filepath.Base(filepath.Dir(f))
-		name = strings.TrimPrefix(name[:strings.LastIndex(name, "-20")], "server-")
+		name = strings.TrimPrefix(resultStamp.ReplaceAllString(name, ""), "server-")
 		fails := []string{}
 		for _, c := range checks {
 			if c.Status == "FAILURE" {
