@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,7 +76,10 @@ type Aggregator struct {
 
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
-	listeners sync.Map // *listener -> struct{}: servers to tell about changes
+	listeners sync.Map    // *listener -> struct{}: servers to tell about changes
+	callers   *callers    // who calls which upstream, for its requests (route.go)
+	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
+	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	reported  map[string]bool
 	logins    loginAsks // logins asked of clients (login.go)
 
@@ -114,7 +118,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o.Version = "dev"
 	}
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
-		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{})}
+		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{}), callers: &callers{}}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -147,14 +151,17 @@ func (a *Aggregator) Start(ctx context.Context) {
 	}
 	a.uo = uo
 	a.srvMu.Lock()
-	a.upstreams = make([]*upstream.Client, len(a.cfg.Servers))
+	a.upstreams = make([]*upstream.Client, 0, len(a.cfg.Servers))
 	if b := a.cfg.Browser; b != nil {
 		// First, so that its tools keep their names in any collision.
 		a.startBrowser(ctx, b)
 	}
-	for i, s := range a.cfg.Servers {
+	for _, s := range a.cfg.Servers {
+		if !a.runs(s) {
+			continue
+		}
 		c := upstream.New(s, &uo)
-		a.upstreams[i] = c
+		a.upstreams = append(a.upstreams, c)
 		a.members = append(a.members, &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts})
 	}
 	if b := a.cfg.Browser; b != nil {
@@ -271,6 +278,12 @@ func (a *Aggregator) rebuildLoop(ctx context.Context) {
 // Rebuild makes a new catalog from the sources now and tells connected
 // clients which lists changed.
 func (a *Aggregator) Rebuild() {
+	// Sessions' own catalogs hold the shared sources: first them, so that a
+	// session told of a change lists the new catalog.
+	a.children.Range(func(k, _ any) bool {
+		k.(*Aggregator).Rebuild()
+		return true
+	})
 	if kinds := a.rebuild(); len(kinds) > 0 {
 		// Outside the lock: a client slow to read must not hold up the
 		// next rebuild.
@@ -290,6 +303,11 @@ func (a *Aggregator) rebuild() []Kind {
 	a.srvMu.RLock()
 	members := a.members
 	a.srvMu.RUnlock()
+	if a.parent != nil {
+		a.parent.srvMu.RLock()
+		members = append(slices.Clone(a.parent.members), members...)
+		a.parent.srvMu.RUnlock()
+	}
 	c := build(members, a.cfg.Separator)
 	a.catalog.Store(c)
 	a.report(c)
@@ -384,7 +402,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
 	fields["name"] = json.RawMessage(quote(e.Original))
-	res, err := e.src.Request(ctx, method, marshalRaw(fields, params))
+	res, err := a.request(ctx, e.src, method, marshalRaw(fields, params))
 	if err != nil {
 		a.offerStepUp(e.src, err)
 	}
@@ -408,7 +426,7 @@ func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
 	}
-	return e.src.Request(ctx, method, params)
+	return a.request(ctx, e.src, method, params)
 }
 
 // ErrInvalidParams is wrapped by errors for request params that are not

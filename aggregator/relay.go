@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func (a *Aggregator) client() *listener {
 
 // serverRequest passes an upstream's request to the client.
 func (a *Aggregator) serverRequest(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
-	l := a.client()
+	l := a.clientFor(server)
 	if l == nil {
 		return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
 			Message: fmt.Sprintf("no MCP client is connected to mcpx to answer %s", method)}
@@ -90,7 +91,7 @@ func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (j
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, c := range a.clients() {
+	for _, c := range a.sessionClients() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -105,7 +106,7 @@ func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (j
 
 // rootsChanged tells every upstream that the client's roots changed.
 func (a *Aggregator) rootsChanged() {
-	for _, c := range a.clients() {
+	for _, c := range a.sessionClients() {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -160,6 +161,25 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 
 // subscribe routes resources/subscribe and unsubscribe by URI. Updates
 // come back with the same URI: mcpx never rewrites URIs.
+//
+// A URI no source lists may still be one a source serves (resources need
+// not be listed, and links in content name them), so it is offered to
+// every source: the first that accepts it has it.
 func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardURI(ctx, method, params)
+	res, err := a.forwardURI(ctx, method, params)
+	if !errors.Is(err, ErrUnknown) {
+		return res, err
+	}
+	a.srvMu.RLock()
+	members := slices.Clone(a.members)
+	a.srvMu.RUnlock()
+	for _, m := range members {
+		if _, ok := m.src.(*upstream.Client); !ok {
+			continue
+		}
+		if r, e := a.request(ctx, m.src, method, params); e == nil {
+			return r, nil
+		}
+	}
+	return nil, err
 }

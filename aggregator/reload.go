@@ -61,6 +61,9 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 	var stop, start []*upstream.Client
 	upstreams := make([]*upstream.Client, 0, len(next.Servers))
 	for _, s := range next.Servers {
+		if !a.runs(s) {
+			continue
+		}
 		c, kept := old[s.Name]
 		if !kept || restart[s.Name] {
 			if kept {

@@ -32,6 +32,12 @@ import (
 // structs drop fields an upstream sent; everything else (initialize, ping,
 // ...) goes to MCPServer.HandleMessage.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	if own := a.sessionCatalog(); own != nil {
+		own.Start(ctx)
+		defer a.children.Delete(own)
+		defer own.Close()
+		return own.ServeStdio(ctx, in, out)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -51,8 +57,16 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 
 	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
+	s.l = l
 	a.listeners.Store(l, struct{}{})
+	defer a.callers.forget(l)
 	defer a.listeners.Delete(l)
+	if a.parent != nil {
+		// The shared upstreams' notifications, requests and changes reach
+		// this session through the shared catalog.
+		a.parent.listeners.Store(l, struct{}{})
+		defer a.parent.listeners.Delete(l)
+	}
 
 	go s.out.run(cancel)
 	go s.forwardNotes(ctx)
@@ -91,6 +105,7 @@ type stdioServer struct {
 	a    *Aggregator
 	mcp  *server.MCPServer
 	sess *session
+	l    *listener // this client, as the aggregator's relays see it
 	out  *outbox
 	wg   sync.WaitGroup
 
@@ -284,7 +299,7 @@ type rpcError struct {
 // mcp-go. A nil result and nil error means the answer was already written.
 func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.RawMessage, *rpcError) {
 	a := s.a
-	ctx = upstream.WithProgress(ctx, s.progress)
+	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 		if a.exposeDirect() {

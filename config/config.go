@@ -64,6 +64,8 @@ type Config struct {
 	// lazy and idleTimeout keys (false and 0, off).
 	Lazy        bool
 	IdleTimeout time.Duration
+	// HTTP guards `serve --http` (the http section).
+	HTTP HTTP
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string
@@ -104,6 +106,10 @@ type Server struct {
 	// and no resource subscription; the next call starts it again. Zero
 	// (the default, or the top-level idleTimeout) never stops it.
 	IdleTimeout time.Duration
+	// PerSession starts one instance of the server per served session
+	// (for stateful servers: a browser, a memory store), stopped when the
+	// session ends; default false, one instance shared by every session.
+	PerSession bool
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).
@@ -189,6 +195,7 @@ func (c *Config) Secrets() []string {
 		add(c.Browser.Token)
 		urlSecrets(c.Browser.URL, add)
 	}
+	add(c.HTTP.Token)
 	for _, v := range c.substituted {
 		add(v)
 	}

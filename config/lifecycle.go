@@ -22,6 +22,7 @@ func (p *parser) lifecycle(tree map[string]any) {
 
 // serverLifecycle reads a server's lazy and idleTimeout over the defaults.
 func (r *reader) serverLifecycle(s *Server) {
+	s.PerSession, _ = r.boolean("perSession")
 	if b, ok := r.boolean("lazy"); ok {
 		s.Lazy = b
 	}

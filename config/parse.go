@@ -31,6 +31,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.lifecycle(tree)
 	p.servers(tree)
 	p.browser(tree)
+	p.http(tree)
 	if p.cfg.Browser != nil {
 		for _, s := range p.cfg.Servers {
 			if s.Name == BrowserServerName {
@@ -106,7 +107,7 @@ func (p *parser) servers(tree map[string]any) {
 var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
-	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout",
+	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout", "perSession",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {

@@ -24,6 +24,7 @@ type callOptions struct {
 
 func newCallCmd(ios *streams, g *globalFlags) *cobra.Command {
 	o := &callOptions{}
+	var serverURL string
 	cmd := &cobra.Command{
 		Use:   "call <tool> ['<json args>' | -]",
 		Short: "Call one tool by its exposed name",
@@ -43,12 +44,24 @@ The exit status is 1 when the tool reports an error (isError).`,
 			if err != nil {
 				return exitWith(ios, 2, err)
 			}
+			ctx := cmd.Context()
+			if r := remoteFor(serverURL); r != nil {
+				if o.timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, o.timeout)
+					defer cancel()
+				}
+				res, err := r.call(ctx, o.name, raw)
+				if err != nil {
+					return fmt.Errorf("call %s: %w", o.name, err)
+				}
+				return callRender(ios, res, o.json)
+			}
 			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			ctx := cmd.Context()
 			if o.timeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("no answer within --timeout %s", o.timeout))
@@ -66,6 +79,7 @@ The exit status is 1 when the tool reports an error (isError).`,
 	}
 	cmd.Flags().StringVar(&o.argsFile, "args-file", "", "read the arguments (a JSON object) from this file")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the raw CallToolResult")
+	addServerURL(cmd, &serverURL)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 0, "give up on the call after this long (default: the server's callTimeout and maxCallTime)")
 	return cmd
 }

@@ -23,6 +23,7 @@ type listOptions struct {
 
 func newListCmd(ios *streams, g *globalFlags) *cobra.Command {
 	o := &listOptions{}
+	var serverURL string
 	cmd := &cobra.Command{
 		Use:   "list {tools|resources|prompts}",
 		Short: "List the catalog's tools, resources (and templates) or prompts",
@@ -39,6 +40,13 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 			default:
 				return fmt.Errorf("list %q: want tools, resources or prompts", args[0])
 			}
+			if r := remoteFor(serverURL); r != nil {
+				c, err := r.catalog(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return listRun(ios, c, o)
+			}
 			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
@@ -48,6 +56,7 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")
+	addServerURL(cmd, &serverURL)
 	cmd.Flags().StringVar(&o.server, "server", "", "only this server's capabilities")
 	cmd.Flags().BoolVar(&o.tokens, "tokens", false, "add each entry's estimated token cost (as the model reads its JSON) and the total")
 	cmd.Flags().BoolVar(&g.cached, "cached", false, "read only the remembered catalogs: start no server")

@@ -1,16 +1,27 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/aggregator"
 )
+
+// defaultHTTPAddr is where `serve --http` listens when given no address.
+const defaultHTTPAddr = "127.0.0.1:7777"
 
 func newServeCmd(ios *streams, g *globalFlags) *cobra.Command {
 	var stdio bool
+	var httpAddr, tokenFile string
 	cmd := &cobra.Command{
-		Use:   "serve --stdio",
-		Short: "Serve the catalog as one MCP server on stdin/stdout (what an MCP client runs)",
+		Use:   "serve [--stdio] [--http [ADDR]]",
+		Short: "Serve the catalog as one MCP server on stdin/stdout (what an MCP client runs) or over HTTP",
 		Long: `Serve every configured server as one MCP server over stdio. Stdout
 carries JSON-RPC and nothing else; logs go to stderr or --log-file. mcpx
 exits, taking every child server with it, when stdin closes or on SIGINT or
@@ -18,28 +29,118 @@ SIGTERM, within shutdownTimeout (default 5s) whatever a child or the
 client is doing. The config file is watched: added servers start, removed
 ones stop, changed ones restart, and the client is told with list_changed;
 a file that does not parse is logged and the running config kept. SIGHUP
-reloads as well.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !stdio {
-				return errors.New("serve: only --stdio is supported")
+reloads as well.
+
+With --http [ADDR] (default ` + defaultHTTPAddr + `) one mcpx serves every client
+that connects, sharing the upstreams: MCP streamable HTTP at /mcp, the
+legacy HTTP+SSE transport at /sse and /messages, and /healthz. Requests
+whose Host or Origin is not allowed get 403 (http.allowedHosts,
+http.allowedOrigins). A non-loopback ADDR needs a bearer token
+(--token-file, MCPX_HTTP_TOKEN or http.token). --stdio and --http may be
+given together; stdio is served alone unless --http is given.`,
+		// `--http ADDR` with a space reaches here as an argument: the flag's
+		// value is optional, so pflag cannot take the next word as it.
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			withHTTP := cmd.Flags().Changed("http")
+			if len(args) == 1 {
+				if !withHTTP || httpAddr != defaultHTTPAddr {
+					return fmt.Errorf("serve: unexpected argument %q (an address goes after --http)", args[0])
+				}
+				httpAddr = args[0]
+			}
+			withStdio := stdio && (cmd.Flags().Changed("stdio") || !withHTTP)
+			if !withStdio && !withHTTP {
+				return errors.New("serve: give --stdio, --http or both")
+			}
+			var token string
+			if withHTTP {
+				var err error
+				if token, err = httpToken(tokenFile); err != nil {
+					return exitWith(ios, 2, err)
+				}
 			}
 			s, err := open(cmd.Context(), ios, g, true)
 			if err != nil {
 				return err
 			}
+			if token == "" {
+				token = s.cfg.HTTP.Token
+			}
+			s.red.add([]string{token})
 			stop, err := s.watchConfig(cmd.Context())
 			if err != nil {
 				s.shutdown()
 				return err
 			}
-			s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
-			err = s.agg.ServeStdio(cmd.Context(), ios.In, ios.Out)
+			err = serve(cmd.Context(), ios, s, withStdio, withHTTP, httpAddr, token)
 			stop()
 			s.shutdown()
+			if errors.Is(err, aggregator.ErrTokenRequired) {
+				return exitWith(ios, 2, err)
+			}
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve on stdin/stdout")
+	cmd.Flags().StringVar(&httpAddr, "http", defaultHTTPAddr, "serve MCP over HTTP on ADDR (streamable HTTP at /mcp, legacy SSE at /sse)")
+	cmd.Flags().Lookup("http").NoOptDefVal = defaultHTTPAddr
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token HTTP clients must send (else MCPX_HTTP_TOKEN, else http.token)")
 	return cmd
+}
+
+// serve runs the transports asked for until ctx is done or stdio ends
+// (the client that started mcpx is gone, so mcpx goes too).
+func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bool, addr, token string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2)
+	n := 0
+	if withHTTP {
+		n++
+		step := shutdownStep(s.cfg)
+		opts := &aggregator.HTTPOptions{Token: token, AllowedHosts: s.cfg.HTTP.AllowedHosts,
+			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
+			ShutdownTimeout: 2 * step,
+			OnListen: func(a net.Addr) {
+				s.log.Info("serving on http", "addr", a.String(), "mcp", "http://"+a.String()+"/mcp",
+					"servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
+			}}
+		go func() {
+			errs <- s.agg.ServeHTTP(ctx, addr, opts)
+			cancel()
+		}()
+	}
+	if withStdio {
+		n++
+		s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
+		go func() {
+			errs <- s.agg.ServeStdio(ctx, ios.In, ios.Out)
+			cancel()
+		}()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// httpToken reads the bearer token from --token-file, else MCPX_HTTP_TOKEN;
+// "" means neither is set (http.token may still be).
+func httpToken(file string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("--token-file: %w", err)
+		}
+		t := strings.TrimSpace(string(b))
+		if t == "" {
+			return "", fmt.Errorf("--token-file %s is empty", file)
+		}
+		return t, nil
+	}
+	return strings.TrimSpace(os.Getenv("MCPX_HTTP_TOKEN")), nil
 }

@@ -17,11 +17,23 @@ type serversOptions struct{ json bool }
 
 func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 	o := &serversOptions{}
+	var serverURL string
 	cmd := &cobra.Command{
 		Use:   "servers",
 		Short: "Show each configured server: transport, state, counts, error, connect time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if r := remoteFor(serverURL); r != nil {
+				st, err := r.servers(cmd.Context())
+				if err != nil {
+					return err
+				}
+				c, err := r.catalog(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return serversRun(ios, st, nil, c, o)
+			}
 			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {
 				return err
@@ -31,6 +43,7 @@ func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON for scripts")
+	addServerURL(cmd, &serverURL)
 	return cmd
 }
 

@@ -1,0 +1,279 @@
+package aggregator
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"github.com/mcpx/mcpx/config"
+)
+
+// HTTPOptions configure [Aggregator.ServeHTTP].
+type HTTPOptions struct {
+	// Token is the bearer token every request but /healthz must carry; ""
+	// means none, which ServeHTTP refuses on a non-loopback address.
+	Token string
+	// AllowedHosts and AllowedOrigins extend the Host and Origin headers
+	// accepted (see config.HTTP).
+	AllowedHosts, AllowedOrigins []string
+	// SessionTimeout ends a session idle that long; zero means
+	// config.DefaultHTTPSessionTimeout.
+	SessionTimeout time.Duration
+	// ShutdownTimeout bounds the drain when ctx is done; zero means
+	// config.DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// OnListen, if set, is called with the address bound (the port chosen
+	// when ADDR asked for 0).
+	OnListen func(net.Addr)
+}
+
+// ErrTokenRequired is returned for a non-loopback address without a token.
+var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
+
+// ServeHTTP serves the catalog over MCP streamable HTTP at /mcp and the
+// legacy HTTP+SSE transport at /sse and /messages, with /healthz for
+// liveness, until ctx is done; then it ends every session and drains
+// within ShutdownTimeout. Each HTTP session gets the same session core
+// as stdio (initialize state, ids, progress, cancellation, requests to
+// the client), fed from its POSTs and written to its streams.
+func (a *Aggregator) ServeHTTP(ctx context.Context, addr string, opts *HTTPOptions) error {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = config.DefaultHTTPSessionTimeout
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = config.DefaultShutdownTimeout
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("serve --http %s: %w", addr, err)
+	}
+	loopback := isLoopback(host)
+	if !loopback && o.Token == "" {
+		return fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token", addr, ErrTokenRequired)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve --http: %w", err)
+	}
+	if o.OnListen != nil {
+		o.OnListen(ln.Addr())
+	}
+	h := newHTTPHandler(ctx, a, o, host, loopback)
+	// net/http's own complaints (a bad TLS probe, a broken connection) go
+	// to mcpx's log at debug level, not raw to stderr.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:    a.log.StandardLog(log.StandardLogOptions{ForceLevel: log.DebugLevel}),
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	go h.expireLoop()
+	select {
+	case err := <-served:
+		h.closeAll()
+		return fmt.Errorf("serve --http: %w", err)
+	case <-ctx.Done():
+	}
+	// Stop taking connections, end every session (its calls are
+	// cancelled, what is queued is written), then wait for the handlers.
+	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	defer cancel()
+	go h.closeAll()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn("HTTP clients still connected at the shutdown deadline: closing them")
+		srv.Close()
+	}
+	h.wait(o.ShutdownTimeout)
+	return nil
+}
+
+// httpHandler routes the HTTP endpoints and guards them.
+type httpHandler struct {
+	ctx      context.Context
+	a        *Aggregator
+	o        HTTPOptions
+	host     string // the bound host
+	loopback bool
+	token    [32]byte // sha256 of the token, compared in constant time
+	mux      *http.ServeMux
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	closed   bool
+	wg       sync.WaitGroup // session cores
+}
+
+func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host string, loopback bool) *httpHandler {
+	h := &httpHandler{ctx: ctx, a: a, o: o, host: host, loopback: loopback, sessions: map[string]*httpSession{}}
+	if o.Token != "" {
+		h.token = sha256.Sum256([]byte(o.Token))
+	}
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	h.mux.Handle("/mcp", h.guard(http.HandlerFunc(h.streamable)))
+	h.mux.Handle("/sse", h.guard(http.HandlerFunc(h.sseStream)))
+	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
+	h.mux.Handle("/mcpx/v1/", h.guard(http.HandlerFunc(h.api)))
+	return h
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// guard applies the DNS-rebinding checks (Host, Origin) and the bearer
+// token, in that order, before any MCP handling.
+func (h *httpHandler) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hostAllowed(r.Host) {
+			http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
+			http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
+			return
+		}
+		if h.o.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			sum := sha256.Sum256([]byte(got))
+			if !ok || subtle.ConstantTimeCompare(sum[:], h.token[:]) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
+				http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts the bound address's own name, the loopback names
+// when bound to loopback, and http.allowedHosts. Bound to a non-loopback
+// address with no allowedHosts, any Host passes: the token guards it, and
+// a reverse proxy's public name is not known here.
+func (h *httpHandler) hostAllowed(hostport string) bool {
+	name := hostport
+	if hn, _, err := net.SplitHostPort(hostport); err == nil {
+		name = hn
+	}
+	name = strings.Trim(strings.ToLower(name), "[]")
+	if slices.ContainsFunc(h.o.AllowedHosts, func(s string) bool { return strings.EqualFold(s, name) || s == "*" }) {
+		return true
+	}
+	if name == strings.Trim(strings.ToLower(h.host), "[]") && name != "" && name != "0.0.0.0" && name != "::" {
+		return true
+	}
+	if h.loopback {
+		return isLoopback(name)
+	}
+	return len(h.o.AllowedHosts) == 0
+}
+
+// originAllowed accepts http.allowedOrigins ("*" for any) and a page of
+// the server itself (same scheme-less host and port as the request).
+func (h *httpHandler) originAllowed(origin, host string) bool {
+	for _, o := range h.o.AllowedOrigins {
+		if o == "*" || strings.EqualFold(strings.TrimRight(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
+}
+
+// isLoopback reports whether a host names the loopback interface.
+func isLoopback(host string) bool {
+	host = strings.Trim(strings.ToLower(host), "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// add registers a new session; false when shutting down.
+func (h *httpHandler) add(s *httpSession) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.sessions[s.id] = s
+	h.wg.Add(1)
+	return true
+}
+
+func (h *httpHandler) lookup(id string) *httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions[id]
+}
+
+func (h *httpHandler) remove(s *httpSession) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
+	}
+}
+
+// closeAll ends every session and refuses new ones.
+func (h *httpHandler) closeAll() {
+	h.mu.Lock()
+	h.closed = true
+	all := make([]*httpSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	h.mu.Unlock()
+	for _, s := range all {
+		s.end()
+	}
+}
+
+// wait waits for the session cores to end, at most d.
+func (h *httpHandler) wait(d time.Duration) {
+	if !waitWithin(&h.wg, d) {
+		h.a.log.Warn("HTTP sessions still ending at the shutdown deadline")
+	}
+}
+
+// expireLoop ends sessions idle for longer than SessionTimeout.
+func (h *httpHandler) expireLoop() {
+	every := min(h.o.SessionTimeout/4, time.Minute)
+	t := time.NewTicker(max(every, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case now := <-t.C:
+			h.mu.Lock()
+			var idle []*httpSession
+			for _, s := range h.sessions {
+				if s.idleSince(now) > h.o.SessionTimeout {
+					idle = append(idle, s)
+				}
+			}
+			h.mu.Unlock()
+			for _, s := range idle {
+				h.a.log.Info("HTTP session expired", "session", s.id[:8], "idle", h.o.SessionTimeout)
+				s.end()
+			}
+		}
+	}
+}

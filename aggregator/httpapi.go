@@ -1,0 +1,62 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The terminal API of `serve --http` under /mcpx/v1/, behind the same
+// guards as /mcp: what `mcpx list`, `call` and `servers --server-url` ask
+// a running mcpx, so that scripts reuse its warm upstreams. It shows the
+// whole catalog by exposed name, whatever expose is, as those commands
+// do locally.
+//
+//	GET  /mcpx/v1/catalog  the catalog (Tools, Resources, ResourceTemplates, Prompts, Collisions, Problems)
+//	GET  /mcpx/v1/servers  every upstream's status
+//	POST /mcpx/v1/call     {"name": ..., "arguments": {...}} -> the raw CallToolResult
+
+func (h *httpHandler) api(w http.ResponseWriter, r *http.Request) {
+	writeJSON := func(status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(v)
+	}
+	switch {
+	case r.URL.Path == "/mcpx/v1/catalog" && r.Method == http.MethodGet:
+		h.a.waitReady(r.Context())
+		writeJSON(http.StatusOK, h.a.Catalog())
+	case r.URL.Path == "/mcpx/v1/servers" && r.Method == http.MethodGet:
+		h.a.waitReady(r.Context())
+		writeJSON(http.StatusOK, h.a.Upstreams())
+	case r.URL.Path == "/mcpx/v1/call" && r.Method == http.MethodPost:
+		body := io.Reader(r.Body)
+		if max := h.a.cfg.MaxMessageBytes; max > 0 {
+			body = http.MaxBytesReader(w, r.Body, max)
+		}
+		var req struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.NewDecoder(body).Decode(&req); err != nil || req.Name == "" {
+			writeJSON(http.StatusBadRequest, map[string]string{"error": "want {\"name\": ..., \"arguments\": {...}}"})
+			return
+		}
+		res, err := h.a.CallTool(r.Context(), req.Name, req.Arguments)
+		if err != nil {
+			status := http.StatusBadGateway
+			if errors.Is(err, ErrUnknown) || errors.Is(err, ErrInvalidParams) {
+				status = http.StatusNotFound
+			}
+			writeJSON(status, map[string]string{"error": h.a.opts.Redact(err.Error())})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(res)
+	default:
+		httpError(w, http.StatusNotFound, mcp.METHOD_NOT_FOUND, "not found: "+r.Method+" "+r.URL.Path)
+	}
+}

@@ -1,0 +1,431 @@
+package aggregator
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits of a stream's buffered events.
+const (
+	// streamBacklog is how many undelivered events a stream holds before
+	// the session's writer waits (which holds up only that session).
+	streamBacklog = 1024
+	// streamReplay is how many delivered events a stream keeps for a
+	// client that resumes with Last-Event-ID.
+	streamReplay = 256
+)
+
+// httpSession is one HTTP client: a session core (the same as stdio's)
+// reading what the client POSTs from a pipe, and writing its output to
+// Write, which routes each message to a stream: an answer to the stream
+// of the POST that asked, progress to the stream of the request that
+// carries its token, anything else to the standalone (GET) stream, or
+// while none is connected to the newest open POST stream.
+type httpSession struct {
+	id     string
+	h      *httpHandler
+	legacy bool // HTTP+SSE: every message goes to the one stream
+	in     *io.PipeWriter
+	inMu   sync.Mutex // one message at a time into in
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the core has returned
+
+	mu         sync.Mutex
+	partial    []byte             // an unfinished line from the core
+	byID       map[string]*stream // request id -> stream
+	byToken    map[string]*stream // progress token -> stream
+	streams    map[string]*stream // by stream id, for resumption
+	standalone *stream
+	posts      []*stream // open POST streams, oldest first
+	nextStream int
+	lastActive time.Time
+	attached   int // connections writing a stream now
+}
+
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// startSession starts a session core; nil when shutting down.
+func (h *httpHandler) startSession(legacy bool) *httpSession {
+	ctx, cancel := context.WithCancel(h.ctx)
+	pr, pw := io.Pipe()
+	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, in: pw, cancel: cancel, done: make(chan struct{}),
+		byID: map[string]*stream{}, byToken: map[string]*stream{}, streams: map[string]*stream{}, lastActive: time.Now()}
+	s.standalone = s.newStream(false)
+	if !h.add(s) {
+		cancel()
+		return nil
+	}
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		if err := h.a.ServeStdio(ctx, pr, s); err != nil {
+			h.a.log.Debug("HTTP session ended", "session", s.id[:8], "err", err)
+		}
+		pr.Close()
+		h.remove(s)
+		s.mu.Lock()
+		for _, st := range s.streams {
+			st.finish()
+		}
+		s.mu.Unlock()
+		close(s.done)
+	}()
+	h.a.log.Debug("HTTP session started", "session", s.id[:8], "legacy", legacy)
+	return s
+}
+
+// end ends the session: the core sees its input close, cancels what is in
+// flight and flushes what is queued.
+func (s *httpSession) end() {
+	s.in.Close()
+	go func() {
+		// A core whose writer is stuck on a stream nobody reads is
+		// stopped outright after the drain.
+		select {
+		case <-s.done:
+		case <-time.After(2 * s.h.a.opts.Drain):
+			s.cancel()
+		}
+	}()
+}
+
+func (s *httpSession) idleSince(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.attached > 0 || len(s.byID) > 0 {
+		return 0
+	}
+	return now.Sub(s.lastActive)
+}
+
+func (s *httpSession) touch() {
+	s.mu.Lock()
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+}
+
+// newStream makes a stream; call with s.mu held or before s is shared.
+func (s *httpSession) newStream(jsonOnly bool) *stream {
+	st := &stream{id: strconv.Itoa(s.nextStream), jsonOnly: jsonOnly, changed: make(chan struct{})}
+	s.nextStream++
+	s.streams[st.id] = st
+	return st
+}
+
+// send writes one client message (compact, one line) to the core.
+func (s *httpSession) send(msg []byte) error {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	_, err := s.in.Write(append(msg, '\n'))
+	return err
+}
+
+// Write takes the core's output, newline-delimited JSON-RPC messages, and
+// routes each whole one.
+func (s *httpSession) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			s.partial = append(s.partial, p...)
+			break
+		}
+		line := p[:i]
+		if len(s.partial) > 0 {
+			line = append(s.partial, line...)
+			s.partial = nil
+		}
+		s.route(bytes.Clone(line))
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// route puts one message from the core on its stream, waiting while that
+// stream's backlog is full (which holds up this session only).
+func (s *httpSession) route(msg []byte) {
+	var m message
+	if json.Unmarshal(msg, &m) != nil {
+		return
+	}
+	s.mu.Lock()
+	var st *stream
+	switch {
+	case s.legacy:
+		st = s.standalone
+	case m.Method == "" && len(m.ID) > 0:
+		st = s.byID[string(m.ID)]
+		delete(s.byID, string(m.ID))
+		if st != nil {
+			st.pending--
+		}
+	case m.Method == "notifications/progress":
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		if t := s.byToken[tokenKey(p.Token)]; t != nil && !t.jsonOnly && !t.isFinished() {
+			st = t
+		}
+	}
+	if st == nil {
+		st = s.standalone
+		if !s.standalone.isAttached() && len(s.posts) > 0 {
+			st = s.posts[len(s.posts)-1]
+		}
+	}
+	last := st != s.standalone && st.pending == 0 && (m.Method == "" && len(m.ID) > 0)
+	s.mu.Unlock()
+	st.push(msg, s.done)
+	if last {
+		s.closeStream(st)
+	}
+}
+
+// cancelled forgets a request the client cancelled: the core sends no
+// answer to it, so its stream must not wait for one.
+func (s *httpSession) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	s.mu.Lock()
+	st := s.byID[string(p.RequestID)]
+	delete(s.byID, string(p.RequestID))
+	last := false
+	if st != nil {
+		st.pending--
+		last = st.pending == 0
+	}
+	s.mu.Unlock()
+	if last {
+		s.closeStream(st)
+	}
+}
+
+// closeStream finishes a POST stream whose every request is answered.
+func (s *httpSession) closeStream(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, p := range s.posts {
+		if p == st {
+			s.posts = append(s.posts[:i], s.posts[i+1:]...)
+			break
+		}
+	}
+	for k, t := range s.byToken {
+		if t == st {
+			delete(s.byToken, k)
+		}
+	}
+	st.finish()
+}
+
+// tokenKey is a progress token in one canonical form.
+func tokenKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// stream is one sequence of server messages, as SSE events with ids
+// "<stream>-<seq>" so that a client can resume it with Last-Event-ID.
+type stream struct {
+	id       string
+	jsonOnly bool // a POST answered with plain JSON: only its answer
+	pending  int  // requests on it not yet answered (guarded by session.mu)
+
+	mu       sync.Mutex
+	events   [][]byte // events[0] has sequence base
+	base     int
+	sent     int // sequence of the next event to deliver
+	finished bool
+	conn     int // generation of the connection writing it; 0 none
+	gen      int
+	changed  chan struct{} // closed and replaced on every change
+}
+
+func (st *stream) signal() {
+	close(st.changed)
+	st.changed = make(chan struct{})
+}
+
+// push appends an event, waiting while the backlog is full until a
+// reader catches up or the session ends.
+func (st *stream) push(msg []byte, done <-chan struct{}) {
+	st.mu.Lock()
+	for st.base+len(st.events)-st.sent >= streamBacklog && !st.finished {
+		ch := st.changed
+		st.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			return
+		}
+		st.mu.Lock()
+	}
+	st.events = append(st.events, msg)
+	st.signal()
+	st.mu.Unlock()
+}
+
+func (st *stream) finish() {
+	st.mu.Lock()
+	if !st.finished {
+		st.finished = true
+		st.signal()
+	}
+	st.mu.Unlock()
+}
+
+func (st *stream) isFinished() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.finished
+}
+
+func (st *stream) isAttached() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.conn != 0
+}
+
+// attach makes a new connection the stream's writer, from the event after
+// lastSeq (-1: from the first undelivered one); an older connection stops.
+func (st *stream) attach(lastSeq int) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.gen++
+	st.conn = st.gen
+	if lastSeq >= 0 {
+		st.sent = max(lastSeq+1, st.base)
+	}
+	st.signal()
+	return st.gen
+}
+
+func (st *stream) detach(gen int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.conn == gen {
+		st.conn = 0
+	}
+}
+
+// next returns the next event for connection gen, or ok=false when gen is
+// no longer the writer or the stream is finished and fully delivered; wait
+// is a channel to wait on when there is nothing yet.
+func (st *stream) next(gen int) (id string, msg []byte, wait <-chan struct{}, ok bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.conn != gen {
+		return "", nil, nil, false
+	}
+	if st.sent < st.base+len(st.events) {
+		seq := st.sent
+		msg = st.events[seq-st.base]
+		st.sent++
+		if extra := st.sent - st.base - streamReplay; extra > 0 {
+			st.events = st.events[extra:]
+			st.base += extra
+		}
+		st.signal()
+		return fmt.Sprintf("%s-%d", st.id, seq), msg, nil, true
+	}
+	if st.finished {
+		return "", nil, nil, false
+	}
+	return "", nil, st.changed, true
+}
+
+// drained reports whether every event was delivered.
+func (st *stream) drained() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.sent >= st.base+len(st.events)
+}
+
+// serveSSE writes the stream to w as server-sent events until it is
+// finished and delivered, the client goes, another connection takes it
+// over, or the session ends. prelude is written first (the legacy
+// transport's endpoint event).
+func (s *httpSession) serveSSE(w http.ResponseWriter, r *http.Request, st *stream, lastSeq int, prelude string) {
+	fl, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	w.Header().Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	if prelude != "" {
+		io.WriteString(w, prelude)
+	}
+	if fl != nil {
+		fl.Flush()
+	}
+	gen := st.attach(lastSeq)
+	s.mu.Lock()
+	s.attached++
+	s.mu.Unlock()
+	defer func() {
+		st.detach(gen)
+		s.mu.Lock()
+		s.attached--
+		s.lastActive = time.Now()
+		s.mu.Unlock()
+	}()
+	keepalive := time.NewTicker(25 * time.Second)
+	defer keepalive.Stop()
+	for {
+		id, msg, wait, ok := st.next(gen)
+		if !ok {
+			return
+		}
+		if wait == nil {
+			var b strings.Builder
+			if !s.legacy {
+				b.WriteString("id: " + id + "\n")
+			}
+			b.WriteString("event: message\ndata: ")
+			b.Write(msg)
+			b.WriteString("\n\n")
+			if _, err := io.WriteString(w, b.String()); err != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+			continue
+		}
+		select {
+		case <-wait:
+		case <-keepalive.C:
+			// Proxies close a stream that stays silent too long.
+			if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package aggregator
+
+import (
+	"slices"
+
+	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// Servers marked perSession run once per served session, not once for
+// all: each session (stdio, or one HTTP client) gets its own Aggregator
+// whose sources are its own instances of those servers plus the shared
+// catalog's sources. The shared upstreams' notifications and requests
+// reach the session through the shared Aggregator's listeners; its own
+// servers' go only to it. Its instances stop when the session ends, or
+// idles out (http.sessionTimeout).
+
+// runs reports whether this Aggregator starts server s: a shared catalog
+// that serves clients leaves perSession servers to each session's own.
+func (a *Aggregator) runs(s config.Server) bool {
+	return !s.PerSession || a.parent != nil || !a.opts.Serving
+}
+
+// sessionCatalog returns a new Aggregator for one session's own servers,
+// registered with a, or nil when a has none to give (or is one itself).
+func (a *Aggregator) sessionCatalog() *Aggregator {
+	if a.parent != nil || !a.opts.Serving {
+		return nil
+	}
+	var own []config.Server
+	for _, s := range a.cfg.Servers {
+		if s.PerSession {
+			own = append(own, s)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	cfg := *a.cfg
+	cfg.Servers = own
+	cfg.Browser = nil
+	child := New(&cfg, &a.opts)
+	child.parent = a
+	child.callers = a.callers
+	a.children.Store(child, struct{}{})
+	return child
+}
+
+// sessionClients are the upstreams a session's settings (log level, roots
+// changes) go to: its own and the shared ones.
+func (a *Aggregator) sessionClients() []*upstream.Client {
+	own := a.clients()
+	if a.parent == nil {
+		return own
+	}
+	return append(slices.Clone(a.parent.clients()), own...)
+}

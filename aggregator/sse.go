@@ -1,0 +1,57 @@
+package aggregator
+
+import (
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The legacy HTTP+SSE transport (protocol 2024-11-05), for older clients:
+// GET /sse opens a session and its one stream, whose first event names
+// the endpoint to POST messages to; POST /messages?sessionId=... carries
+// them and is answered 202, every reply riding the stream. The session
+// ends with the stream.
+
+func (h *httpHandler) sseStream(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed: GET /sse opens a session")
+		return
+	}
+	s := h.startSession(true)
+	if s == nil {
+		httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
+		return
+	}
+	defer s.end()
+	// Relative, so that it resolves under whatever path a reverse proxy
+	// mounts /sse at.
+	endpoint := "event: endpoint\ndata: messages?sessionId=" + s.id + "\n\n"
+	s.serveSSE(w, r, s.standalone, -1, endpoint)
+}
+
+func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed")
+		return
+	}
+	s := h.lookup(r.URL.Query().Get("sessionId"))
+	if s == nil || !s.legacy {
+		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: open GET /sse first")
+		return
+	}
+	msgs, ok := h.readMessages(w, r)
+	if !ok {
+		return
+	}
+	s.touch()
+	for _, b := range msgs {
+		if s.send(b) != nil {
+			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+			return
+		}
+	}
+	w.WriteHeader(http.StatusAccepted)
+	w.Write([]byte("Accepted"))
+}

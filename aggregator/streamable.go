@@ -1,0 +1,265 @@
+package aggregator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Headers of the streamable HTTP transport.
+const (
+	headerSession  = "Mcp-Session-Id"
+	headerProtocol = "Mcp-Protocol-Version"
+)
+
+// protocolVersions are the MCP-Protocol-Version values accepted; a request
+// without the header is taken as 2025-03-26, as the spec says.
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// streamable serves /mcp: POST carries client messages, GET opens (or
+// resumes) the standalone stream, DELETE ends the session.
+func (h *httpHandler) streamable(w http.ResponseWriter, r *http.Request) {
+	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocolVersions, v) {
+		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "unsupported MCP-Protocol-Version "+quote(v)+" (supported: "+strings.Join(protocolVersions, ", ")+")")
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		s := h.session(w, r)
+		if s == nil {
+			return
+		}
+		s.end()
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed")
+	}
+}
+
+// session finds the request's session, answering 400 or 404 when there
+// is none.
+func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
+	id := r.Header.Get(headerSession)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "bad request: no "+headerSession+" header (begin with initialize)")
+		return nil
+	}
+	s := h.lookup(id)
+	if s == nil || s.legacy {
+		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended or expired; initialize a new one")
+		return nil
+	}
+	return s
+}
+
+// httpError answers with a JSON-RPC error body, as the SDKs expect.
+func httpError(w http.ResponseWriter, status, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	w.Write(b)
+}
+
+// readMessages reads a POST body of at most maxMessageBytes: one JSON-RPC
+// message, or a batch (an array) of them, each returned compact.
+func (h *httpHandler) readMessages(w http.ResponseWriter, r *http.Request) ([][]byte, bool) {
+	body := io.Reader(r.Body)
+	if max := h.a.cfg.MaxMessageBytes; max > 0 {
+		body = http.MaxBytesReader(w, r.Body, max)
+	}
+	data, err := io.ReadAll(body)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		httpError(w, http.StatusRequestEntityTooLarge, mcp.INVALID_REQUEST, "request body over maxMessageBytes ("+strconv.FormatInt(tooBig.Limit, 10)+" bytes)")
+		return nil, false
+	case err != nil:
+		httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "reading the body: "+err.Error())
+		return nil, false
+	}
+	data = bytes.TrimSpace(data)
+	var batch []json.RawMessage
+	if len(data) > 0 && data[0] == '[' {
+		if err := json.Unmarshal(data, &batch); err != nil || len(batch) == 0 {
+			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: a batch must be a non-empty JSON array of messages")
+			return nil, false
+		}
+	} else {
+		batch = []json.RawMessage{data}
+	}
+	out := make([][]byte, 0, len(batch))
+	for _, m := range batch {
+		var b bytes.Buffer
+		if err := json.Compact(&b, m); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: the body must be a JSON-RPC message object")
+			return nil, false
+		}
+		out = append(out, b.Bytes())
+	}
+	return out, true
+}
+
+func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		httpError(w, http.StatusUnsupportedMediaType, mcp.INVALID_REQUEST, "Content-Type must be application/json")
+		return
+	}
+	accept := strings.ToLower(strings.Join(r.Header.Values("Accept"), ","))
+	sse := strings.Contains(accept, "text/event-stream")
+	if !sse && !strings.Contains(accept, "application/json") && !strings.Contains(accept, "*/*") && accept != "" {
+		httpError(w, http.StatusNotAcceptable, mcp.INVALID_REQUEST, "Accept must include application/json and text/event-stream")
+		return
+	}
+	msgs, ok := h.readMessages(w, r)
+	if !ok {
+		return
+	}
+	parsed := make([]message, len(msgs))
+	var requests, initialize int
+	for i, b := range msgs {
+		_ = json.Unmarshal(b, &parsed[i]) // the core answers what does not parse
+		if parsed[i].Method != "" && len(parsed[i].ID) > 0 && string(parsed[i].ID) != "null" {
+			requests++
+			if parsed[i].Method == "initialize" {
+				initialize++
+			}
+		}
+	}
+	var s *httpSession
+	if r.Header.Get(headerSession) == "" && initialize > 0 {
+		if len(msgs) > 1 {
+			httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "initialize must be sent alone")
+			return
+		}
+		if s = h.startSession(false); s == nil {
+			httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
+			return
+		}
+		w.Header().Set(headerSession, s.id)
+	} else if s = h.session(w, r); s == nil {
+		return
+	}
+	s.touch()
+	if requests == 0 {
+		// Notifications and answers: nothing comes back on this request.
+		for i, b := range msgs {
+			if s.send(b) != nil {
+				httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+				return
+			}
+			if parsed[i].Method == "notifications/cancelled" {
+				s.cancelled(parsed[i].Params)
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s.mu.Lock()
+	st := s.newStream(!sse)
+	for _, m := range parsed {
+		if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+			continue
+		}
+		st.pending++
+		s.byID[string(m.ID)] = st
+		var p struct {
+			Meta struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			if k := tokenKey(p.Meta.Token); k != "" {
+				s.byToken[k] = st
+			}
+		}
+	}
+	if sse {
+		s.posts = append(s.posts, st)
+	}
+	s.mu.Unlock()
+	for _, b := range msgs {
+		if s.send(b) != nil {
+			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+			return
+		}
+	}
+	if sse {
+		s.serveSSE(w, r, st, -1, "")
+	} else {
+		s.serveJSON(w, r, st)
+	}
+	if st.isFinished() && st.drained() {
+		s.mu.Lock()
+		delete(s.streams, st.id)
+		s.mu.Unlock()
+	}
+}
+
+// serveJSON answers a POST with plain JSON once every request in it is
+// answered: one object, or an array for a batch.
+func (s *httpSession) serveJSON(w http.ResponseWriter, r *http.Request, st *stream) {
+	gen := st.attach(-1)
+	defer st.detach(gen)
+	var out [][]byte
+	for {
+		_, msg, wait, ok := st.next(gen)
+		if !ok {
+			break
+		}
+		if wait == nil {
+			out = append(out, msg)
+			continue
+		}
+		select {
+		case <-wait:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch len(out) {
+	case 0:
+		httpError(w, http.StatusInternalServerError, mcp.INTERNAL_ERROR, "the session ended before answering")
+	case 1:
+		w.Write(out[0])
+	default:
+		w.Write(append(append([]byte("["), bytes.Join(out, []byte(","))...), ']'))
+	}
+}
+
+// get opens the standalone stream, or resumes any stream of the session
+// after the event named by Last-Event-ID.
+func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
+	if !strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/event-stream") {
+		httpError(w, http.StatusNotAcceptable, mcp.INVALID_REQUEST, "Accept must include text/event-stream")
+		return
+	}
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	s.touch()
+	st, last := s.standalone, -1
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		sid, seq, _ := strings.Cut(id, "-")
+		s.mu.Lock()
+		found := s.streams[sid]
+		s.mu.Unlock()
+		if n, err := strconv.Atoi(seq); err == nil && found != nil && !found.jsonOnly {
+			st, last = found, n
+		}
+	}
+	s.serveSSE(w, r, st, last, "")
+}

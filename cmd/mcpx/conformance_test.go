@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// conformanceBin is the pinned MCP conformance suite (testdata/node).
+const conformanceBin = "../../testdata/node/node_modules/.bin/conformance"
+
+// conformanceDiffers are the scenarios the reference server passes alone
+// and mcpx does not, each with the error mcpx answers instead and why it
+// is right. The reference "passes" these by answering a call to a tool it
+// does not have with an isError result (the TypeScript SDK's choice);
+// mcpx answers -32602, as the spec's tools page says for unknown tools,
+// and the suite counts that as a failure.
+var conformanceDiffers = map[string]string{
+	"tools-call-simple-text": `unknown tool "test_simple_text"`,
+	"tools-call-error":       `unknown tool "test_error_handling"`,
+}
+
+// resultStamp is the timestamp ending a result directory's name.
+var resultStamp = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
+
+// runConformance runs every server scenario against url and returns, per
+// scenario, the error messages of its failed checks (none: it passed).
+func runConformance(t *testing.T, url string) map[string][]string {
+	t.Helper()
+	out := t.TempDir()
+	cmd := exec.Command(conformanceBin, "server", "--url", url, "-o", out)
+	var stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	// The suite exits non-zero when any scenario fails; its results are
+	// what is compared.
+	_ = cmd.Run()
+	dirs, _ := filepath.Glob(filepath.Join(out, "server-*", "checks.json"))
+	if len(dirs) == 0 {
+		t.Fatalf("the conformance suite wrote no results:\n%s", stderr.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("conformance suite output against %s:\n%s", url, stderr.String())
+		}
+	})
+	res := map[string][]string{}
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var checks []struct {
+			Status, ErrorMessage string
+		}
+		if err := json.Unmarshal(b, &checks); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		// server-<scenario>-<timestamp>
+		name := filepath.Base(filepath.Dir(f))
+		name = strings.TrimPrefix(resultStamp.ReplaceAllString(name, ""), "server-")
+		fails := []string{}
+		for _, c := range checks {
+			if c.Status == "FAILURE" {
+				fails = append(fails, c.ErrorMessage)
+			}
+		}
+		res[name] = fails
+	}
+	return res
+}
+
+// TestConformance runs the official MCP conformance suite's server
+// scenarios against the reference server alone, then against `mcpx serve
+// --http` in front of it (stdio, prefix ""): every scenario the reference
+// passes passes through mcpx, DNS-rebinding protection included.
+func TestConformance(t *testing.T) {
+	everything := requireEverything(t)
+	if _, err := os.Stat(conformanceBin); err != nil {
+		t.Fatalf("the conformance suite is missing (%v): run `npm ci --prefix testdata/node`", err)
+	}
+
+	port := freePort(t)
+	ref := exec.Command("node", everything, "streamableHttp")
+	ref.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	var refLog syncBuffer
+	ref.Stderr = &refLog
+	if err := ref.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
+	for !strings.Contains(refLog.String(), "listening on port") {
+		if ref.ProcessState != nil {
+			t.Fatalf("the reference server exited:\n%s", refLog.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+
+	cfg := writeConfig(t, map[string]any{
+		"expose": "direct",
+		"servers": map[string]any{
+			"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "prefix": ""},
+		},
+	})
+	srv := startHTTP(t, cfg, nil)
+	through := runConformance(t, srv.url+"/mcp")
+
+	passed := 0
+	for name, fails := range alone {
+		if len(fails) > 0 {
+			continue
+		}
+		passed++
+		got, ran := through[name]
+		switch {
+		case !ran:
+			t.Errorf("%s: not run against mcpx", name)
+		case len(got) == 0:
+		case conformanceDiffers[name] != "" && len(got) == 1 && strings.Contains(got[0], conformanceDiffers[name]):
+			t.Logf("%s: differs as documented: %s", name, got[0])
+		default:
+			t.Errorf("%s: passes against the reference server, fails through mcpx: %q", name, got)
+		}
+	}
+	if passed == 0 {
+		t.Fatal("the reference server passed no scenario: the suite did not run")
+	}
+	if fails := through["dns-rebinding-protection"]; len(fails) > 0 {
+		t.Errorf("dns-rebinding-protection through mcpx: %q", fails)
+	}
+	t.Logf("reference alone passed %d scenarios", passed)
+}

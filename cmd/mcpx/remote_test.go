@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestServerURL: list, call and servers given --server-url (or
+// MCPX_SERVER_URL) ask a running `serve --http`, with its token, and
+// start no server of their own.
+func TestServerURL(t *testing.T) {
+	const token = "remote-token-abcdef"
+	pids := t.TempDir()
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx", "--pid-dir", pids)}})
+	srv := startHTTP(t, cfg, []string{"MCPX_HTTP_TOKEN=" + token})
+	waitPidFiles(t, pids, 1)
+
+	run := func(env []string, args ...string) (string, string, error) {
+		cmd := mcpxCommand(args...)
+		cmd.Dir = t.TempDir() // no config file here: everything comes from the server
+		cmd.Env = append(cmd.Env, env...)
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		return string(out), stderr.String(), err
+	}
+	withToken := []string{"MCPX_HTTP_TOKEN=" + token}
+
+	out, errOut, err := run(withToken, "list", "tools", "--json", "--server-url", srv.url+"/mcp")
+	if err != nil {
+		t.Fatalf("list: %v\n%s", err, errOut)
+	}
+	var tools []map[string]any
+	if err := json.Unmarshal([]byte(out), &tools); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	found := false
+	for _, tool := range tools {
+		found = found || (tool["name"] == "fx_echo" && tool["server"] == "fx")
+	}
+	if !found {
+		t.Errorf("list tools: no fx_echo from server fx in %s", out)
+	}
+
+	out, errOut, err = run(append(withToken, "MCPX_SERVER_URL="+srv.url), "call", "fx_echo", `{"message":"over http"}`)
+	if err != nil || !strings.Contains(out, "over http") {
+		t.Errorf("call: %v %q\n%s", err, out, errOut)
+	}
+
+	out, errOut, err = run(withToken, "servers", "--json", "--server-url", srv.url)
+	if err != nil || !strings.Contains(out, `"fx"`) || !strings.Contains(out, `"state": "ready"`) {
+		t.Errorf("servers: %v %q\n%s", err, out, errOut)
+	}
+
+	// Without the token the server refuses, and the command says so.
+	_, errOut, err = run(nil, "list", "tools", "--server-url", srv.url)
+	if err == nil || !strings.Contains(errOut, "401") {
+		t.Errorf("list without the token: %v\n%s", err, errOut)
+	}
+	if n := len(pidsAlive(t, pids)); n != 1 {
+		t.Errorf("fixture instances: %d, want 1 (the commands must not start their own)", n)
+	}
+}
