@@ -41,7 +41,7 @@ func (p *parser) http(tree map[string]any) {
 	h.AllowedHosts = r.list("allowedHosts", true)
 	h.AllowedOrigins = r.list("allowedOrigins", true)
 	h.Token, _, _ = r.expanded("token")
-	if d, ok := r.timeout("sessionTimeout"); ok {
+	if d, ok := r.duration("sessionTimeout", false); ok {
 		h.SessionTimeout = d
 	}
 	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout")
