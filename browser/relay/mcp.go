@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type connection struct {
 	// answers given out of order would cross.
 	queue []json.RawMessage
 }
+
+// maxQueued bounds the requests one client may have waiting for a seed
+// 002 extension, which answers one at a time.
+const maxQueued = 256
 
 // pending is a forwarded request awaiting the extension's answer.
 type pending struct {
@@ -283,6 +288,11 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 	out, err := rewrite(data, set, drop...)
 	if err != nil {
 		s.mu.Unlock()
+		return
+	}
+	if legacy && len(c.queue) >= maxQueued {
+		s.mu.Unlock()
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeServerError, fmt.Sprintf("%d requests already wait for the browser (a seed 002 extension answers one at a time): try again later", maxQueued)))
 		return
 	}
 	c.add(mapped, pending{raw: m.ID, key: key})
