@@ -161,6 +161,11 @@ func TestConcurrentCalls(t *testing.T) {
 	s := newSetup(t, browsertest.V15, &browsertest.RelayOptions{
 		Delay: func(string) time.Duration { return time.Duration(rand.Intn(20)) * time.Millisecond },
 	}, browser.Options{})
+	s.ext.Handle("echoTitle", func(_ context.Context, p json.RawMessage) (any, error) {
+		var in struct{ Title string }
+		json.Unmarshal(p, &in)
+		return map[string]string{"title": in.Title}, nil
+	})
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	for i := range 100 {
@@ -180,11 +185,6 @@ func TestConcurrentCalls(t *testing.T) {
 			}
 		}()
 	}
-	s.ext.Handle("echoTitle", func(_ context.Context, p json.RawMessage) (any, error) {
-		var in struct{ Title string }
-		json.Unmarshal(p, &in)
-		return map[string]string{"title": in.Title}, nil
-	})
 	wg.Wait()
 	close(errs)
 	for err := range errs {
