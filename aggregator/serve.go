@@ -59,6 +59,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	s.l = l
 	a.listeners.Store(l, struct{}{})
+	defer a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go
 	defer a.callers.forget(l)
 	defer a.listeners.Delete(l)
 	if a.parent != nil {

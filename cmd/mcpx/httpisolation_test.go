@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// listen opens the session's standalone (GET) stream and returns the
+// messages it carries, in order. The session's POSTs ask for plain JSON,
+// so every notification mcpx sends the session rides this one stream,
+// in the order mcpx queued it.
+func (s *rawSession) listen() <-chan string {
+	s.t.Helper()
+	req, _ := http.NewRequest("GET", s.url, nil)
+	for k, v := range s.header("text/event-stream") {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		s.t.Fatalf("GET stream: %d", resp.StatusCode)
+	}
+	s.t.Cleanup(func() { resp.Body.Close() })
+	out := make(chan string, 1024)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				out <- data
+			}
+		}
+	}()
+	return out
+}
+
+// until reads messages from stream until one contains want, and returns
+// those before it.
+func until(t *testing.T, name string, stream <-chan string, want string) []string {
+	t.Helper()
+	var before []string
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-stream:
+			if !ok {
+				t.Fatalf("%s: the stream ended before %s; got %q", name, want, before)
+			}
+			if strings.Contains(m, want) {
+				return before
+			}
+			before = append(before, m)
+		case <-timeout:
+			t.Fatalf("%s: no %s in a minute; got %q", name, want, before)
+		}
+	}
+}
+
+// logNote is a notifications/message as a client gets it.
+type logNote struct {
+	Method string
+	Params struct {
+		Level string
+		Data  any
+	}
+}
+
+// TestServeHTTPSessionIsolation: two sessions sharing one upstream
+// (server-everything) each get the log messages at the level they asked
+// for, and the resource updates of the URIs they subscribed to, and not
+// the other's.
+func TestServeHTTPSessionIsolation(t *testing.T) {
+	everything := requireEverything(t)
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
+		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "prefix": ""}}})
+	srv := startHTTP(t, cfg, nil)
+	url := srv.url + "/mcp"
+
+	a, b := openRaw(t, url), openRaw(t, url)
+	aStream, bStream := a.listen(), b.listen()
+
+	var list struct {
+		Result struct {
+			Resources []struct{ URI string }
+		}
+	}
+	if err := json.Unmarshal([]byte(a.call(`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`)), &list); err != nil || len(list.Result.Resources) < 2 {
+		t.Fatalf("resources/list: %v %+v", err, list)
+	}
+	ua, ub := list.Result.Resources[0].URI, list.Result.Resources[1].URI
+
+	for s, level := range map[*rawSession]string{a: "error", b: "debug"} {
+		if out := s.call(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"` + level + `"}}`); !strings.Contains(out, `"result"`) {
+			t.Fatalf("logging/setLevel %s: %s", level, out)
+		}
+	}
+	// Each subscription makes the upstream log it at "info": B, at
+	// "debug", gets both; A, at "error", neither.
+	for _, sub := range []struct {
+		s   *rawSession
+		uri string
+	}{{a, ua}, {b, ub}} {
+		if out := sub.s.call(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"` + sub.uri + `"}}`); !strings.Contains(out, `"result"`) {
+			t.Fatalf("resources/subscribe %s: %s", sub.uri, out)
+		}
+	}
+	// Turning the upstream's updates on sends one for each subscribed URI
+	// at once, A's first (it subscribed first), after the log messages
+	// above. Off and on again sends another round, after which any
+	// update of B's would have reached A.
+	toggle := func() {
+		if out := b.call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"toggle-subscriber-updates","arguments":{}}}`); !strings.Contains(out, `"result"`) {
+			t.Fatalf("toggle-subscriber-updates: %s", out)
+		}
+	}
+	toggle()
+	updated := func(uri string) string { return `"notifications/resources/updated","params":{"uri":"` + uri + `"}` }
+	first := until(t, "A", aStream, updated(ua))
+	toggle()
+	toggle()
+	for _, m := range append(first, until(t, "A", aStream, updated(ua))...) {
+		var n logNote
+		_ = json.Unmarshal([]byte(m), &n)
+		if n.Method == "notifications/message" && n.Params.Level != "error" && n.Params.Level != "critical" && n.Params.Level != "alert" && n.Params.Level != "emergency" {
+			t.Errorf("A, at level error, got a %s log message: %s", n.Params.Level, m)
+		}
+		if strings.Contains(m, updated(ub)) {
+			t.Errorf("A got an update of B's subscription: %s", m)
+		}
+	}
+	logs := 0
+	for _, m := range until(t, "B", bStream, updated(ub)) {
+		var n logNote
+		_ = json.Unmarshal([]byte(m), &n)
+		if n.Method == "notifications/message" && n.Params.Level == "info" && strings.Contains(m, "Received Subscribe Resource request") {
+			logs++
+		}
+		if strings.Contains(m, updated(ua)) {
+			t.Errorf("B got an update of A's subscription: %s", m)
+		}
+	}
+	if logs != 2 {
+		t.Errorf("B, at level debug, got %d of the 2 info messages the subscriptions caused", logs)
+	}
+}
