@@ -79,24 +79,16 @@ func (a *Aggregator) subscribe(ctx context.Context, method string, params json.R
 	return a.routeSubscription(ctx, method, params)
 }
 
-// subscriptionOwner is the catalog whose registry holds uri: a's when a
-// is a session's own catalog and the URI is not a shared upstream's,
-// else the shared one.
+// subscriptionOwner is the catalog whose registry holds uri: the shared
+// one when a shared upstream lists it, else a (a session's own catalog
+// routes a URI it does not know to its own servers only).
 func (a *Aggregator) subscriptionOwner(uri string) *Aggregator {
-	if a.parent == nil {
-		return a
-	}
-	if e, ok := a.parent.Catalog().Resource(uri); ok && !a.owns(e.src) {
-		return a.parent
+	if a.parent != nil {
+		if _, ok := a.parent.Catalog().Resource(uri); ok {
+			return a.parent
+		}
 	}
 	return a
-}
-
-// owns reports whether src is one of a's own sources.
-func (a *Aggregator) owns(src Source) bool {
-	a.srvMu.RLock()
-	defer a.srvMu.RUnlock()
-	return slices.ContainsFunc(a.members, func(m *member) bool { return m.src == src })
 }
 
 // routeSubscription sends resources/subscribe or unsubscribe to the
