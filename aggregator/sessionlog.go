@@ -136,6 +136,7 @@ func (a *Aggregator) logSessionEnded(l *listener) {
 		}
 		root.levels.applied = next
 		root.applyLogLevel(ctx, root.clients(), next)
+		root.log.Debug("a session ended: the shared servers' log level is set back", "level", next)
 	}()
 }
 

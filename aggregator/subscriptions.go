@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -14,9 +15,9 @@ import (
 // Resource subscriptions per session. An upstream sees one subscriber,
 // mcpx: it subscribes upstream when the first served session subscribes
 // to a URI and unsubscribes when the last one does, or ends. Updates go
-// only to the sessions subscribed to their URI. An update for a URI no
-// session subscribed to through mcpx (a server that sends them
-// unasked) goes to every session, as it always did.
+// only to the sessions subscribed to their URI; one for a URI no session
+// is subscribed to (sent unasked, or late after the last one left) goes
+// to none.
 //
 // The registry lives in the catalog that owns the URI's source: the
 // shared catalog for shared upstreams, a session's own catalog for its
@@ -175,15 +176,8 @@ func (a *Aggregator) relayFilter(method string, params json.RawMessage) func(*li
 		}
 		_ = json.Unmarshal(params, &p)
 		a.subs.mu.Lock()
-		set := a.subs.by[p.URI]
-		to := make(map[*listener]bool, len(set))
-		for l := range set {
-			to[l] = true
-		}
+		to := maps.Clone(a.subs.by[p.URI])
 		a.subs.mu.Unlock()
-		if len(to) == 0 {
-			break // not subscribed through mcpx: everyone, as before
-		}
 		return func(l *listener) bool { return to[l] }
 	}
 	return func(*listener) bool { return true }

@@ -75,12 +75,13 @@ type logNote struct {
 // TestServeHTTPSessionIsolation: two sessions sharing one upstream
 // (server-everything) each get the log messages at the level they asked
 // for, and the resource updates of the URIs they subscribed to, and not
-// the other's.
+// the other's; when the session that asked for the most verbose level
+// ends, the upstream's level is set back to the other's.
 func TestServeHTTPSessionIsolation(t *testing.T) {
 	everything := requireEverything(t)
 	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
 		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "prefix": ""}}})
-	srv := startHTTP(t, cfg, nil)
+	srv := startHTTP(t, cfg, nil, "--log-level", "debug")
 	url := srv.url + "/mcp"
 
 	a, b := openRaw(t, url), openRaw(t, url)
@@ -103,15 +104,15 @@ func TestServeHTTPSessionIsolation(t *testing.T) {
 		return uris
 	}
 	uris := resources()
-	if len(uris) < 2 {
+	if len(uris) < 3 {
 		// The first list waits only so long for a server still starting
 		// (on a loaded machine): it is announced when it comes.
 		until(t, "A", aStream, "notifications/resources/list_changed")
-		if uris = resources(); len(uris) < 2 {
+		if uris = resources(); len(uris) < 3 {
 			t.Fatalf("resources/list after list_changed: %q", uris)
 		}
 	}
-	ua, ub := uris[0], uris[1]
+	ua, ub, uc := uris[0], uris[1], uris[2]
 
 	for s, level := range map[*rawSession]string{a: "error", b: "debug"} {
 		if out := s.call(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"` + level + `"}}`); !strings.Contains(out, `"result"`) {
@@ -133,7 +134,7 @@ func TestServeHTTPSessionIsolation(t *testing.T) {
 	// above. Off and on again sends another round, after which any
 	// update of B's would have reached A.
 	toggle := func() {
-		if out := b.call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"toggle-subscriber-updates","arguments":{}}}`); !strings.Contains(out, `"result"`) {
+		if out := a.call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"toggle-subscriber-updates","arguments":{}}}`); !strings.Contains(out, `"result"`) {
 			t.Fatalf("toggle-subscriber-updates: %s", out)
 		}
 	}
@@ -165,5 +166,32 @@ func TestServeHTTPSessionIsolation(t *testing.T) {
 	}
 	if logs != 2 {
 		t.Errorf("B, at level debug, got %d of the 2 info messages the subscriptions caused", logs)
+	}
+
+	// B ends: the upstream is set back to A's level, "error", so a
+	// session that set none (and so gets every message mcpx relays) sees
+	// no info message when it subscribes.
+	if code, _, body := do(t, "DELETE", url, b.header("application/json"), ""); code != 204 {
+		t.Fatalf("DELETE B: %d %s", code, body)
+	}
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(srv.stderr.String(), "log level is set back"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("mcpx did not set the upstream's log level back when B ended:\n%s", srv.stderr.String())
+		}
+	}
+	c := openRaw(t, url)
+	cStream := c.listen()
+	if out := c.call(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"` + uc + `"}}`); !strings.Contains(out, `"result"`) {
+		t.Fatalf("resources/subscribe %s: %s", uc, out)
+	}
+	toggle()
+	toggle()
+	for _, m := range until(t, "C", cStream, updated(uc)) {
+		if strings.Contains(m, "Received Subscribe Resource request") {
+			t.Errorf("after B (at debug) ended, the upstream still sends info messages: %s", m)
+		}
+		if strings.Contains(m, updated(ua)) || strings.Contains(m, updated(ub)) {
+			t.Errorf("C got an update of another session's subscription: %s", m)
+		}
 	}
 }
