@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -15,17 +14,7 @@ import (
 // in the order mcpx queued it.
 func (s *rawSession) listen() <-chan string {
 	s.t.Helper()
-	req, _ := http.NewRequest("GET", s.url, nil)
-	for k, v := range s.header("text/event-stream") {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		s.t.Fatalf("GET stream: %d", resp.StatusCode)
-	}
+	resp := s.stream("GET", "", "text/event-stream")
 	s.t.Cleanup(func() { resp.Body.Close() })
 	out := make(chan string, 1024)
 	go func() {
