@@ -27,6 +27,11 @@ func (a *Aggregator) unknownTool(name string) json.RawMessage {
 	text := fmt.Sprintf("unknown tool %q", name)
 	if hint := a.loginHint(name); hint != "" {
 		text += ": " + hint
+	} else if _, ok := a.Catalog().Tool(name); ok && a.exposeProxy() {
+		// expose proxy: the catalog has it, the client calls it through
+		// the proxy tool.
+		return toolError(a.opts.Redact(fmt.Sprintf(`tool %q is served through the %q tool: call it with {"action":"call","type":"tool","path":%q}`,
+			name, proxytool.Name, name)))
 	}
 	if near := closestNames(name, a.servedToolNames(), maxSuggestions); len(near) > 0 {
 		quoted := make([]string, len(near))
