@@ -14,8 +14,9 @@ import (
 
 // This file relays what flows the other way: requests upstreams send to
 // the client (sampling, elicitation, roots), their log messages and
-// resource updates, and the client's settings that every upstream must
-// hear (log level, roots changes).
+// resource updates (to the sessions that want them: see sessionlog.go and
+// subscriptions.go), and the client's settings that every upstream must
+// hear (roots changes; the log level is in sessionlog.go).
 
 // listener is a served client: it hears about list changes, answers the
 // requests upstreams send to the client, and receives relayed
@@ -54,8 +55,9 @@ func (a *Aggregator) serverRequest(ctx context.Context, server, method string, p
 	return l.request(ctx, method, params)
 }
 
-// serverNotification passes an upstream's notification to the client. A
-// log message names its upstream in logger ("server" or "server/logger").
+// serverNotification passes an upstream's notification to the served
+// sessions that want it. A log message names its upstream in logger
+// ("server" or "server/logger").
 func (a *Aggregator) serverNotification(server, method string, params json.RawMessage) {
 	if method == string(mcp.MethodNotificationMessage) {
 		var p map[string]json.RawMessage
