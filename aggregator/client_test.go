@@ -121,7 +121,12 @@ func serveConfig(tb testing.TB, cfg *config.Config, opts *Options, members ...*m
 	a.members = members
 	a.Rebuild()
 	close(a.ready)
+	return serveOn(tb, a)
+}
 
+// serveOn serves a ready Aggregator to one more client.
+func serveOn(tb testing.TB, a *Aggregator) *stdioClient {
+	tb.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

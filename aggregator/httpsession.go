@@ -393,12 +393,16 @@ func (s *httpSession) serveSSE(w http.ResponseWriter, r *http.Request, st *strea
 	}()
 	keepalive := time.NewTicker(25 * time.Second)
 	defer keepalive.Stop()
+	var gap gapAfterProgress // ssegap.go
 	for {
 		id, msg, wait, ok := st.next(gen)
 		if !ok {
 			return
 		}
 		if wait == nil {
+			if s.legacy {
+				gap.before(r.Context(), msg)
+			}
 			var b strings.Builder
 			if !s.legacy {
 				b.WriteString("id: " + id + "\n")

@@ -96,7 +96,7 @@ func TestServeExposeProxy(t *testing.T) {
 	if strings.Contains(string(list.Result), `"up_echo"`) {
 		t.Errorf("expose proxy listed an upstream tool: %s", list.Result)
 	}
-	if r := c.call(2, "tools/call", map[string]any{"name": "up_echo"}); r.Error == nil || r.Error.Code != -32602 {
+	if r := c.call(2, "tools/call", map[string]any{"name": "up_echo"}); r.Error != nil || !strings.Contains(string(r.Result), `"isError":true`) || !strings.Contains(string(r.Result), `tool \"up_echo\" is served through the \"proxy\" tool`) {
 		t.Errorf("a tool the client was not shown: %s", r.line)
 	}
 	if r := c.call(3, "tools/call", map[string]any{"name": "browser_navigate"}); r.Error != nil {

@@ -3,11 +3,8 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -17,8 +14,9 @@ import (
 
 // This file relays what flows the other way: requests upstreams send to
 // the client (sampling, elicitation, roots), their log messages and
-// resource updates, and the client's settings that every upstream must
-// hear (log level, roots changes).
+// resource updates (to the sessions that want them: see sessionlog.go and
+// subscriptions.go), and the client's settings that every upstream must
+// hear (roots changes; the log level is in sessionlog.go).
 
 // listener is a served client: it hears about list changes, answers the
 // requests upstreams send to the client, and receives relayed
@@ -31,6 +29,9 @@ type listener struct {
 	// spawn runs f for as long as the client is served.
 	elicitURL func() bool
 	spawn     func(f func(ctx context.Context))
+	// logLevel is its logging/setLevel as an index into logLevelNames
+	// plus one; 0 until it sets one (sessionlog.go).
+	logLevel atomic.Int32
 }
 
 // client returns a served client, or nil when none is connected.
@@ -54,8 +55,9 @@ func (a *Aggregator) serverRequest(ctx context.Context, server, method string, p
 	return l.request(ctx, method, params)
 }
 
-// serverNotification passes an upstream's notification to the client. A
-// log message names its upstream in logger ("server" or "server/logger").
+// serverNotification passes an upstream's notification to the served
+// sessions that want it. A log message names its upstream in logger
+// ("server" or "server/logger").
 func (a *Aggregator) serverNotification(server, method string, params json.RawMessage) {
 	if method == string(mcp.MethodNotificationMessage) {
 		var p map[string]json.RawMessage
@@ -71,37 +73,13 @@ func (a *Aggregator) serverNotification(server, method string, params json.RawMe
 			params = marshalRaw(p, params)
 		}
 	}
+	wants := a.relayFilter(method, params) // sessionlog.go, subscriptions.go
 	a.listeners.Range(func(k, _ any) bool {
-		k.(*listener).notify(method, params)
+		if l := k.(*listener); wants(l) {
+			l.notify(method, params)
+		}
 		return true
 	})
-}
-
-// logLevels are the levels of logging/setLevel (RFC 5424's, by name).
-const logLevels = "debug, info, notice, warning, error, critical, alert, emergency"
-
-// setLogLevel applies the client's log level to every upstream at once.
-func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Level string `json:"level"`
-	}
-	if err := json.Unmarshal(orEmpty(params), &p); err != nil || !slices.Contains(strings.Split(logLevels, ", "), p.Level) {
-		return nil, fmt.Errorf("%w: level must be one of %s", ErrInvalidParams, logLevels)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, c := range a.sessionClients() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := c.SetLogLevel(ctx, p.Level); err != nil {
-				a.log.Warn("logging/setLevel", "server", c.Name(), "err", a.opts.Redact(err.Error()))
-			}
-		}()
-	}
-	wg.Wait()
-	return json.RawMessage(`{}`), nil
 }
 
 // rootsChanged tells every upstream that the client's roots changed.
@@ -157,29 +135,4 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 	default:
 		return nil, fmt.Errorf("%w: ref.type %q: want ref/prompt or ref/resource", ErrInvalidParams, ref.Type)
 	}
-}
-
-// subscribe routes resources/subscribe and unsubscribe by URI. Updates
-// come back with the same URI: mcpx never rewrites URIs.
-//
-// A URI no source lists may still be one a source serves (resources need
-// not be listed, and links in content name them), so it is offered to
-// every source: the first that accepts it has it.
-func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	res, err := a.forwardURI(ctx, method, params)
-	if !errors.Is(err, ErrUnknown) {
-		return res, err
-	}
-	a.srvMu.RLock()
-	members := slices.Clone(a.members)
-	a.srvMu.RUnlock()
-	for _, m := range members {
-		if _, ok := m.src.(*upstream.Client); !ok {
-			continue
-		}
-		if r, e := a.request(ctx, m.src, method, params); e == nil {
-			return r, nil
-		}
-	}
-	return nil, err
 }

@@ -59,6 +59,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	s.l = l
 	a.listeners.Store(l, struct{}{})
+	defer a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go
 	defer a.callers.forget(l)
 	defer a.listeners.Delete(l)
 	if a.parent != nil {
@@ -325,18 +326,21 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for
 			// it to connect would not help.
-			if hint := a.loginHint(name); hint != "" {
-				return nil, toRPCError(fmt.Errorf("%w tool %q: %s", ErrUnknown, name, hint), mcp.INVALID_PARAMS, a.opts.Redact)
+			if a.loginHint(name) != "" {
+				return a.unknownTool(name), nil
 			}
 			if err := a.awaitTool(ctx, name); err != nil {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
 		}
 		if !a.served(name) {
-			return nil, toRPCError(fmt.Errorf("%w tool %q", ErrUnknown, name), mcp.INVALID_PARAMS, a.opts.Redact)
+			return a.unknownTool(name), nil // unknowntool.go
 		}
 		res, err := a.callTool(ctx, m.Params)
-		if err != nil && !isRPCError(err) && !isTimeout(err) && !errors.Is(err, ErrUnknown) && !errors.Is(err, ErrInvalidParams) {
+		if errors.Is(err, ErrUnknown) {
+			return a.unknownTool(name), nil // gone since served() said yes
+		}
+		if err != nil && !isRPCError(err) && !isTimeout(err) && !errors.Is(err, ErrInvalidParams) {
 			// The tool exists but its server could not run it: tell the
 			// model in a result it can read, as the spec asks.
 			return toolError(a.opts.Redact(err.Error())), nil

@@ -222,9 +222,12 @@ func TestServeToolsCallErrors(t *testing.T) {
 		// ... or an upstream error passed through.
 		data string
 	}{
-		{desc: "unknown tool", params: `{"name":"nope","arguments":{}}`, code: -32602, text: "nope"},
-		{desc: "unknown prefixed tool", params: `{"name":"alpha_nope"}`, code: -32602, text: "alpha_nope"},
-		{desc: "original name of a prefixed tool", params: `{"name":"get-x"}`, code: -32602, text: "get-x"},
+		// A name mcpx does not serve is a tool result the model can read,
+		// with the served names it may have meant; malformed params stay
+		// -32602.
+		{desc: "unknown tool", params: `{"name":"nope","arguments":{}}`, toolError: `unknown tool "nope"`},
+		{desc: "unknown prefixed tool", params: `{"name":"alpha_echoo"}`, toolError: `unknown tool "alpha_echoo"; did you mean "alpha_echo"`},
+		{desc: "original name of a prefixed tool", params: `{"name":"get-x"}`, toolError: `unknown tool "get-x"; did you mean "alpha_get-x"`},
 		{desc: "params an array", params: `[1,2]`, code: -32602},
 		{desc: "params a string", params: `"alpha_echo"`, code: -32602},
 		{desc: "params a number", params: `42`, code: -32602},

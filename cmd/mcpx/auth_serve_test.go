@@ -128,9 +128,9 @@ func TestServeNeedsLoginWithoutURLElicitation(t *testing.T) {
 	if strings.Contains(string(res), "remote_") {
 		t.Errorf("tools of the server that needs a login are listed: %s", res)
 	}
-	_, e = c.request("tools/call", map[string]any{"name": "remote_echo", "arguments": map[string]any{"message": "x"}})
-	if e == nil || !strings.Contains(e.Message, "mcpx auth login remote") {
-		t.Errorf("call to remote_echo: %+v, want an error naming `mcpx auth login remote`", e)
+	res, e = c.request("tools/call", map[string]any{"name": "remote_echo", "arguments": map[string]any{"message": "x"}})
+	if e != nil || !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), "mcpx auth login remote") {
+		t.Errorf("call to remote_echo: %s %+v, want an isError result naming `mcpx auth login remote`", res, e)
 	}
 	// Through the proxy tool (the default way), the same.
 	res, e = c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,6 +76,8 @@ type sessionsResult struct {
 		SessionID            *string
 		Progress             []float64
 		ProgressBeforeResult int
+		Wire                 []float64 // progress as the transport delivered it
+		WireBeforeResult     *int
 		Sampled              []string
 		SamplingAsked        int
 		LongResult           string
@@ -138,13 +141,22 @@ func TestServeHTTPSessions(t *testing.T) {
 				if !strings.Contains(s.LongResult, "completed") {
 					t.Errorf("session %s: long operation: %q", s.Name, s.LongResult)
 				}
-				// Every progress step arrives, in order, before the result on
-				// streamable HTTP, where they share the POST's stream.
-				if mode.name == "http" && (len(s.Progress) != 8 || s.ProgressBeforeResult != 8) {
-					t.Errorf("session %s: progress %v (%d before the result), want 8 steps before it", s.Name, s.Progress, s.ProgressBeforeResult)
+				// Every progress step arrives, in order, before the result,
+				// on either transport.
+				want := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+				if !slices.Equal(s.Wire, want) || s.WireBeforeResult == nil || *s.WireBeforeResult != len(want) {
+					t.Errorf("session %s: progress on the wire %v (before the result: %v), want %v all before it", s.Name, s.Wire, s.WireBeforeResult, want)
 				}
-				if len(s.Progress) == 0 {
-					t.Errorf("session %s: no progress", s.Name)
+				// The SDK hands each to onprogress too. Over legacy SSE it
+				// drops a step it reads together with the result, which
+				// mcpx's gap after progress (aggregator/ssegap.go) avoids
+				// unless the client is descheduled for longer than it.
+				switch {
+				case slices.Equal(s.Progress, want) && s.ProgressBeforeResult == len(want):
+				case mode.name == "sse" && slices.Equal(s.Progress, want[:len(want)-1]):
+					t.Logf("session %s: the SDK dropped the last step it read with the result: %v", s.Name, s.Progress)
+				default:
+					t.Errorf("session %s: onprogress got %v (%d before the result), want %v all before it", s.Name, s.Progress, s.ProgressBeforeResult, want)
 				}
 				if s.SessionID != nil {
 					ids[*s.SessionID] = true

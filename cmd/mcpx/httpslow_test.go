@@ -40,8 +40,15 @@ func (s *rawSession) header(accept string) map[string]string {
 // response without reading its body.
 func (s *rawSession) open(body string) *http.Response {
 	s.t.Helper()
-	req, _ := http.NewRequest("POST", s.url, strings.NewReader(body))
-	for k, v := range s.header("application/json, text/event-stream") {
+	return s.stream("POST", body, "application/json, text/event-stream")
+}
+
+// stream sends one request of the session that is answered 200 with an
+// SSE stream, and returns the response without reading its body.
+func (s *rawSession) stream(method, body, accept string) *http.Response {
+	s.t.Helper()
+	req, _ := http.NewRequest(method, s.url, strings.NewReader(body))
+	for k, v := range s.header(accept) {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -49,7 +56,7 @@ func (s *rawSession) open(body string) *http.Response {
 		s.t.Fatal(err)
 	}
 	if resp.StatusCode != 200 {
-		s.t.Fatalf("POST: %d", resp.StatusCode)
+		s.t.Fatalf("%s: %d", method, resp.StatusCode)
 	}
 	return resp
 }

@@ -55,8 +55,8 @@ func TestServeSlowServers(t *testing.T) {
 		t.Errorf("broken_echo: %s %+v, want the server's exit in the error", res, e)
 	}
 	// A name no server could own is still unknown.
-	if _, e := c.request("tools/call", map[string]any{"name": "fast_nope"}); e == nil || !strings.Contains(e.Message, "unknown tool") {
-		t.Errorf("fast_nope: %+v, want unknown tool", e)
+	if res, e := c.request("tools/call", map[string]any{"name": "fast_nope"}); e != nil || !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), "unknown tool") {
+		t.Errorf("fast_nope: %s %+v, want an isError result: unknown tool", res, e)
 	}
 	// Through the proxy tool too.
 	res, _ = c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{"action": "call", "type": "tool", "path": "hung_echo", "args": map[string]any{"message": "x"}}})

@@ -194,8 +194,8 @@ func TestServeRawPassThrough(t *testing.T) {
 	if e != nil || !strings.Contains(string(prompt), "Ada") {
 		t.Errorf("prompt get = %s %v", prompt, e)
 	}
-	if _, e := c.request("tools/call", map[string]any{"name": "fx_nope"}); e == nil || !strings.Contains(e.Message, "fx_nope") {
-		t.Errorf("unknown tool: got %+v, want an error naming it", e)
+	if res, e := c.request("tools/call", map[string]any{"name": "fx_nope"}); e != nil || !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), `unknown tool \"fx_nope\"`) {
+		t.Errorf("unknown tool: got %s %+v, want an isError result naming it", res, e)
 	}
 	c.send("this is not json")
 	if _, e := c.request("ping", map[string]any{}); e != nil {

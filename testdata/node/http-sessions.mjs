@@ -42,7 +42,19 @@ async function session(name) {
     out.samplingAsked++;
     return { role: "assistant", model: `model-${name}`, content: { type: "text", text: `answer from ${name}` } };
   });
-  await client.connect(transport());
+  const tr = transport();
+  await client.connect(tr);
+  // What the transport delivers, in order: the SDK drops a progress
+  // notification it gets in the same read as the response (it handles
+  // notifications a microtask later), so onprogress alone cannot tell
+  // what mcpx sent.
+  out.wire = [];
+  const deliver = tr.onmessage;
+  tr.onmessage = (m, extra) => {
+    if (m.method === "notifications/progress") out.wire.push(m.params.progress);
+    if (m.result?.content?.[0]?.text?.startsWith("Long running operation")) out.wireBeforeResult ??= out.wire.length;
+    deliver(m, extra);
+  };
   out.sessionId = client.transport.sessionId ?? null;
   out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
   const long = client
