@@ -81,7 +81,8 @@ type Aggregator struct {
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	reported  map[string]bool
-	logins    loginAsks // logins asked of clients (login.go)
+	hidden    map[string]int // names hidden per server, as last logged
+	logins    loginAsks      // logins asked of clients (login.go)
 
 	// The page tools (seed 004); nil without a browser or with them off.
 	pages       *pagetools.Hub
@@ -118,7 +119,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o.Version = "dev"
 	}
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
-		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{}), callers: &callers{}}
+		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{}}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -324,14 +325,10 @@ func (a *Aggregator) rebuild() []Kind {
 	return kinds
 }
 
-// report logs each collision and problem once, not at every rebuild.
+// report logs collisions (see reportHidden) and each problem once, not
+// at every rebuild.
 func (a *Aggregator) report(c *Catalog) {
-	for _, col := range c.Collisions {
-		if s := col.String(); !a.reported[s] {
-			a.reported[s] = true
-			a.log.Warn("name collision: " + s)
-		}
-	}
+	a.reportHidden(c)
 	for _, p := range c.Problems {
 		if !a.reported[p] {
 			a.reported[p] = true
