@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -18,6 +19,9 @@ import (
 // tools, the browser's, or a name no prefix matches): wait for every
 // server, so that every name is known.
 func (a *Aggregator) ToolServers(name string) []string {
+	if name == proxytool.Name { // it lists and calls every server's tools
+		return nil
+	}
 	a.srvMu.RLock()
 	defer a.srvMu.RUnlock()
 	if e, ok := a.Catalog().Tool(name); ok {
