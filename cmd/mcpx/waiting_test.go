@@ -310,4 +310,6 @@ func TestServeOnTerminal(t *testing.T) {
 	if strings.Contains(c.stderr.String(), "waiting for an MCP client") {
 		t.Errorf("serve on a pipe says it waits for a client:\n%s", c.stderr.String())
 	}
+	// serve logs the config file in use at info.
+	c.waitStderr(10*time.Second, "INFO", "config loaded", cfg)
 }
