@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -111,14 +110,7 @@ func TestServersDetail(t *testing.T) {
 	if code != 1 {
 		t.Errorf("servers with failed servers: exit %d, want 1\n%s", code, errOut)
 	}
-	var got []serverJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("servers --json: %v\n%s", err, out)
-	}
-	by := map[string]serverJSON{}
-	for _, s := range got {
-		by[s.Name] = s
-	}
+	by := serversByName(t, out)
 	if s := by["hung"]; s.State != "failed" || !strings.Contains(s.Error, "no answer within 2s") || !strings.Contains(s.Error, "loading model weights") {
 		t.Errorf("hung = %+v, want failed with the timeout and its last stderr line", s)
 	}
@@ -145,16 +137,8 @@ func TestServersDetail(t *testing.T) {
 	var hung serverJSON
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out, errOut, _ := runMCPX(t, "servers", "--json", "--server-url", srv.url)
-		var got []serverJSON
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
-			t.Fatalf("servers --server-url --json: %v\n%s\n%s", err, out, errOut)
-		}
-		for _, s := range got {
-			if s.Name == "hung" {
-				hung = s
-			}
-		}
+		out, _, _ := runMCPX(t, "servers", "--json", "--server-url", srv.url)
+		hung = serversByName(t, out)["hung"]
 		if strings.Contains(hung.LastLine, "hang-init") || time.Now().After(deadline) {
 			break
 		}
