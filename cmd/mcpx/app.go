@@ -24,8 +24,10 @@ type session struct {
 	log    *log.Logger
 	agg    *aggregator.Aggregator
 	closed func()
-	ios    *streams
-	status *statusLine // stderr with a spinner line; nil unless stderr is a terminal and not serve
+	// stderr is ios.Err shared with the logger, for a command's own lines
+	// while servers still log; on a terminal it also holds the spinner.
+	stderr *statusLine
+	spin   bool // stderr is a terminal (and the command is not serve): show a spinner while waiting
 	// summarize makes close say, on stderr, which servers failed or are
 	// still starting: what the command's output lacks.
 	summarize bool
@@ -51,13 +53,8 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		}
 	}
 	red := newRedactor(cfg.Secrets())
-	var status *statusLine
-	errOut := ios.Err
-	if ios.ErrTTY && !serve {
-		status = &statusLine{w: ios.Err}
-		errOut = status
-	}
-	logger, closeLog, err := newLogger(errOut, level, g.logFile, red)
+	stderr := &statusLine{w: ios.Err}
+	logger, closeLog, err := newLogger(stderr, level, g.logFile, red)
 	if err != nil {
 		return nil, exitWith(ios, 2, err)
 	}
@@ -97,7 +94,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
 	agg.Start(ctx)
-	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog, ios: ios, status: status}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A
@@ -129,7 +126,7 @@ func (s *session) close() {
 	s.agg.Close()
 	s.closed()
 	for _, l := range lines {
-		fmt.Fprintln(s.ios.Err, "mcpx:", s.red.Redact(l))
+		fmt.Fprintln(s.stderr, "mcpx:", s.red.Redact(l))
 	}
 }
 
@@ -214,12 +211,12 @@ func openFor(ctx context.Context, ios *streams, g *globalFlags, needed func(*agg
 // wait blocks until the first connect attempts of the named servers (nil:
 // all) are over, showing on a terminal which are still starting.
 func (s *session) wait(ctx context.Context, names []string) error {
-	if s.status != nil {
+	if s.spin {
 		sctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.spin(sctx, s.status, names)
+			s.spinner(sctx, names)
 		}()
 		defer func() {
 			stop()

@@ -66,7 +66,7 @@ given together; stdio is served alone unless --http is given.`,
 			}
 			if withStdio && ios.InTTY {
 				// Typed by a person, who would otherwise see nothing happen.
-				fmt.Fprintln(ios.Err, handTypedServe)
+				fmt.Fprintln(s.stderr, handTypedServe)
 			}
 			if token == "" {
 				token = s.cfg.HTTP.Token

@@ -43,7 +43,7 @@ func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 			if s.cfg.File != "" {
 				// On stderr: the table and the JSON stay the servers alone.
 				file, _ := filepath.Abs(s.cfg.File)
-				fmt.Fprintln(ios.Err, "config:", file)
+				fmt.Fprintln(s.stderr, "config:", file) // servers may be logging meanwhile
 			}
 			return serversRun(ios, s.agg.Upstreams(), s.agg.Browser(cmd.Context(), true), s.agg.Catalog(), o)
 		},

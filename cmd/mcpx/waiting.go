@@ -12,9 +12,10 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// statusLine is stderr on a terminal with one line kept at the bottom:
-// what a command waits for. Anything else written (log lines) goes above
-// it, and the line is drawn again after.
+// statusLine is stderr for a command and its logger, one write at a
+// time, with on a terminal one line kept at the bottom: what the command
+// waits for. Anything else written (log lines) goes above that line, and
+// the line is drawn again after.
 type statusLine struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -54,9 +55,11 @@ const spinnerWidth = 72
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// spin shows, until ctx ends, which of the servers waited for (nil: all)
-// are still starting and the seconds passed, redrawn a few times a second.
-func (s *session) spin(ctx context.Context, line *statusLine, names []string) {
+// spinner shows, until ctx ends, which of the servers waited for (nil:
+// all) are still starting and the seconds passed, redrawn a few times a
+// second.
+func (s *session) spinner(ctx context.Context, names []string) {
+	line := s.stderr
 	start := time.Now()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
