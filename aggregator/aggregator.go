@@ -81,7 +81,6 @@ type Aggregator struct {
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	reported  map[string]bool
-	hidden    map[string]int // names hidden per server, as last logged
 	logins    loginAsks      // logins asked of clients (login.go)
 
 	// The page tools (seed 004); nil without a browser or with them off.
@@ -95,6 +94,8 @@ type Aggregator struct {
 
 	statusMu sync.Mutex
 	statusCh chan struct{} // closed and replaced on every upstream change
+
+	hidden map[string]int // names hidden per server, as last logged (reportHidden); guarded by rebuildMu
 }
 
 // New creates an Aggregator for cfg. Nothing starts until [Aggregator.Start].
