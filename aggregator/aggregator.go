@@ -81,7 +81,7 @@ type Aggregator struct {
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	reported  map[string]bool
-	logins    loginAsks      // logins asked of clients (login.go)
+	logins    loginAsks // logins asked of clients (login.go)
 
 	// The page tools (seed 004); nil without a browser or with them off.
 	pages       *pagetools.Hub
