@@ -96,6 +96,8 @@ type Aggregator struct {
 
 	statusMu sync.Mutex
 	statusCh chan struct{} // closed and replaced on every upstream change
+
+	hidden map[string]int // names hidden per server, as last logged (reportHidden); guarded by rebuildMu
 }
 
 // New creates an Aggregator for cfg. Nothing starts until [Aggregator.Start].
@@ -120,7 +122,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o.Version = "dev"
 	}
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
-		changes: make(chan struct{}, 1), reported: map[string]bool{}, statusCh: make(chan struct{}), callers: &callers{}}
+		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{}}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -326,14 +328,10 @@ func (a *Aggregator) rebuild() []Kind {
 	return kinds
 }
 
-// report logs each collision and problem once, not at every rebuild.
+// report logs collisions (see reportHidden) and each problem once, not
+// at every rebuild.
 func (a *Aggregator) report(c *Catalog) {
-	for _, col := range c.Collisions {
-		if s := col.String(); !a.reported[s] {
-			a.reported[s] = true
-			a.log.Warn("name collision: " + s)
-		}
-	}
+	a.reportHidden(c)
 	for _, p := range c.Problems {
 		if !a.reported[p] {
 			a.reported[p] = true

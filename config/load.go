@@ -46,6 +46,10 @@ func (o *LoadOptions) withDefaults() LoadOptions {
 	return c
 }
 
+// SearchOrder is where [Load] looks for the config file, in order, as
+// the help, the README and the no-config message say it.
+const SearchOrder = "--config FILE, $MCPX_CONFIG, ./mcpx.{json,yaml,yml,toml}, $XDG_CONFIG_HOME/mcpx/config.{json,yaml,yml,toml} (~/.config/mcpx/ without XDG_CONFIG_HOME)"
+
 // The names looked for, in order, in the working directory and in
 // $XDG_CONFIG_HOME/mcpx.
 var (

@@ -146,7 +146,24 @@ type Status struct {
 	ServerInfo                                   mcp.Implementation
 	ProtocolVersion                              string
 	Tools, Resources, ResourceTemplates, Prompts int
+	// Step is what a starting server waits for: StepSpawn, StepConnect,
+	// StepInitialize or StepList; empty in any other state. StepSince is
+	// when that step began.
+	Step      string
+	StepSince time.Time
+	// LastLine is the last line the server printed on stderr, or on stdout
+	// that was not JSON-RPC (LastStream says which), redacted: what a
+	// server that hangs or fails most often says about why.
+	LastLine, LastStream string
 }
+
+// The steps of a connect attempt, as [Status.Step] names them.
+const (
+	StepSpawn      = "spawn"      // starting the child process
+	StepConnect    = "connect"    // reaching a remote server
+	StepInitialize = "initialize" // waiting for the answer to initialize
+	StepList       = "list"       // listing tools, resources and prompts
+)
 
 // Catalog holds a server's capabilities exactly as it listed them, one raw
 // JSON object per tool, resource, resource template or prompt.
@@ -172,9 +189,10 @@ type Client struct {
 	ready     chan struct{} // closed after the first connect attempt
 	readyOnce sync.Once
 	tail      stderrTail
-	logLevel  string   // asked for by the client; applied on every connect
-	slots     *fifo    // maxConcurrent; nil for no limit
-	proc      *process // the child of the attempt or connection under way, for Kill
+	logLevel  string     // asked for by the client; applied on every connect
+	slots     *fifo      // maxConcurrent; nil for no limit
+	proc      *process   // the child of the attempt or connection under way, for Kill
+	watch     *lineWatch // its stdout, for the last line that was not JSON-RPC
 
 	remembered bool          // the catalog shown came from the cache (or was stored there)
 	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
@@ -294,8 +312,28 @@ func (c *Client) markKnown() { c.knownOnce.Do(func() { close(c.known) }) }
 // Status returns a snapshot of the server's state.
 func (c *Client) Status() Status {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.status
+	st := c.status
+	watch := c.watch
+	c.mu.Unlock()
+	if st.State != StateConnecting {
+		st.Step, st.StepSince = "", time.Time{}
+	}
+	if line := c.lastStderr(); line != "" {
+		st.LastLine, st.LastStream = line, "stderr"
+	} else if watch != nil {
+		if junk := watch.lastJunk(); junk != "" {
+			st.LastLine, st.LastStream = c.opts.Redact(junk), "stdout"
+		}
+	}
+	return st
+}
+
+// step records what the connect attempt under way waits for now. It
+// tells no one: a status reader sees it at its next look.
+func (c *Client) step(name string) {
+	c.mu.Lock()
+	c.status.Step, c.status.StepSince = name, time.Now()
+	c.mu.Unlock()
 }
 
 // Catalog returns the server's current capabilities; empty while it is not
@@ -373,14 +411,18 @@ func (c *Client) run(ctx context.Context) {
 				continue
 			}
 			err = cn.lostErr()
-			c.log.Warn("connection lost", "err", c.opts.Redact(err.Error()))
+			if time.Since(start) > time.Minute {
+				backoff = c.opts.MinBackoff
+			}
+			what := "connection lost"
+			if cn.proc != nil && cn.proc.exitError() != nil {
+				what = "exited"
+			}
+			c.log.Warn(what, append([]any{"err", c.opts.Redact(err.Error())}, c.restart(backoff)...)...)
 			if lr, ok := needsLogin(err); ok {
 				c.disconnect(cn, StateNeedsLogin, lr)
 			} else {
 				c.disconnect(cn, StateFailed, err)
-			}
-			if time.Since(start) > time.Minute {
-				backoff = c.opts.MinBackoff
 			}
 		} else {
 			if ctx.Err() != nil {
@@ -394,7 +436,7 @@ func (c *Client) run(ctx context.Context) {
 				c.failed(err)
 				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
 			} else {
-				c.log.Error("connect failed", "err", c.opts.Redact(err.Error()))
+				c.logFailed(err, backoff)
 				c.failed(err)
 			}
 			c.markReady()
@@ -413,6 +455,27 @@ func (c *Client) run(ctx context.Context) {
 			continue
 		}
 		backoff = min(backoff*2, c.opts.MaxBackoff)
+	}
+}
+
+// restart is the log fields that say when the server is started again
+// after it ended: none in a one-shot command, which never restarts it.
+func (c *Client) restart(backoff time.Duration) []any {
+	if !c.opts.Reconnect {
+		return nil
+	}
+	return []any{"restart", "in " + backoff.String()}
+}
+
+// logFailed logs a failed connect attempt: an error when the server is
+// retried (serve), where the log is all there is; in a one-shot command,
+// info only, since the command itself says which servers failed and why.
+func (c *Client) logFailed(err error, backoff time.Duration) {
+	kv := append([]any{"err", c.opts.Redact(err.Error())}, c.restart(backoff)...)
+	if c.opts.Reconnect {
+		c.log.Error("connect failed", kv...)
+	} else {
+		c.log.Info("connect failed", kv...)
 	}
 }
 

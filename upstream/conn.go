@@ -79,6 +79,11 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		}
 	}()
 
+	if c.cfg.Transport == config.TransportStdio {
+		c.step(StepSpawn)
+	} else {
+		c.step(StepConnect)
+	}
 	tr, err := cn.dial()
 	if err != nil {
 		return nil, err
@@ -108,6 +113,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	tctx, tcancel := context.WithTimeout(life, timeout)
 	defer tcancel()
 
+	c.step(StepInitialize)
 	if err := cn.initialize(tctx); err != nil {
 		return nil, cn.explain("initialize", timeout, tctx, err)
 	}
@@ -119,6 +125,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 			c.log.Warn("could not set the log level", "err", c.opts.Redact(err.Error()))
 		}
 	}
+	c.step(StepList)
 	cat, err := cn.listCatalog(tctx)
 	if err != nil {
 		return nil, cn.explain("list", timeout, tctx, err)
@@ -152,6 +159,9 @@ func (cn *conn) dial() (transport.Interface, error) {
 		cn.c.proc = p
 		cn.c.mu.Unlock()
 		cn.stdout = newLineWatch(cn.limitStdout(p.stdout))
+		cn.c.mu.Lock()
+		cn.c.watch = cn.stdout
+		cn.c.mu.Unlock()
 		return transport.NewIO(cn.stdout, childStdin{p.stdin}, nil), nil
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
@@ -206,6 +216,10 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 			if junk := cn.stdout.lastJunk(); junk != "" {
 				err = fmt.Errorf("%w; it wrote non-JSON-RPC on stdout: %q", err, junk)
 			}
+		}
+		if cn.proc != nil {
+			// What a hung child last said is most often why it hangs.
+			err = fmt.Errorf("%w%s", err, cn.c.stderrTail())
 		}
 	}
 	return fmt.Errorf("%s: %w", step, err)

@@ -66,6 +66,16 @@ func (c *Client) stderrTail() string {
 	return "; stderr: " + strings.Join(c.tail.lines, " | ")
 }
 
+// lastStderr is the last line the child wrote on stderr, or "".
+func (c *Client) lastStderr() string {
+	c.tail.mu.Lock()
+	defer c.tail.mu.Unlock()
+	if len(c.tail.lines) == 0 {
+		return ""
+	}
+	return c.tail.lines[len(c.tail.lines)-1]
+}
+
 // lineWatch passes a child's stdout through untouched and remembers the
 // last line that could not be JSON-RPC. mcp-go skips such lines silently;
 // a server that prints a banner on stdout then just looks hung, and this is

@@ -24,6 +24,13 @@ type session struct {
 	log    *log.Logger
 	agg    *aggregator.Aggregator
 	closed func()
+	// stderr is ios.Err shared with the logger, for a command's own lines
+	// while servers still log; on a terminal it also holds the spinner.
+	stderr *statusLine
+	spin   bool // stderr is a terminal (and the command is not serve): show a spinner while waiting
+	// summarize makes close say, on stderr, which servers failed or are
+	// still starting: what the command's output lacks.
+	summarize bool
 }
 
 // open loads the config and starts every upstream. Serve mode logs at info
@@ -46,7 +53,8 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		}
 	}
 	red := newRedactor(cfg.Secrets())
-	logger, closeLog, err := newLogger(ios.Err, level, g.logFile, red)
+	stderr := &statusLine{w: ios.Err}
+	logger, closeLog, err := newLogger(stderr, level, g.logFile, red)
 	if err != nil {
 		return nil, exitWith(ios, 2, err)
 	}
@@ -63,9 +71,9 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		tokens = nil
 	}
 	if cfg.File == "" {
-		logger.Warn("no config file found (--config, $MCPX_CONFIG, ./mcpx.json, ~/.config/mcpx/config.json): the catalog is empty")
+		logger.Warn("no config file found (looked for " + config.SearchOrder + "): the catalog is empty")
 	} else {
-		logger.Debug("config loaded", "file", cfg.File, "servers", len(cfg.Servers))
+		logger.Info("config loaded", "file", cfg.File, "servers", len(cfg.Servers))
 	}
 
 	// Libraries that log through log/slog's default (mcp-go's stdio
@@ -86,7 +94,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
 	agg.Start(ctx)
-	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A
@@ -110,8 +118,16 @@ func readyTimeout(cfg *config.Config, serve bool) time.Duration {
 const serveReadyTimeout = 2 * time.Second
 
 func (s *session) close() {
+	var lines []string
+	if s.summarize {
+		// Before Close, which stops every server.
+		lines = notReady(s.agg.Upstreams(), time.Now())
+	}
 	s.agg.Close()
 	s.closed()
+	for _, l := range lines {
+		fmt.Fprintln(s.stderr, "mcpx:", s.red.Redact(l))
+	}
 }
 
 // shutdownStep divides shutdownTimeout between the steps of a shutdown:
@@ -159,23 +175,55 @@ func exitWith(ios *streams, code int, err error) error {
 	return exitError{code}
 }
 
-// openReady opens a session for a one-shot command and waits for the
-// first connect attempts to be over.
+// openReady opens a session for a one-shot command that reports on every
+// server itself (servers, doctor), and waits for the first connect
+// attempts to be over.
 func openReady(ctx context.Context, ios *streams, g *globalFlags) (*session, error) {
+	s, err := openFor(ctx, ios, g, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.summarize = false
+	return s, nil
+}
+
+// openFor opens a session for a one-shot command that needs only some
+// servers: it waits for the first connect attempts of those that needed
+// names (nil: all), while the others go on starting. Its close says which
+// servers failed or are still starting.
+func openFor(ctx context.Context, ios *streams, g *globalFlags, needed func(*aggregator.Aggregator) []string) (*session, error) {
 	s, err := open(ctx, ios, g, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.wait(ctx); err != nil {
+	s.summarize = true
+	var names []string
+	if needed != nil {
+		names = needed(s.agg)
+	}
+	if err := s.wait(ctx, names); err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// wait blocks until the first connect attempts are over.
-func (s *session) wait(ctx context.Context) error {
-	if err := s.agg.WaitReady(ctx); err != nil {
+// wait blocks until the first connect attempts of the named servers (nil:
+// all) are over, showing on a terminal which are still starting.
+func (s *session) wait(ctx context.Context, names []string) error {
+	if s.spin {
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.spinner(sctx, names)
+		}()
+		defer func() {
+			stop()
+			<-done
+		}()
+	}
+	if err := s.agg.WaitServers(ctx, names); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitError{130}
 		}

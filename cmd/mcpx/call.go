@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/aggregator"
 )
 
 type callOptions struct {
@@ -57,7 +59,8 @@ The exit status is 1 when the tool reports an error (isError).`,
 				}
 				return callRender(ios, res, o.json)
 			}
-			s, err := openReady(cmd.Context(), ios, g)
+			// Only the server that owns the name is waited for.
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) []string { return a.ToolServers(o.name) })
 			if err != nil {
 				return err
 			}

@@ -84,9 +84,10 @@ func TestServersStatus(t *testing.T) {
 		"remote":   map[string]any{"url": "http://127.0.0.1:1/mcp", "timeout": "2s"},
 		"oldstyle": map[string]any{"url": "http://127.0.0.1:1/sse", "timeout": "2s"},
 	}})
+	// Servers failed: the exit status says so, and --json keeps the detail.
 	out, errOut, code := runCLI(t, "", "servers", "--json", "--config", cfg)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (servers failed): %s", code, errOut)
 	}
 	var got []serverJSON
 	if err := json.Unmarshal([]byte(out), &got); err != nil {

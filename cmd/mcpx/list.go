@@ -47,7 +47,12 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				}
 				return listRun(ios, c, o)
 			}
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, func(*aggregator.Aggregator) []string {
+				if o.server != "" {
+					return []string{o.server} // only the server listed is waited for
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}

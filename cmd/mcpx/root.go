@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/config"
 )
 
 // version, commit and date are stamped by the release build.
@@ -70,7 +73,7 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.config, "config", "c", "", "config file (default: $MCPX_CONFIG, ./mcpx.{json,yaml,toml}, ~/.config/mcpx/config.*)")
+	pf.StringVarP(&g.config, "config", "c", "", "config file (else the first found of "+strings.TrimPrefix(config.SearchOrder, "--config FILE, ")+")")
 	pf.StringVar(&g.logLevel, "log-level", "", "debug, info, warn or error (default info for serve, warn otherwise)")
 	pf.StringVar(&g.logFile, "log-file", "", "append logs to this file instead of stderr")
 	pf.StringVar(&g.expose, "expose", "", "how upstreams are shown to a client: proxy, direct or both")

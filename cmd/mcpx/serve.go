@@ -64,6 +64,10 @@ given together; stdio is served alone unless --http is given.`,
 			if err != nil {
 				return err
 			}
+			if withStdio && ios.InTTY {
+				// Typed by a person, who would otherwise see nothing happen.
+				fmt.Fprintln(s.stderr, handTypedServe)
+			}
 			if token == "" {
 				token = s.cfg.HTTP.Token
 			}
@@ -88,6 +92,10 @@ given together; stdio is served alone unless --http is given.`,
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token HTTP clients must send (else MCPX_HTTP_TOKEN, else http.token)")
 	return cmd
 }
+
+// handTypedServe is what `mcpx serve` says when stdin is a terminal.
+const handTypedServe = "mcpx serve is waiting for an MCP client to speak JSON-RPC on stdin: an MCP client (Claude Desktop, Cursor, ...) runs this command itself.\n" +
+	"To see the tools from a shell, run `mcpx list tools` (or `mcpx servers`). Ctrl-C stops."
 
 // serve runs the transports asked for until ctx is done or stdio ends
 // (the client that started mcpx is gone, so mcpx goes too).

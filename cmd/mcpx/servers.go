@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -39,6 +40,11 @@ func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 				return err
 			}
 			defer s.close()
+			if s.cfg.File != "" {
+				// On stderr: the table and the JSON stay the servers alone.
+				file, _ := filepath.Abs(s.cfg.File)
+				fmt.Fprintln(s.stderr, "config:", file) // servers may be logging meanwhile
+			}
 			return serversRun(ios, s.agg.Upstreams(), s.agg.Browser(cmd.Context(), true), s.agg.Catalog(), o)
 		},
 	}
@@ -62,6 +68,14 @@ type serverJSON struct {
 	ResourceTemplates int      `json:"resourceTemplates"`
 	Prompts           int      `json:"prompts"`
 	Collisions        []string `json:"collisions,omitempty"`
+	// WaitingFor is the connect step a starting server is in (spawn,
+	// connect, initialize, list), since WaitingMillis ago.
+	WaitingFor    string `json:"waitingFor,omitempty"`
+	WaitingMillis int64  `json:"waitingMs,omitempty"`
+	// LastLine is the last line the server printed on LastStream (stderr,
+	// or stdout when it was not JSON-RPC).
+	LastLine   string `json:"lastLine,omitempty"`
+	LastStream string `json:"lastStream,omitempty"`
 }
 
 // browserJSON is the browser in `mcpx servers --json`.
@@ -99,7 +113,22 @@ func browserRow(b *browser.Status, c *aggregator.Catalog) browserJSON {
 		RelayReachable: b.Reachable, Extension: b.Extension, Clients: b.Clients, Error: b.Err, Tools: tools}
 }
 
+// serversRun prints the servers; the exit status is 1 when one of them
+// failed, so that a script can tell without parsing.
 func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *aggregator.Catalog, o *serversOptions) error {
+	if err := printServers(ios, statuses, b, c, o); err != nil {
+		return err
+	}
+	for _, s := range statuses {
+		if s.State == upstream.StateFailed {
+			return exitError{1}
+		}
+	}
+	return nil
+}
+
+func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c *aggregator.Catalog, o *serversOptions) error {
+	now := time.Now()
 	collisions := map[string][]string{}
 	for _, col := range c.Collisions {
 		collisions[col.Dropped] = append(collisions[col.Dropped], col.String())
@@ -113,7 +142,11 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 				ServerVersion: s.ServerInfo.Version, ProtocolVersion: s.ProtocolVersion,
 				Tools: s.Tools, Resources: s.Resources, ResourceTemplates: s.ResourceTemplates,
 				Prompts: s.Prompts, Collisions: collisions[s.Name],
+				WaitingFor: s.Step, LastLine: s.LastLine, LastStream: s.LastStream,
 			})
+			if s.Step != "" {
+				out[len(out)-1].WaitingMillis = max(now.Sub(s.StepSince).Milliseconds(), 1)
+			}
 		}
 		if b != nil {
 			return printJSON(ios.Out, struct {
@@ -124,14 +157,14 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 		}
 		return printJSON(ios.Out, out)
 	}
-	header := []string{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "CONNECT", "ERROR"}
+	header := []string{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "CONNECT", "DETAIL"}
 	rows := make([][]string, 0, len(statuses))
 	for _, s := range statuses {
 		connect := ""
 		if s.State == upstream.StateConnected {
 			connect = s.ConnectTime.Round(time.Millisecond).String()
 		}
-		msg := s.Err
+		msg := why(s, now)
 		if n := len(collisions[s.Name]); n > 0 {
 			msg = joinNonEmpty(msg, fmt.Sprintf("%d name collision(s): %s", n, collisions[s.Name][0]))
 		}

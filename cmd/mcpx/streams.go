@@ -14,6 +14,8 @@ type streams struct {
 	Out    io.Writer
 	Err    io.Writer
 	OutTTY bool // Out is a terminal: render tables for people
+	ErrTTY bool // Err is a terminal: a waiting command may show a spinner there
+	InTTY  bool // In is a terminal: a person typed the command, no client runs it
 }
 
 func systemStreams() *streams {
@@ -22,5 +24,7 @@ func systemStreams() *streams {
 		Out:    os.Stdout,
 		Err:    os.Stderr,
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
+		InTTY:  isatty.IsTerminal(os.Stdin.Fd()),
 	}
 }

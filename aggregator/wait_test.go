@@ -1,0 +1,51 @@
+package aggregator
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// TestToolServers: the servers a call waits for, by prefix while nothing
+// is connected: the longest matching prefix wins, servers without a
+// prefix are the fallback, disabled servers never count, and a name
+// that tells nothing (no prefix matches, or mcpx's own proxy tool) means
+// every server.
+func TestToolServers(t *testing.T) {
+	server := func(name, prefix string, enabled bool) config.Server {
+		return config.Server{Name: name, Prefix: prefix, Enabled: enabled, Transport: config.TransportStdio, Command: "never-started"}
+	}
+	agg := func(servers ...config.Server) *Aggregator {
+		a := New(&config.Config{Separator: "_", Servers: servers}, nil)
+		for _, s := range servers {
+			c := upstream.New(s, nil) // never started: starting, nothing listed
+			a.upstreams = append(a.upstreams, c)
+			a.members = append(a.members, &member{src: c, prefix: s.Prefix})
+		}
+		return a
+	}
+	withBare := agg(server("memory", "memory", true), server("mem", "mem", true), server("mem_x", "mem_x", true),
+		server("bare", "", true), server("bare2", "", true), server("off", "off", false))
+	prefixed := agg(server("memory", "memory", true), server("off", "off", false))
+	for _, tc := range []struct {
+		a    *Aggregator
+		name string
+		want []string
+	}{
+		{withBare, "memory_read_graph", []string{"memory"}},
+		{withBare, "mem_create", []string{"mem"}},
+		{withBare, "mem_x_create", []string{"mem_x"}},
+		{withBare, "echo", []string{"bare", "bare2"}},
+		{withBare, "off_echo", []string{"bare", "bare2"}},
+		{withBare, "proxy", nil},
+		{prefixed, "memory_read_graph", []string{"memory"}},
+		{prefixed, "echo", nil},
+		{prefixed, "off_echo", nil},
+	} {
+		if got := tc.a.ToolServers(tc.name); !slices.Equal(got, tc.want) {
+			t.Errorf("ToolServers(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
