@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -66,6 +67,8 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// The same line as `mcpx version`.
+	root.SetVersionTemplate("mcpx {{.Version}}\n")
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
@@ -93,22 +96,50 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 	return root
 }
 
+// versionString is the one line `mcpx version` and `mcpx --version` print
+// after "mcpx ".
 func versionString() string {
-	s := version
-	if s == "dev" {
-		// go install module@version stamps nothing but the module version.
-		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			s = info.Main.Version
+	info, _ := debug.ReadBuildInfo()
+	return formatVersion(version, commit, date, info)
+}
+
+// formatVersion is the release build's stamp when there is one. A plain
+// `go build` or `go install` binary is not stamped: Go's embedded build
+// info then gives the module version and, for a build in a checkout, the
+// VCS revision, its time and whether the tree had changes.
+func formatVersion(version, commit, date string, info *debug.BuildInfo) string {
+	var modified bool
+	if version == "dev" && commit == "" && info != nil {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			version = v
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+				if len(commit) > 12 {
+					commit = commit[:12]
+				}
+			case "vcs.time":
+				date = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
 		}
 	}
-	if commit != "" {
-		s += " (" + commit
-		if date != "" {
-			s += ", " + date
+	var extra []string
+	for _, s := range []string{commit, date} {
+		if s != "" {
+			extra = append(extra, s)
 		}
-		s += ")"
 	}
-	return s
+	if modified {
+		extra = append(extra, "modified")
+	}
+	if len(extra) == 0 {
+		return version
+	}
+	return version + " (" + strings.Join(extra, ", ") + ")"
 }
 
 func newVersionCmd(ios *streams) *cobra.Command {
