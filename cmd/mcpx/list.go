@@ -45,6 +45,9 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				if err != nil {
 					return err
 				}
+				if err := checkServerName(catalogServers(c, nil), o.server); err != nil {
+					return err
+				}
 				return listRun(ios, c, o)
 			}
 			s, err := openReady(cmd.Context(), ios, g)
@@ -52,7 +55,11 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				return err
 			}
 			defer s.close()
-			return listRun(ios, s.agg.Catalog(), o)
+			c := s.agg.Catalog()
+			if err := checkServerName(catalogServers(c, s.cfg), o.server); err != nil {
+				return err
+			}
+			return listRun(ios, c, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")

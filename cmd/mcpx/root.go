@@ -44,11 +44,19 @@ func run(args []string, ios *streams) int {
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	var ee exitError
+	var ue usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(ios.Err, "mcpx:", err)
+		return 2
+	case isUnknownCommand(cmd, args):
+		fmt.Fprintln(ios.Err, "mcpx:", err)
+		fmt.Fprintln(ios.Err, "Run 'mcpx --help' for the commands.")
+		return 2
 	default:
 		fmt.Fprintln(ios.Err, "mcpx:", err)
 		return 1
@@ -62,7 +70,12 @@ func newRootCmd(ios *streams) *cobra.Command {
 		Short: "Many MCP servers as one",
 		Long: `mcpx connects to many MCP servers (stdio children, streamable HTTP, SSE)
 and shows them as one: to an MCP client over stdio (mcpx serve --stdio),
-and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
+and to people and scripts (mcpx list, mcpx call, mcpx servers).
+
+Exit status: 0 success; 1 a call failed, a tool reported an error or a
+server failed; 2 a usage or config error (unknown command, flag, server or
+name, arguments that are not JSON, a config that does not load); 130
+interrupted.`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -93,7 +106,32 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newDoctorCmd(ios, g),
 		newVersionCmd(ios),
 	)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	markUsageErrors(root)
 	return root
+}
+
+// markUsageErrors makes the argument checks of every command usage errors
+// (exit status 2).
+func markUsageErrors(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markUsageErrors(sub)
+	}
+}
+
+// isUnknownCommand reports whether args name no command: cobra's error
+// for that has no type of its own.
+func isUnknownCommand(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	return err != nil || c == nil
 }
 
 // versionString is the one line `mcpx version` and `mcpx --version` print
