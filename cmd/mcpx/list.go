@@ -162,21 +162,27 @@ func displayName(e *aggregator.Entry) string {
 func printEntriesJSON(w io.Writer, entries []*aggregator.Entry, tokens bool) error {
 	out := make([]json.RawMessage, 0, len(entries))
 	for _, e := range entries {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(e.JSON, &m); err != nil {
-			return fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
-		}
-		m["server"], _ = json.Marshal(e.Server)
-		if tokens {
-			m["estimatedTokens"], _ = json.Marshal(estimateTokens(len(e.JSON)))
-		}
-		b, err := json.Marshal(m)
+		b, err := entryJSON(e, tokens)
 		if err != nil {
 			return err
 		}
 		out = append(out, b)
 	}
 	return printJSON(w, out)
+}
+
+// entryJSON is the exposed object with the "server" it comes from added
+// (and its estimated token cost with tokens).
+func entryJSON(e *aggregator.Entry, tokens bool) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(e.JSON, &m); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
+	}
+	m["server"], _ = json.Marshal(e.Server)
+	if tokens {
+		m["estimatedTokens"], _ = json.Marshal(estimateTokens(len(e.JSON)))
+	}
+	return json.Marshal(m)
 }
 
 // search ranks entries by the proxy tool's keyword search, so the terminal
