@@ -99,14 +99,19 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 	var header []string
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
-		desc := firstLine(e.Description)
+		// A terminal shows the first line, cut to its width; a pipe gets
+		// the whole description on one line, newlines escaped.
+		desc := strings.TrimSpace(e.Description)
 		if ios.OutTTY {
-			desc = truncate(desc, 80)
+			desc = firstLine(desc)
 		}
 		switch o.kind {
 		case "resources":
 			header = []string{"URI", "SERVER", "NAME", "DESCRIPTION"}
 			rows = append(rows, []string{e.Name, e.Server, displayName(e), desc})
+		case "prompts":
+			header = []string{"NAME", "SERVER", "ARGUMENTS", "DESCRIPTION"}
+			rows = append(rows, []string{e.Name, e.Server, argumentList(e.JSON), desc})
 		default:
 			header = []string{"NAME", "SERVER", "DESCRIPTION"}
 			rows = append(rows, []string{e.Name, e.Server, desc})
@@ -130,6 +135,20 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		fmt.Fprintf(ios.Err, "total: %d %s, about %d tokens\n", len(entries), o.kind, total)
 	}
 	return nil
+}
+
+// argumentList names a prompt's arguments, the optional ones in brackets:
+// "city [state]".
+func argumentList(prompt json.RawMessage) string {
+	args := promptArgs(prompt)
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Name
+		if !a.Required {
+			names[i] = "[" + a.Name + "]"
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 // addTokens puts a TOKENS column after the name: each entry's estimated
