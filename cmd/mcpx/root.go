@@ -111,6 +111,7 @@ interrupted.`,
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	markUsageErrors(root)
+	addCompletions(root, g)
 	return root
 }
 
