@@ -60,11 +60,7 @@ func addCompletions(root *cobra.Command, g *globalFlags) {
 // guard is part of it: the environment it gives each server is part of
 // the key its catalog is remembered under.
 func completionConfig(g *globalFlags) *config.Config {
-	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
-	if g.separator != "" {
-		opts.Separator = &g.separator
-	}
-	cfg, err := config.Load(opts)
+	cfg, err := config.Load(g.loadOptions())
 	if err != nil {
 		return nil
 	}

@@ -62,15 +62,7 @@ func findAnyKind(c *aggregator.Catalog, name string) (*aggregator.Entry, error) 
 	for _, k := range kinds {
 		items = append(items, c.Items(k)...)
 	}
-	closest := proxytool.Closest(items, name, 3)
-	if len(closest) == 0 {
-		return nil, usagef("no tool, prompt or resource %q (`mcpx list tools` lists tools)", name)
-	}
-	names := make([]string, len(closest))
-	for i, it := range closest {
-		names[i] = it.Name
-	}
-	return nil, usagef("no tool, prompt or resource %q; did you mean %s?", name, strings.Join(names, ", "))
+	return nil, usagef("no tool, prompt or resource %q%s", name, suggest(items, name, "`mcpx list tools` lists the tools"))
 }
 
 func infoRun(ios *streams, e *aggregator.Entry, o *infoOptions) error {

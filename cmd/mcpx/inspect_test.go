@@ -8,15 +8,8 @@ import (
 	"testing"
 )
 
-func onlyEverything(t *testing.T) string {
-	t.Helper()
-	return writeConfig(t, map[string]any{"servers": map[string]any{
-		"everything": map[string]any{"command": "node", "args": []string{requireEverything(t)}, "timeout": "20s"},
-	}})
-}
-
 func TestInfo(t *testing.T) {
-	cfg := onlyEverything(t)
+	cfg := everythingConfig(t, false)
 
 	// A tool by its own name: the description and one row per argument
 	// (name, type, required, description), required first.
@@ -55,7 +48,7 @@ func TestInfo(t *testing.T) {
 }
 
 func TestReadAndGet(t *testing.T) {
-	cfg := onlyEverything(t)
+	cfg := everythingConfig(t, false)
 
 	// Text to stdout, from a URI a template matches.
 	out, errOut, code := runCLI(t, "", "read", "demo://resource/dynamic/text/3", "--config", cfg)

@@ -50,9 +50,15 @@ func ambiguous(kind proxytool.Kind, name string, err error) error {
 // didYouMean names the closest names to one not found, or says how to
 // list them, as the end of a sentence.
 func didYouMean(c *aggregator.Catalog, kind proxytool.Kind, name string) string {
-	closest := proxytool.Closest(c.Items(kind), name, 3)
+	return suggest(c.Items(kind), name, fmt.Sprintf("`mcpx list %ss` lists them", kind))
+}
+
+// suggest is "; did you mean A, B?" with the items closest to name, or
+// otherwise in parentheses when none is close.
+func suggest(items []proxytool.Item, name, otherwise string) string {
+	closest := proxytool.Closest(items, name, 3)
 	if len(closest) == 0 {
-		return fmt.Sprintf(" (`mcpx list %ss` lists them)", kind)
+		return " (" + otherwise + ")"
 	}
 	names := make([]string, len(closest))
 	for i, it := range closest {

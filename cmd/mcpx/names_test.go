@@ -6,17 +6,20 @@ import (
 )
 
 // everythingConfig is a config with server-everything under the name
-// "everything" beside the Go fixture as "fx".
-func everythingConfig(t *testing.T) string {
+// "everything", and with fx the Go fixture as "fx" beside it.
+func everythingConfig(t *testing.T, fixtureToo bool) string {
 	t.Helper()
-	return writeConfig(t, map[string]any{"servers": map[string]any{
+	servers := map[string]any{
 		"everything": map[string]any{"command": "node", "args": []string{requireEverything(t)}, "timeout": "20s"},
-		"fx":         fx("--name", "fx"),
-	}})
+	}
+	if fixtureToo {
+		servers["fx"] = fx("--name", "fx")
+	}
+	return writeConfig(t, map[string]any{"servers": servers})
 }
 
 func TestCallNames(t *testing.T) {
-	cfg := everythingConfig(t)
+	cfg := everythingConfig(t, true)
 
 	// An original name that one server has resolves as proxy resolves it.
 	out, errOut, code := runCLI(t, "", "call", "get-sum", `{"a":2,"b":3}`, "--config", cfg)

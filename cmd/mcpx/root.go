@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpx/mcpx/config"
 )
 
 // version, commit and date are stamped by the release build.
@@ -35,6 +37,15 @@ type globalFlags struct {
 	separator string
 	cached    bool // list --cached: read only remembered catalogs
 	asServe   bool // doctor: offer upstreams what serve offers, so they list what serve gets
+}
+
+// loadOptions are the config flags as config.Load takes them.
+func (g *globalFlags) loadOptions() *config.LoadOptions {
+	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
+	if g.separator != "" {
+		opts.Separator = &g.separator
+	}
+	return opts
 }
 
 func run(args []string, ios *streams) int {
