@@ -30,10 +30,14 @@ func newCallCmd(ios *streams, g *globalFlags) *cobra.Command {
 	var serverURL string
 	cmd := &cobra.Command{
 		Use:   "call <tool> ['<json args>' | -]",
-		Short: "Call one tool by its exposed name",
+		Short: "Call one tool by its exposed name (or its server's own name for it)",
 		Long: `Call one tool and print its result: text as text, images, audio and blobs
 as a line with their type and size. --json prints the raw CallToolResult.
-The exit status is 1 when the tool reports an error (isError).`,
+The name is found as the proxy tool finds it: the exposed name, or the
+server's own name (echo for everything_echo) when only one server has it;
+an unknown name is an error naming the closest ones (exit status 2).
+The exit status is 1 when the call fails or the tool reports an error
+(isError).`,
 		Example: "  mcpx call everything_echo '{\"message\":\"hi\"}'\n" +
 			"  echo '{\"a\":1,\"b\":2}' | mcpx call everything_get-sum -\n" +
 			"  mcpx call everything_echo --args-file args.json --json",

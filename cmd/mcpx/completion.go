@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +15,8 @@ import (
 )
 
 // addCompletions completes the names commands take: tools, prompts and
-// resources from the remembered catalogs (the ones `list --cached` shows),
-// servers from the config. Completing never starts a server or waits for
+// resources from a running mcpx (MCPX_SERVER_URL) or the remembered
+// catalogs (the ones `list --cached` shows), servers from the config. Completing never starts a server or waits for
 // one: a server never connected has nothing to offer yet.
 func addCompletions(root *cobra.Command, g *globalFlags) {
 	names := func(kinds ...proxytool.Kind) cobra.CompletionFunc {
@@ -83,9 +84,46 @@ func serverCompletions(g *globalFlags, prefix string) []cobra.Completion {
 	return out
 }
 
+// completionTimeout bounds how long completion asks a running mcpx
+// (MCPX_SERVER_URL) for its catalog.
+const completionTimeout = time.Second
+
 // catalogCompletions lists the exposed names of the kinds that start with
-// prefix, from the remembered catalogs only.
+// prefix: from the running mcpx that MCPX_SERVER_URL names, else from
+// the remembered catalogs only.
 func catalogCompletions(ctx context.Context, g *globalFlags, prefix string, kinds []proxytool.Kind) []cobra.Completion {
+	c := completionCatalog(ctx, g)
+	if c == nil {
+		return nil
+	}
+	var out []cobra.Completion
+	for _, k := range kinds {
+		lists := map[proxytool.Kind][][]*aggregator.Entry{
+			proxytool.KindTool:     {c.Tools},
+			proxytool.KindPrompt:   {c.Prompts},
+			proxytool.KindResource: {c.Resources, c.ResourceTemplates},
+		}[k]
+		for _, l := range lists {
+			for _, e := range l {
+				if strings.HasPrefix(e.Name, prefix) {
+					out = append(out, cobra.CompletionWithDesc(e.Name, escapeControls(firstLine(e.Description), "")))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func completionCatalog(ctx context.Context, g *globalFlags) *aggregator.Catalog {
+	if r := remoteFor(""); r != nil {
+		ctx, cancel := context.WithTimeout(ctx, completionTimeout)
+		defer cancel()
+		c, err := r.catalog(ctx)
+		if err != nil {
+			return nil
+		}
+		return c
+	}
 	cfg := completionConfig(g)
 	if cfg == nil {
 		return nil
@@ -101,14 +139,5 @@ func catalogCompletions(ctx context.Context, g *globalFlags, prefix string, kind
 	if agg.WaitReady(ctx) != nil {
 		return nil
 	}
-	c := agg.Catalog()
-	var out []cobra.Completion
-	for _, k := range kinds {
-		for _, it := range c.Items(k) {
-			if strings.HasPrefix(it.Name, prefix) {
-				out = append(out, cobra.CompletionWithDesc(it.Name, escapeControls(firstLine(it.Description), "")))
-			}
-		}
-	}
-	return out
+	return agg.Catalog()
 }
