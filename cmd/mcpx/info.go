@@ -154,7 +154,7 @@ func printToolArgs(ios *streams, tool json.RawMessage) error {
 		rows = append(rows, []string{n, schemaType(p), yesNo(slices.Contains(t.InputSchema.Required, n)), desc})
 	}
 	fmt.Fprintln(ios.Out)
-	return printTable(ios.Out, ios.OutTTY, []string{"ARGUMENT", "TYPE", "REQUIRED", "DESCRIPTION"}, rows)
+	return printWrappedTable(ios.Out, ios.OutTTY, []string{"ARGUMENT", "TYPE", "REQUIRED", "DESCRIPTION"}, rows)
 }
 
 // schemaType names a property's JSON Schema type: "string", "integer|null",
@@ -222,7 +222,7 @@ func printPromptArgs(ios *streams, prompt json.RawMessage) error {
 		rows = append(rows, []string{a.Name, yesNo(a.Required), a.Description})
 	}
 	fmt.Fprintln(ios.Out)
-	return printTable(ios.Out, ios.OutTTY, []string{"ARGUMENT", "REQUIRED", "DESCRIPTION"}, rows)
+	return printWrappedTable(ios.Out, ios.OutTTY, []string{"ARGUMENT", "REQUIRED", "DESCRIPTION"}, rows)
 }
 
 // printResourceMeta shows a resource's or template's fields other than
@@ -245,7 +245,7 @@ func printResourceMeta(ios *streams, obj json.RawMessage) error {
 		}
 		rows = append(rows, []string{k, s})
 	}
-	return printTable(ios.Out, ios.OutTTY, []string{"FIELD", "VALUE"}, rows)
+	return printWrappedTable(ios.Out, ios.OutTTY, []string{"FIELD", "VALUE"}, rows)
 }
 
 func isNotFound(err error) bool { return errors.Is(err, proxytool.ErrNotFound) }

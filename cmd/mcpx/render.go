@@ -21,7 +21,18 @@ func printTable(w io.Writer, tty bool, header []string, rows [][]string) error {
 	if tty {
 		width = terminalWidth(w)
 	}
-	return renderTable(w, width, header, rows)
+	return renderTable(w, width, header, rows, false)
+}
+
+// printWrappedTable is printTable for a table read for its last column
+// (an argument's description): on a terminal that column is wrapped to
+// the width instead of cut.
+func printWrappedTable(w io.Writer, tty bool, header []string, rows [][]string) error {
+	width := 0
+	if tty {
+		width = terminalWidth(w)
+	}
+	return renderTable(w, width, header, rows, true)
 }
 
 // defaultWidth is the width of a terminal whose size cannot be read.
@@ -57,8 +68,9 @@ const minColumn = 8
 // cells with no header, a cell's newlines and tabs escaped (\n, \t), so a
 // script reads every cell whole. On a terminal each cell is one line; the
 // widest columns are narrowed until the table fits, and a cell cut to its
-// column ends in "…". No line has trailing spaces.
-func renderTable(w io.Writer, width int, header []string, rows [][]string) error {
+// column ends in "…", or with wrapLast the last column's cells are
+// wrapped onto more lines. No line has trailing spaces.
+func renderTable(w io.Writer, width int, header []string, rows [][]string, wrapLast bool) error {
 	// Cells hold text from upstreams (names, descriptions, errors): no
 	// control character of theirs reaches the terminal, and none (a tab,
 	// a newline) breaks a row.
@@ -81,11 +93,17 @@ func renderTable(w io.Writer, width int, header []string, rows [][]string) error
 	widths := fitColumns(columnWidths(header, rows), width)
 	bold := lipgloss.NewStyle().Bold(true)
 	var b strings.Builder
+	last := len(widths) - 1
 	line := func(cells []string, style func(string) string) {
 		var l strings.Builder
+		var more []string // the last cell's wrapped lines after the first
 		for i, c := range cells {
-			if i >= len(widths) {
+			if i > last {
 				break
+			}
+			if i == last && wrapLast {
+				lines := strings.Split(ansi.Wrap(c, widths[i], " -/"), "\n")
+				c, more = lines[0], lines[1:]
 			}
 			c = ansi.Truncate(c, widths[i], "…")
 			pad := widths[i] - ansi.StringWidth(c)
@@ -97,6 +115,11 @@ func renderTable(w io.Writer, width int, header []string, rows [][]string) error
 		}
 		b.WriteString(strings.TrimRight(l.String(), " "))
 		b.WriteByte('\n')
+		indent := strings.Repeat(" ", ansi.StringWidth(l.String())-widths[last])
+		for _, m := range more {
+			b.WriteString(strings.TrimRight(indent+m, " "))
+			b.WriteByte('\n')
+		}
 	}
 	line(header, func(s string) string { return bold.Render(s) })
 	for _, r := range rows {

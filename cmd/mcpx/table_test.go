@@ -18,7 +18,7 @@ func TestRenderTableFitsTheWidth(t *testing.T) {
 	}
 	for _, width := range []int{200, 80, 60, 40, 20} {
 		var b bytes.Buffer
-		if err := renderTable(&b, width, []string{"NAME", "SERVER", "DESCRIPTION"}, rows()); err != nil {
+		if err := renderTable(&b, width, []string{"NAME", "SERVER", "DESCRIPTION"}, rows(), false); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -46,7 +46,7 @@ func TestRenderTableFitsTheWidth(t *testing.T) {
 
 	// A pipe: no header, tab-separated, every cell whole on one line.
 	var b bytes.Buffer
-	if err := renderTable(&b, 0, []string{"NAME", "SERVER", "DESCRIPTION"}, rows()); err != nil {
+	if err := renderTable(&b, 0, []string{"NAME", "SERVER", "DESCRIPTION"}, rows(), false); err != nil {
 		t.Fatal(err)
 	}
 	want := "everything_echo\teverything\tEchoes back the input string\n" +
@@ -66,5 +66,32 @@ func TestFirstLineMarksMore(t *testing.T) {
 		if got := firstLine(in); got != want {
 			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestRenderTableWrapsTheLastColumn(t *testing.T) {
+	desc := "Returns all environment variables, helpful for debugging MCP server configuration"
+	var b bytes.Buffer
+	rows := [][]string{{"env", "string", "no", desc}, {"a", "number", "yes", "First number"}}
+	if err := renderTable(&b, 40, []string{"ARGUMENT", "TYPE", "REQUIRED", "DESCRIPTION"}, rows, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(ansi.Strip(b.String()), "\n"), "\n")
+	start := strings.Index(lines[0], "DESCRIPTION")
+	var text []string
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 40 || strings.HasSuffix(l, " ") || strings.Contains(l, "…") {
+			t.Errorf("line %q: want at most 40 wide, no trailing space, nothing cut", l)
+		}
+		if len(l) > start {
+			text = append(text, l[start:])
+		}
+	}
+	// Every line of the last column starts under its header, and together
+	// they hold both descriptions whole (a word wider than the column,
+	// "configuration", is broken inside).
+	nospace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	if got, want := nospace(strings.Join(text, "")), nospace("DESCRIPTION"+desc+"First number"); got != want {
+		t.Errorf("last column reads %q, want %q:\n%s", got, want, b.String())
 	}
 }
