@@ -16,25 +16,58 @@ type proxyCatalog struct{ a *Aggregator }
 var _ proxytool.Catalog = proxyCatalog{}
 
 func (p proxyCatalog) Items(kind proxytool.Kind) []proxytool.Item {
-	return p.a.Catalog().items[kind]
+	return p.a.Catalog().Items(kind)
 }
 
 func (p proxyCatalog) Lookup(kind proxytool.Kind, name string) (proxytool.Item, bool) {
-	c := p.a.Catalog()
-	var e *Entry
-	var ok bool
-	switch kind {
-	case proxytool.KindTool:
-		e, ok = c.Tool(name)
-	case proxytool.KindPrompt:
-		e, ok = c.Prompt(name)
-	case proxytool.KindResource:
-		e, ok = c.Resource(name)
-	}
+	return p.a.Catalog().Lookup(kind, name)
+}
+
+var _ proxytool.Finder = (*Catalog)(nil)
+
+// Items lists the catalog's capabilities of a kind as the proxy tool sees
+// them.
+func (c *Catalog) Items(kind proxytool.Kind) []proxytool.Item { return c.items[kind] }
+
+// Lookup finds a capability by exposed name, or a resource by URI.
+func (c *Catalog) Lookup(kind proxytool.Kind, name string) (proxytool.Item, bool) {
+	e, ok := c.entry(kind, name)
 	if !ok {
 		return proxytool.Item{}, false
 	}
 	return e.item(), true
+}
+
+func (c *Catalog) entry(kind proxytool.Kind, name string) (*Entry, bool) {
+	switch kind {
+	case proxytool.KindTool:
+		return c.Tool(name)
+	case proxytool.KindPrompt:
+		return c.Prompt(name)
+	case proxytool.KindResource:
+		return c.Resource(name)
+	}
+	return nil, false
+}
+
+// Find resolves a name as the proxy tool does ([proxytool.Resolve]): the
+// exposed name, a resource's URI or name, or the source's own name when
+// only one capability has it. Nothing found is [proxytool.ErrNotFound].
+func (c *Catalog) Find(kind proxytool.Kind, name string) (*Entry, error) {
+	it, err := proxytool.Resolve(c, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	if it.Template {
+		for _, e := range c.ResourceTemplates {
+			if e.Name == it.Name {
+				return e, nil
+			}
+		}
+	} else if e, ok := c.entry(kind, it.Name); ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%s %q: %w", kind, name, proxytool.ErrNotFound)
 }
 
 // NotFoundHint says how to make a server that waits for a login offer the

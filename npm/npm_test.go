@@ -344,8 +344,8 @@ func testExitStatus(t *testing.T, in *install) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("mcpx no-such-command through the launcher: %v, want exit status 1", err)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("mcpx no-such-command through the launcher: %v, want exit status 2 (a usage error)", err)
 	}
 	if !strings.Contains(stderr.String(), `unknown command "no-such-command"`) {
 		t.Errorf("stderr = %q, want mcpx's own error", stderr.String())
@@ -370,8 +370,8 @@ func testNpx(t *testing.T, in *install) {
 		args []string
 		want string
 	}{
-		{[]string{"--no-install", "mcpx", "--version"}, "mcpx version " + stamp + "\n"},
-		{[]string{"-y", mainPkg, "--version"}, "mcpx version " + stamp + "\n"},
+		{[]string{"--no-install", "mcpx", "--version"}, "mcpx " + stamp + "\n"},
+		{[]string{"-y", mainPkg, "--version"}, "mcpx " + stamp + "\n"},
 		{[]string{"--no-install", "mcpx", "version"}, "mcpx " + stamp + "\n"},
 	} {
 		args, want := tc.args, tc.want

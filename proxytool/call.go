@@ -11,7 +11,7 @@ import (
 // with every content item annotated.
 func (p *Proxy) callTool(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindTool, req.path)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return errorResult(fmt.Sprintf("Unknown tool: '%s'", req.path) + p.hint(KindTool, req.path))
 	}
 	if err != nil {
@@ -40,7 +40,7 @@ func (p *Proxy) callTool(ctx context.Context, req request, meta json.RawMessage)
 // each content as an embedded resource, objectified and annotated.
 func (p *Proxy) readResource(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindResource, req.path)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return errorResult(fmt.Sprintf("Resource '%s' not found", req.path))
 	}
 	if err != nil {
@@ -71,7 +71,7 @@ func (p *Proxy) readResource(ctx context.Context, req request, meta json.RawMess
 // GetPromptResult as one embedded JSON resource.
 func (p *Proxy) getPrompt(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindPrompt, req.path)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return errorResult(fmt.Sprintf("Prompt '%s' not found", req.path) + p.hint(KindPrompt, req.path))
 	}
 	if err != nil {

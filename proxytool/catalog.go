@@ -38,13 +38,7 @@ type Item struct {
 // Catalog is what the proxy tool needs from mcpx's catalog. The aggregator
 // satisfies it. Methods may be called concurrently.
 type Catalog interface {
-	// Items returns every capability of a kind, in a stable order; for
-	// KindResource the resources come first, then the templates. The
-	// result must not be modified.
-	Items(kind Kind) []Item
-	// Lookup finds a capability by exposed name; for KindResource by URI,
-	// matching templates too.
-	Lookup(kind Kind, name string) (Item, bool)
+	Finder
 	// Call sends tools/call, resources/read or prompts/get, with exposed
 	// names and params as the MCP schema shapes them (including _meta), to
 	// the owning source and returns the raw MCP result. The proxy shows an

@@ -11,7 +11,7 @@ import (
 // object.
 func (p *Proxy) info(req request) json.RawMessage {
 	it, err := p.resolve(req.kind, req.path)
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return errorResult(fmt.Sprintf("%s '%s' not found", kindTitle(req.kind), req.path))
 	}
 	if err != nil {

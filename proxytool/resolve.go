@@ -7,11 +7,26 @@ import (
 	"strings"
 )
 
-// errNotFound means no capability answers to a path; each action words
+// ErrNotFound means no capability answers to a path; each caller words
 // its own message.
-var errNotFound = errors.New("not found")
+var ErrNotFound = errors.New("not found")
 
-// resolve finds the capability a path names:
+// Finder is the part of a [Catalog] that name resolution needs.
+type Finder interface {
+	// Items returns every capability of a kind, in a stable order; for
+	// KindResource the resources come first, then the templates. The
+	// result must not be modified.
+	Items(kind Kind) []Item
+	// Lookup finds a capability by exposed name; for KindResource by URI,
+	// matching templates too.
+	Lookup(kind Kind, name string) (Item, bool)
+}
+
+// resolve finds the capability a path names, as [Resolve] does.
+func (p *Proxy) resolve(kind Kind, path string) (Item, error) { return Resolve(p.c, kind, path) }
+
+// Resolve finds the capability a path names, the way the proxy tool does,
+// so that a terminal command finds what a model finds:
 //
 //  1. for a resource, an exact URI or URI template;
 //  2. the catalog's Lookup: the exposed name, or for a resource a URI that
@@ -20,22 +35,23 @@ var errNotFound = errors.New("not found")
 //  4. the original (unprefixed) name.
 //
 // Steps 3 and 4 must be unambiguous: when several capabilities match, the
-// error lists them so the model can pick one.
-func (p *Proxy) resolve(kind Kind, path string) (Item, error) {
+// error lists them so the model can pick one. Nothing found is
+// [ErrNotFound].
+func Resolve(c Finder, kind Kind, path string) (Item, error) {
 	var items []Item
 	if kind == KindResource {
-		items = p.c.Items(kind)
+		items = c.Items(kind)
 		for i := range items {
 			if items[i].Name == path {
 				return items[i], nil
 			}
 		}
 	}
-	if it, ok := p.c.Lookup(kind, path); ok {
+	if it, ok := c.Lookup(kind, path); ok {
 		return it, nil
 	}
 	if items == nil {
-		items = p.c.Items(kind)
+		items = c.Items(kind)
 	}
 	if kind == KindResource {
 		var named []Item
@@ -44,7 +60,7 @@ func (p *Proxy) resolve(kind Kind, path string) (Item, error) {
 				named = append(named, items[i])
 			}
 		}
-		if it, err := unique(kind, "name", path, named); !errors.Is(err, errNotFound) {
+		if it, err := unique(kind, "name", path, named); !errors.Is(err, ErrNotFound) {
 			return it, err
 		}
 	}
@@ -57,27 +73,41 @@ func (p *Proxy) resolve(kind Kind, path string) (Item, error) {
 	return unique(kind, "original name", path, orig)
 }
 
-// unique returns the one candidate, or an error saying there are none or
-// several.
+// unique returns the one candidate, or an error saying there are none
+// ([ErrNotFound]) or several ([*AmbiguousError]).
 func unique(kind Kind, what, path string, candidates []Item) (Item, error) {
 	switch len(candidates) {
 	case 0:
-		return Item{}, errNotFound
+		return Item{}, ErrNotFound
 	case 1:
 		return candidates[0], nil
 	}
+	return Item{}, &AmbiguousError{Kind: kind, What: what, Path: path, Candidates: candidates}
+}
+
+// AmbiguousError is a path that several capabilities answer to by their
+// original name (or a resource's name field). Its text tells a model how
+// to pick one.
+type AmbiguousError struct {
+	Kind       Kind
+	What       string // "original name" or "name"
+	Path       string
+	Candidates []Item
+}
+
+func (e *AmbiguousError) Error() string {
 	const shownMax = 20
 	var b strings.Builder
-	plural := string(kind) + "s"
+	plural := string(e.Kind) + "s"
 	use := "names"
-	if kind == KindResource {
+	if e.Kind == KindResource {
 		use = "URIs"
 	}
 	fmt.Fprintf(&b, "%s '%s' is ambiguous: %d %s have that %s. Give one of their %s as 'path': ",
-		kindTitle(kind), path, len(candidates), plural, what, use)
-	for i, it := range candidates {
+		kindTitle(e.Kind), e.Path, len(e.Candidates), plural, e.What, use)
+	for i, it := range e.Candidates {
 		if i == shownMax {
-			fmt.Fprintf(&b, ", and %d more", len(candidates)-shownMax)
+			fmt.Fprintf(&b, ", and %d more", len(e.Candidates)-shownMax)
 			break
 		}
 		if i > 0 {
@@ -88,7 +118,7 @@ func unique(kind Kind, what, path string, candidates []Item) (Item, error) {
 			fmt.Fprintf(&b, " (server %s)", it.Server)
 		}
 	}
-	return Item{}, errors.New(b.String())
+	return b.String()
 }
 
 // resourceName returns the "name" field of a resource or template object.

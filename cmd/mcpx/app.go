@@ -37,10 +37,7 @@ type session struct {
 // and keeps failed upstreams reconnecting; one-shot commands log at warn
 // and make one attempt each.
 func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*session, error) {
-	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
-	if g.separator != "" {
-		opts.Separator = &g.separator
-	}
+	opts := g.loadOptions()
 	cfg, err := config.Load(opts)
 	if err != nil {
 		return nil, exitWith(ios, 2, err)

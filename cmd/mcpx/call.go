@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/proxytool"
 )
 
 type callOptions struct {
@@ -29,10 +30,14 @@ func newCallCmd(ios *streams, g *globalFlags) *cobra.Command {
 	var serverURL string
 	cmd := &cobra.Command{
 		Use:   "call <tool> ['<json args>' | -]",
-		Short: "Call one tool by its exposed name",
+		Short: "Call one tool by its exposed name (or its server's own name for it)",
 		Long: `Call one tool and print its result: text as text, images, audio and blobs
 as a line with their type and size. --json prints the raw CallToolResult.
-The exit status is 1 when the tool reports an error (isError).`,
+The name is found as the proxy tool finds it: the exposed name, or the
+server's own name (echo for everything_echo) when only one server has it;
+an unknown name is an error naming the closest ones (exit status 2).
+The exit status is 1 when the call fails or the tool reports an error
+(isError).`,
 		Example: "  mcpx call everything_echo '{\"message\":\"hi\"}'\n" +
 			"  echo '{\"a\":1,\"b\":2}' | mcpx call everything_get-sum -\n" +
 			"  mcpx call everything_echo --args-file args.json --json",
@@ -70,7 +75,16 @@ The exit status is 1 when the tool reports an error (isError).`,
 				ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("no answer within --timeout %s", o.timeout))
 				defer cancel()
 			}
-			res, err := s.agg.CallTool(ctx, o.name, raw)
+			name, err := toolName(s.agg.Catalog(), o.name)
+			if err != nil {
+				return err
+			}
+			res, err := s.agg.CallTool(ctx, name, raw)
+			if errors.Is(err, aggregator.ErrUnknown) {
+				// Not in the catalog after the wait either (a server
+				// waiting for a login says so).
+				return usageError{fmt.Errorf("call %s: %w%s", o.name, err, didYouMean(s.agg.Catalog(), proxytool.KindTool, o.name))}
+			}
 			if err != nil {
 				if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 					err = cause
@@ -85,6 +99,23 @@ The exit status is 1 when the tool reports an error (isError).`,
 	addServerURL(cmd, &serverURL)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 0, "give up on the call after this long (default: the server's callTimeout and maxCallTime)")
 	return cmd
+}
+
+// toolName is the exposed name of the tool name stands for, resolved as
+// the proxy tool resolves it (an original name such as "echo" finds
+// everything_echo when only one server has it). A name the catalog does
+// not know yet is passed on as it is: the call may wait for a server
+// still connecting, or say that one waits for a login.
+func toolName(c *aggregator.Catalog, name string) (string, error) {
+	e, err := c.Find(proxytool.KindTool, name)
+	switch {
+	case err == nil:
+		return e.Name, nil
+	case errors.Is(err, proxytool.ErrNotFound):
+		return name, nil
+	default:
+		return "", ambiguous(proxytool.KindTool, name, err)
+	}
 }
 
 // readArgs returns the arguments object from the command line, a file or

@@ -138,7 +138,7 @@ func TestCall(t *testing.T) {
 		{"image", "", []string{"fx_image"}, 0, "[image image/png, ", ""},
 		{"not an object", "", []string{"fx_echo", `[1,2]`}, 2, "", "must be a JSON object"},
 		{"bad json", "", []string{"fx_echo", `{"message":`}, 2, "", "not valid JSON"},
-		{"unknown tool", "", []string{"fx_nope"}, 1, "", `unknown tool "fx_nope"`},
+		{"unknown tool", "", []string{"fx_nope"}, 2, "", `unknown tool "fx_nope"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runCLI(t, tc.stdin, append([]string{"call", "--config", cfg}, tc.args...)...)

@@ -45,6 +45,9 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				if err != nil {
 					return err
 				}
+				if err := checkServerName(catalogServers(c, nil), o.server); err != nil {
+					return err
+				}
 				return listRun(ios, c, o)
 			}
 			s, err := openFor(cmd.Context(), ios, g, func(*aggregator.Aggregator) []string {
@@ -57,7 +60,11 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				return err
 			}
 			defer s.close()
-			return listRun(ios, s.agg.Catalog(), o)
+			c := s.agg.Catalog()
+			if err := checkServerName(catalogServers(c, s.cfg), o.server); err != nil {
+				return err
+			}
+			return listRun(ios, c, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")
@@ -97,14 +104,19 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 	var header []string
 	rows := make([][]string, 0, len(entries))
 	for _, e := range entries {
-		desc := firstLine(e.Description)
+		// A terminal shows the first line, cut to its width; a pipe gets
+		// the whole description on one line, newlines escaped.
+		desc := strings.TrimSpace(e.Description)
 		if ios.OutTTY {
-			desc = truncate(desc, 80)
+			desc = firstLine(desc)
 		}
 		switch o.kind {
 		case "resources":
 			header = []string{"URI", "SERVER", "NAME", "DESCRIPTION"}
 			rows = append(rows, []string{e.Name, e.Server, displayName(e), desc})
+		case "prompts":
+			header = []string{"NAME", "SERVER", "ARGUMENTS", "DESCRIPTION"}
+			rows = append(rows, []string{e.Name, e.Server, argumentList(e.JSON), desc})
 		default:
 			header = []string{"NAME", "SERVER", "DESCRIPTION"}
 			rows = append(rows, []string{e.Name, e.Server, desc})
@@ -128,6 +140,20 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		fmt.Fprintf(ios.Err, "total: %d %s, about %d tokens\n", len(entries), o.kind, total)
 	}
 	return nil
+}
+
+// argumentList names a prompt's arguments, the optional ones in brackets:
+// "city [state]".
+func argumentList(prompt json.RawMessage) string {
+	args := promptArgs(prompt)
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Name
+		if !a.Required {
+			names[i] = "[" + a.Name + "]"
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 // addTokens puts a TOKENS column after the name: each entry's estimated
@@ -160,21 +186,27 @@ func displayName(e *aggregator.Entry) string {
 func printEntriesJSON(w io.Writer, entries []*aggregator.Entry, tokens bool) error {
 	out := make([]json.RawMessage, 0, len(entries))
 	for _, e := range entries {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(e.JSON, &m); err != nil {
-			return fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
-		}
-		m["server"], _ = json.Marshal(e.Server)
-		if tokens {
-			m["estimatedTokens"], _ = json.Marshal(estimateTokens(len(e.JSON)))
-		}
-		b, err := json.Marshal(m)
+		b, err := entryJSON(e, tokens)
 		if err != nil {
 			return err
 		}
 		out = append(out, b)
 	}
 	return printJSON(w, out)
+}
+
+// entryJSON is the exposed object with the "server" it comes from added
+// (and its estimated token cost with tokens).
+func entryJSON(e *aggregator.Entry, tokens bool) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(e.JSON, &m); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
+	}
+	m["server"], _ = json.Marshal(e.Server)
+	if tokens {
+		m["estimatedTokens"], _ = json.Marshal(estimateTokens(len(e.JSON)))
+	}
+	return json.Marshal(m)
 }
 
 // search ranks entries by the proxy tool's keyword search, so the terminal

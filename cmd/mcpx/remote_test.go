@@ -48,6 +48,12 @@ func TestServerURL(t *testing.T) {
 		t.Errorf("call: %v %q\n%s", err, out, errOut)
 	}
 
+	// Completion asks the running mcpx for names too.
+	out, errOut, err = run(append(withToken, "MCPX_SERVER_URL="+srv.url), "__complete", "call", "fx_ec")
+	if err != nil || !strings.HasPrefix(out, "fx_echo\t") {
+		t.Errorf("completion from the running mcpx: %v %q\n%s", err, out, errOut)
+	}
+
 	out, errOut, err = run(withToken, "servers", "--json", "--server-url", srv.url)
 	if err != nil || !strings.Contains(out, `"fx"`) || !strings.Contains(out, `"state": "ready"`) {
 		t.Errorf("servers: %v %q\n%s", err, out, errOut)

@@ -39,6 +39,15 @@ type globalFlags struct {
 	asServe   bool // doctor: offer upstreams what serve offers, so they list what serve gets
 }
 
+// loadOptions are the config flags as config.Load takes them.
+func (g *globalFlags) loadOptions() *config.LoadOptions {
+	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
+	if g.separator != "" {
+		opts.Separator = &g.separator
+	}
+	return opts
+}
+
 func run(args []string, ios *streams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -46,11 +55,19 @@ func run(args []string, ios *streams) int {
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	var ee exitError
+	var ue usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(ios.Err, "mcpx:", err)
+		return 2
+	case isUnknownCommand(cmd, args):
+		fmt.Fprintln(ios.Err, "mcpx:", err)
+		fmt.Fprintln(ios.Err, "Run 'mcpx --help' for the commands.")
+		return 2
 	default:
 		fmt.Fprintln(ios.Err, "mcpx:", err)
 		return 1
@@ -64,11 +81,18 @@ func newRootCmd(ios *streams) *cobra.Command {
 		Short: "Many MCP servers as one",
 		Long: `mcpx connects to many MCP servers (stdio children, streamable HTTP, SSE)
 and shows them as one: to an MCP client over stdio (mcpx serve --stdio),
-and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
+and to people and scripts (mcpx list, mcpx call, mcpx servers).
+
+Exit status: 0 success; 1 a call failed, a tool reported an error or a
+server failed; 2 a usage or config error (unknown command, flag, server or
+name, arguments that are not JSON, a config that does not load); 130
+interrupted.`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// The same line as `mcpx version`.
+	root.SetVersionTemplate("mcpx {{.Version}}\n")
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
@@ -83,6 +107,9 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newServeCmd(ios, g),
 		newListCmd(ios, g),
 		newCallCmd(ios, g),
+		newInfoCmd(ios, g),
+		newReadCmd(ios, g),
+		newGetCmd(ios, g),
 		newServersCmd(ios, g),
 		newRelayCmd(ios, g),
 		newAuthCmd(ios, g),
@@ -93,25 +120,79 @@ and to people and scripts (mcpx list, mcpx call, mcpx servers).`,
 		newDoctorCmd(ios, g),
 		newVersionCmd(ios),
 	)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	markUsageErrors(root)
+	addCompletions(root, g)
 	return root
 }
 
+// markUsageErrors makes the argument checks of every command usage errors
+// (exit status 2).
+func markUsageErrors(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		markUsageErrors(sub)
+	}
+}
+
+// isUnknownCommand reports whether args name no command: cobra's error
+// for that has no type of its own.
+func isUnknownCommand(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	return err != nil || c == nil
+}
+
+// versionString is the one line `mcpx version` and `mcpx --version` print
+// after "mcpx ".
 func versionString() string {
-	s := version
-	if s == "dev" {
-		// go install module@version stamps nothing but the module version.
-		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			s = info.Main.Version
+	info, _ := debug.ReadBuildInfo()
+	return formatVersion(version, commit, date, info)
+}
+
+// formatVersion is the release build's stamp when there is one. A plain
+// `go build` or `go install` binary is not stamped: Go's embedded build
+// info then gives the module version and, for a build in a checkout, the
+// VCS revision, its time and whether the tree had changes.
+func formatVersion(version, commit, date string, info *debug.BuildInfo) string {
+	var modified bool
+	if version == "dev" && commit == "" && info != nil {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			version = v
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+				if len(commit) > 12 {
+					commit = commit[:12]
+				}
+			case "vcs.time":
+				date = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
 		}
 	}
-	if commit != "" {
-		s += " (" + commit
-		if date != "" {
-			s += ", " + date
+	var extra []string
+	for _, s := range []string{commit, date} {
+		if s != "" {
+			extra = append(extra, s)
 		}
-		s += ")"
 	}
-	return s
+	if modified {
+		extra = append(extra, "modified")
+	}
+	if len(extra) == 0 {
+		return version
+	}
+	return version + " (" + strings.Join(extra, ", ") + ")"
 }
 
 func newVersionCmd(ios *streams) *cobra.Command {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -75,7 +77,7 @@ func (s *session) spinner(ctx context.Context, names []string) {
 		if len(starting) > 0 {
 			text = fmt.Sprintf("%s waiting for %s to start (%ds)", spinnerFrames[frame%len(spinnerFrames)],
 				strings.Join(starting, ", "), int(time.Since(start).Seconds()))
-			text = truncate(text, spinnerWidth)
+			text = ansi.Truncate(text, spinnerWidth, "…")
 		}
 		line.set(text)
 		select {

@@ -1,0 +1,50 @@
+package proxytool
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestClosest(t *testing.T) {
+	items := []Item{
+		{Name: "everything_echo", Original: "echo"},
+		{Name: "everything_get-sum", Original: "get-sum"},
+		{Name: "memory_read_graph", Original: "read_graph"},
+		{Name: "memory_create_entities", Original: "create_entities"},
+	}
+	names := func(its []Item) []string {
+		var out []string
+		for _, it := range its {
+			out = append(out, it.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"ecoh", []string{"everything_echo"}},         // a typo of an original name
+		{"read_grpah", []string{"memory_read_graph"}}, // a typo
+		{"sum", []string{"everything_get-sum"}},       // part of a name
+		{"memory_read_graf", []string{"memory_read_graph"}},
+		{"zzz", nil}, // nothing like it: nothing offered
+		{"", nil},
+		{strings.Repeat("echo", 100), nil}, // too long to compare
+	} {
+		if got := names(Closest(items, tc.name, 3)); !slices.Equal(got, tc.want) {
+			t.Errorf("Closest(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"echo", "ecoh", 2}, {"same", "same", 0}, {"café", "cafe", 1}} {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
