@@ -174,6 +174,11 @@ func (cn *conn) resync() {
 			if l == listTemplates && isMethodNotFound(err) {
 				continue
 			}
+			if errors.Is(ctx.Err(), context.Canceled) {
+				// The connection went away (the command ended, the
+				// server exited): the next one lists everything anew.
+				return
+			}
 			c.log.Warn("resync failed", "list", l.method, "err", c.opts.Redact(err.Error()))
 			continue
 		}
