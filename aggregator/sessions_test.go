@@ -128,6 +128,18 @@ func TestSessionSubscriptions(t *testing.T) {
 	sub(x, 2, "resources/unsubscribe", "mem://a")
 	none() // y still wants mem://a
 	y.in.Close()
-	next(`resources/unsubscribe {"uri":"mem://a"}`)
-	next(`resources/unsubscribe {"uri":"mem://b"}`)
+	// The session's subscriptions end together, in no set order.
+	var ended []string
+	for range 2 {
+		select {
+		case r := <-requests:
+			ended = append(ended, r.Method+" "+string(r.Params))
+		case <-time.After(5 * time.Second):
+			t.Fatalf("upstream got %q, want two unsubscribes", ended)
+		}
+	}
+	slices.Sort(ended)
+	if want := []string{`resources/unsubscribe {"uri":"mem://a"}`, `resources/unsubscribe {"uri":"mem://b"}`}; !slices.Equal(ended, want) {
+		t.Errorf("when the last subscriber ended, upstream got %q, want %q", ended, want)
+	}
 }

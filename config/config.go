@@ -60,6 +60,10 @@ type Config struct {
 	// ShutdownTimeout bounds how long mcpx takes to exit after stdin
 	// closes or a signal, whatever its peers do; default 5s.
 	ShutdownTimeout time.Duration
+	// ReadyTimeout bounds how long serve's first list waits for servers
+	// still starting; later ones are announced with list_changed.
+	// Default 2s.
+	ReadyTimeout time.Duration
 	// Lazy and IdleTimeout are the top-level defaults of the servers' own
 	// lazy and idleTimeout keys (false and 0, off).
 	Lazy        bool

@@ -16,6 +16,7 @@ const (
 	DefaultMaxConcurrent   = 32
 	DefaultMaxMessageBytes = 64 << 20
 	DefaultShutdownTimeout = 5 * time.Second
+	DefaultReadyTimeout    = 2 * time.Second
 )
 
 // Limits bound the calls to one upstream server. Each is set per server; a
@@ -57,7 +58,8 @@ func (r *reader) limits(def Limits) Limits {
 }
 
 // topLimits reads the top-level limits: the servers' defaults,
-// maxMessageBytes and shutdownTimeout. It runs before the servers are read.
+// maxMessageBytes, shutdownTimeout and readyTimeout. It runs before the
+// servers are read.
 func (p *parser) topLimits(tree map[string]any) {
 	r := &reader{p: p, m: tree}
 	p.cfg.Limits = r.limits(DefaultLimits())
@@ -68,6 +70,10 @@ func (p *parser) topLimits(tree map[string]any) {
 	p.cfg.ShutdownTimeout = DefaultShutdownTimeout
 	if d, ok := r.duration("shutdownTimeout", false); ok {
 		p.cfg.ShutdownTimeout = d
+	}
+	p.cfg.ReadyTimeout = DefaultReadyTimeout
+	if d, ok := r.duration("readyTimeout", false); ok {
+		p.cfg.ReadyTimeout = d
 	}
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)

@@ -9,15 +9,15 @@ import (
 func TestLimits(t *testing.T) {
 	cfg := mustParse(t, "mcpx.json", `{
 		"callTimeout": "1m", "maxCallTime": 600, "maxConcurrent": 4,
-		"maxMessageBytes": "1.5MiB", "shutdownTimeout": "2s",
+		"maxMessageBytes": "1.5MiB", "shutdownTimeout": "2s", "readyTimeout": "45s",
 		"servers": {
 			"a": {"command": "a"},
 			"b": {"command": "b", "callTimeout": "0", "maxCallTime": "0", "maxConcurrent": 1},
 			"c": {"url": "http://h/mcp", "callTimeout": 0.5}
 		}
 	}`, nil)
-	if cfg.MaxMessageBytes != 3<<19 || cfg.ShutdownTimeout != 2*time.Second {
-		t.Errorf("maxMessageBytes %d, shutdownTimeout %v", cfg.MaxMessageBytes, cfg.ShutdownTimeout)
+	if cfg.MaxMessageBytes != 3<<19 || cfg.ShutdownTimeout != 2*time.Second || cfg.ReadyTimeout != 45*time.Second {
+		t.Errorf("maxMessageBytes %d, shutdownTimeout %v, readyTimeout %v", cfg.MaxMessageBytes, cfg.ShutdownTimeout, cfg.ReadyTimeout)
 	}
 	want := map[string]Limits{
 		"a": {CallTimeout: time.Minute, MaxCallTime: 10 * time.Minute, MaxConcurrent: 4},

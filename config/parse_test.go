@@ -79,6 +79,7 @@ func fullWant(file string) *Config {
 		Limits:          DefaultLimits(),
 		MaxMessageBytes: DefaultMaxMessageBytes,
 		ShutdownTimeout: DefaultShutdownTimeout,
+		ReadyTimeout:    DefaultReadyTimeout,
 	}
 	withDefaultLimits(c.Servers)
 	return c
@@ -124,7 +125,7 @@ func TestParseDefaults(t *testing.T) {
 	} {
 		cfg := mustParse(t, tc.file, tc.data, nil)
 		want := &Config{File: tc.file, Expose: ExposeProxy, Separator: "_", Limits: DefaultLimits(),
-			MaxMessageBytes: DefaultMaxMessageBytes, ShutdownTimeout: DefaultShutdownTimeout}
+			MaxMessageBytes: DefaultMaxMessageBytes, ShutdownTimeout: DefaultShutdownTimeout, ReadyTimeout: DefaultReadyTimeout}
 		if !reflect.DeepEqual(cfg, want) {
 			t.Errorf("Parse(%q, %q) = %+v, want %+v", tc.file, tc.data, cfg, want)
 		}

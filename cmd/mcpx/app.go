@@ -96,12 +96,15 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 
 // readyTimeout is how long to wait for upstreams before answering. A
 // terminal command waits for every server's own timeout; serve answers the
-// first list after at most serveReadyTimeout, so that one slow or hung
-// server never holds up the others, and announces late servers with
+// first list after at most the config's readyTimeout, so that one slow or
+// hung server never holds up the others, and announces late servers with
 // list_changed (a call to a late server's tool waits for it).
 func readyTimeout(cfg *config.Config, serve bool) time.Duration {
 	if serve {
-		return serveReadyTimeout
+		if cfg.ReadyTimeout > 0 {
+			return cfg.ReadyTimeout
+		}
+		return config.DefaultReadyTimeout
 	}
 	longest := config.DefaultTimeout
 	for _, s := range cfg.Servers {
@@ -109,10 +112,6 @@ func readyTimeout(cfg *config.Config, serve bool) time.Duration {
 	}
 	return longest + time.Second
 }
-
-// serveReadyTimeout bounds how long serve's first list waits for servers
-// still connecting.
-const serveReadyTimeout = 2 * time.Second
 
 func (s *session) close() {
 	var lines []string

@@ -13,7 +13,7 @@ import (
 // an inputSchema that is not JSON Schema, next to a sound npm server.
 func TestDoctor(t *testing.T) {
 	everything := requireEverything(t)
-	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+	cfg := writeConfig(t, map[string]any{"readyTimeout": "60s", "servers": map[string]any{
 		"missing":    map[string]any{"command": "mcpx-no-such-command", "timeout": "5s"},
 		"fx":         fx("--name", "fx", "--bad-tools"),
 		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "colour": "blue"},

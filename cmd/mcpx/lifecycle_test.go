@@ -150,7 +150,7 @@ func TestServeRemembersCatalog(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
+	cfg := writeConfig(t, map[string]any{"readyTimeout": "60s", "expose": "direct", "servers": map[string]any{
 		"fx":         map[string]any{"command": fixture, "args": []string{"--init-gate", gate}, "timeout": "60s"},
 		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "timeout": "60s"},
 	}})
@@ -224,7 +224,7 @@ func TestServeLazyAndIdle(t *testing.T) {
 	dir := t.TempDir()
 	cache := []string{"XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
 	pids := t.TempDir()
-	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
+	cfg := writeConfig(t, map[string]any{"readyTimeout": "60s", "expose": "direct", "servers": map[string]any{
 		"fx":         map[string]any{"command": fixture, "args": []string{"--pid-dir", pids}, "lazy": true},
 		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "idleTimeout": "500ms"},
 	}})
@@ -293,7 +293,7 @@ func TestServeReloadsConfig(t *testing.T) {
 		"b":          fx("--pid-dir", pb),
 		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}},
 	}
-	doc := map[string]any{"expose": "direct", "servers": servers}
+	doc := map[string]any{"readyTimeout": "60s", "expose": "direct", "servers": servers}
 	cfg := writeConfig(t, doc)
 	c := startServe(t, cfg)
 	c.initialize()

@@ -14,10 +14,12 @@ import (
 // a server that never connects, or failed, says "server X is not
 // connected" with the reason, not "unknown tool".
 func TestServeSlowServers(t *testing.T) {
-	cfg := writeConfig(t, map[string]any{"expose": "both", "servers": map[string]any{
+	// readyTimeout leaves the fast server time to connect on a loaded
+	// machine and ends before the slow ones can have.
+	cfg := writeConfig(t, map[string]any{"expose": "both", "readyTimeout": "6s", "servers": map[string]any{
 		"fast":   fx(),
-		"slow":   map[string]any{"command": fixture, "args": []string{"--init-delay", "6s"}, "timeout": "30s"},
-		"slower": map[string]any{"command": fixture, "args": []string{"--init-delay", "4s"}, "timeout": "30s"},
+		"slow":   map[string]any{"command": fixture, "args": []string{"--init-delay", "10s"}, "timeout": "30s"},
+		"slower": map[string]any{"command": fixture, "args": []string{"--init-delay", "8s"}, "timeout": "30s"},
 		"hung":   map[string]any{"command": fixture, "args": []string{"--hang-init"}, "timeout": "3s"},
 		"broken": map[string]any{"command": fixture, "args": []string{"--exit-at-start", "3"}, "timeout": "5s"},
 	}})

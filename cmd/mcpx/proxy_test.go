@@ -46,7 +46,7 @@ func (c *rawClient) proxy(t *testing.T, args string) proxyResult {
 // with raw JSON-RPC against server-everything and the Go fixture.
 func TestServeProxyTool(t *testing.T) {
 	everything := requireEverything(t)
-	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+	cfg := writeConfig(t, map[string]any{"readyTimeout": "60s", "servers": map[string]any{
 		"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}},
 		"fx":         fx("--name", "fx"),
 	}})

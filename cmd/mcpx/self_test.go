@@ -87,7 +87,7 @@ func TestRecursionDepthBounded(t *testing.T) {
 	dir := t.TempDir()
 	pids := filepath.Join(dir, "pids")
 	cfg := filepath.Join(dir, "loop.json")
-	writeConfigAt(t, cfg, map[string]any{"mcpServers": map[string]any{
+	writeConfigAt(t, cfg, map[string]any{"readyTimeout": "60s", "mcpServers": map[string]any{
 		"loop": map[string]any{"command": "sh", "args": []string{"-c", `exec "$0" serve --stdio --config "$1"`, self, cfg},
 			"env": map[string]string{runMainEnv: "1"}, "timeout": "20s"},
 		"fx": fx("--pid-dir", pids),

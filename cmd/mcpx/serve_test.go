@@ -288,7 +288,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 // leave the rest working; on exit nothing mcpx started is left running.
 func TestServeSurvivesBadUpstreams(t *testing.T) {
 	pids := t.TempDir()
-	cfg := writeConfig(t, map[string]any{
+	cfg := writeConfig(t, map[string]any{"readyTimeout": "60s",
 		"expose": "direct",
 		"servers": map[string]any{
 			"good":     fx("--name", "good"),
