@@ -330,7 +330,7 @@ func (c *Client) Kill() {
 	p := c.proc
 	c.mu.Unlock()
 	if p != nil {
-		killGroup(p.cmd, true)
+		p.kill(true)
 	}
 }
 

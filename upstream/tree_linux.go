@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func becomeSubreaper() error {
 	return nil
 }
 
-// procEntry is what descendants needs of /proc/<pid>/stat.
+// procEntry is what the tree walks need of /proc/<pid>/stat.
 type procEntry struct {
 	pid, ppid, pgid int
 	zombie          bool
@@ -61,24 +62,31 @@ func readProcs() []procEntry {
 	return out
 }
 
-// descendants returns the living (not zombie) descendants of root; with
-// outside, only those that are not in root's process group (which a
-// signal to the group reaches anyway).
-func descendants(root int, outside bool) []int {
+// below returns the living (not zombie) processes under roots, with the
+// roots themselves when withRoots; with a nonzero outside, only those not
+// in that process group (which a signal to the group reaches anyway).
+func below(procs []procEntry, roots []int, withRoots bool, outside int) []int {
 	children := map[int][]procEntry{}
-	for _, p := range readProcs() {
+	for _, p := range procs {
 		children[p.ppid] = append(children[p.ppid], p)
 	}
+	keep := func(p procEntry) bool { return !p.zombie && (outside == 0 || p.pgid != outside) }
 	var out []int
-	queue := []int{root}
+	if withRoots {
+		for _, p := range procs {
+			for _, r := range roots {
+				if p.pid == r && keep(p) {
+					out = append(out, p.pid)
+				}
+			}
+		}
+	}
+	queue := append([]int(nil), roots...)
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
 		for _, c := range children[pid] {
-			if c.pid == root {
-				continue
-			}
-			if !c.zombie && !(outside && c.pgid == root) {
+			if keep(c) {
 				out = append(out, c.pid)
 			}
 			queue = append(queue, c.pid)
@@ -87,21 +95,48 @@ func descendants(root int, outside bool) []int {
 	return out
 }
 
-// signalTree sends sig to the descendants of root, which leads a process
-// group: for SIGKILL to all of them, first stopping them all (a stopped
-// process cannot fork) and repeating until none is left, so a process
-// forking in a loop cannot outrun it; for another signal only to those
-// outside root's group, which a signal to the group does not reach, so
-// that no process gets it twice.
-func signalTree(root int, sig syscall.Signal) {
+// descendants returns the living descendants of root; with a nonzero
+// outside, only those not in that process group.
+func descendants(root, outside int) []int {
+	return below(readProcs(), []int{root}, false, outside)
+}
+
+// adopted returns the orphans the supervisor self adopted from the command
+// tagged tag (see treeEnv), with their descendants; with a nonzero outside,
+// only those not in that process group. isCommand names the supervisor's
+// own commands, which are never orphans.
+func adopted(self int, tag string, isCommand func(int) bool, outside int) []int {
+	procs := readProcs()
+	want := []byte(treeEnv + "=" + tag + "\x00")
+	var roots []int
+	for _, p := range procs {
+		if p.ppid != self || p.zombie || isCommand(p.pid) {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
+		if err == nil && (bytes.Contains(env, append([]byte{0}, want...)) || bytes.HasPrefix(env, want)) {
+			roots = append(roots, p.pid)
+		}
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	return below(procs, roots, true, outside)
+}
+
+// signalTree sends sig to the processes list returns: for SIGKILL first
+// stopping them all (a stopped process cannot fork) and repeating until
+// none is left, so a process forking in a loop cannot outrun it; for
+// another signal once.
+func signalTree(list func() []int, sig syscall.Signal) {
 	if sig != syscall.SIGKILL {
-		for _, pid := range descendants(root, true) {
+		for _, pid := range list() {
 			_ = syscall.Kill(pid, sig)
 		}
 		return
 	}
 	for range 20 {
-		pids := descendants(root, false)
+		pids := list()
 		if len(pids) == 0 {
 			return
 		}
@@ -115,14 +150,13 @@ func signalTree(root int, sig syscall.Signal) {
 	}
 }
 
-// reapOrphans reaps the zombie children of this process other than keep:
-// orphans that were adopted by the subreaper and then exited. Each is
-// waited for by pid, never with -1, so the command's own status (which
-// exec.Cmd.Wait collects) is never taken.
-func reapOrphans(keep int) {
-	self := os.Getpid()
+// reapOrphans reaps the zombie children of self that are not commands:
+// orphans that were adopted and then exited. Each is waited for by pid,
+// never with -1, so a command's own status (which exec collects) is never
+// taken.
+func reapOrphans(self int, isCommand func(int) bool) {
 	for _, p := range readProcs() {
-		if p.ppid == self && p.zombie && p.pid != keep {
+		if p.ppid == self && p.zombie && !isCommand(p.pid) {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
 		}

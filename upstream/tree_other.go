@@ -10,6 +10,10 @@ import "syscall"
 
 func becomeSubreaper() error { return nil }
 
-func signalTree(int, syscall.Signal) {}
+func descendants(int, int) []int { return nil }
 
-func reapOrphans(int) {}
+func adopted(int, string, func(int) bool, int) []int { return nil }
+
+func signalTree(func() []int, syscall.Signal) {}
+
+func reapOrphans(int, func(int) bool) {}
