@@ -22,7 +22,7 @@
 // idleTimeout goes back to sleep when nothing uses it.
 //
 // Child processes are started by one supervisor per mcpx process (the mcpx
-// binary itself, see [MaybeSupervise]), each as the leader of its own process
+// binary itself, see package supervisor), each as the leader of its own process
 // group; the supervisor takes every group and the processes that left them
 // down when mcpx dies, even from SIGKILL.
 package upstream

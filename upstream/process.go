@@ -14,7 +14,7 @@ import (
 )
 
 // process is one running stdio upstream. On Unix the shared supervisor
-// (see supervise_unix.go) started it as the leader of a new process group,
+// (see package supervisor) started it as the leader of a new process group,
 // which holds the real server and everything it spawns.
 type process struct {
 	stdin  *os.File // our end of the child's stdin
@@ -35,7 +35,7 @@ type process struct {
 // seen as soon as it exits even if a grandchild still holds a pipe open.
 // stderr receives the child's stderr; it is closed when the child's last
 // writer goes away. On Unix, supervisor is the executable to run as the
-// supervisor (see [MaybeSupervise]) when none runs yet.
+// supervisor (see package supervisor) when none runs yet.
 func startProcess(spec config.Server, supervisor string, stderr func(io.Reader)) (*process, error) {
 	env := mergeEnv(os.Environ(), spec.Env)
 	path, err := lookPath(spec.Command, spec.Cwd, env)
@@ -73,10 +73,10 @@ func startProcess(spec config.Server, supervisor string, stderr func(io.Reader))
 
 // childSpec is what the supervisor needs to start a command.
 type childSpec struct {
-	Path string   `json:"path"`
-	Args []string `json:"args,omitempty"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir,omitempty"`
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
 }
 
 // childStdin is the transport's end of a child's stdin. A write after

@@ -4,8 +4,6 @@ package upstream
 
 import (
 	"bufio"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -13,10 +11,12 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"github.com/mcpx/mcpx/upstream/supervisor"
 )
 
 // The supervisor is one process for all of this process's stdio upstreams
-// (see [MaybeSupervise]): it lives as long as this process does, however
+// (see package supervisor): it lives as long as this process does, however
 // that ends, so it is held here, per executable, rather than by a Client or
 // an Options value that could be closed or copied while others still use
 // it. It is started with the first stdio upstream.
@@ -87,8 +87,8 @@ func startSupervisor(exe string) (*supervisorLink, error) {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "supervisor"), os.NewFile(uintptr(fds[1]), "mcpx")
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), supervisorEnv+"=1")
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3, linkFD
+	cmd.Env = append(os.Environ(), supervisor.Env+"=1")
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3, supervisor.FD
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
@@ -132,22 +132,16 @@ func (l *supervisorLink) start(p *process, spec childSpec, stdio [3]*os.File) er
 	ps := &pendingStart{p: p, done: make(chan error, 1)}
 	l.starting[id] = ps
 	l.mu.Unlock()
-	err := l.send(request{Op: "start", ID: id, Child: &spec},
-		int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd()))
-	if err != nil {
+	m := supervisor.Message{Op: supervisor.OpStart, ID: id, Path: spec.Path, Args: spec.Args, Env: spec.Env, Dir: spec.Dir}
+	if err := l.send(m, int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())); err != nil {
 		l.fail(err)
 	}
 	return <-ps.done
 }
 
 // send writes one request, with fds attached to its first byte.
-func (l *supervisorLink) send(req request, fds ...int) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	msg := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(body)), uint32(len(body)))
-	msg = append(msg, body...)
+func (l *supervisorLink) send(m supervisor.Message, fds ...int) error {
+	msg := m.Append(nil)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	var oob []byte
@@ -165,40 +159,38 @@ func (l *supervisorLink) send(req request, fds ...int) error {
 func (l *supervisorLink) readEvents() {
 	r := bufio.NewReader(l.conn)
 	for {
-		line, err := r.ReadBytes('\n')
+		m, err := supervisor.Read(r)
 		if err != nil {
 			l.fail(err)
 			return
 		}
-		var e event
-		if json.Unmarshal(line, &e) != nil {
-			continue
-		}
-		l.apply(e)
+		l.apply(m)
 	}
 }
 
-func (l *supervisorLink) apply(e event) {
+func (l *supervisorLink) apply(m supervisor.Message) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch e.Op {
-	case "started":
-		if ps := l.starting[e.ID]; ps != nil {
-			delete(l.starting, e.ID)
-			pid := e.PID
-			ps.p.kill = func(force bool) { _ = l.send(request{Op: "signal", PID: pid, Force: force}) }
+	switch m.Op {
+	case supervisor.OpStarted:
+		if ps := l.starting[m.ID]; ps != nil {
+			delete(l.starting, m.ID)
+			pid := m.PID
+			ps.p.kill = func(force bool) {
+				_ = l.send(supervisor.Message{Op: supervisor.OpSignal, PID: pid, Force: force})
+			}
 			l.running[pid] = ps.p
 			ps.done <- nil
 		}
-	case "failed":
-		if ps := l.starting[e.ID]; ps != nil {
-			delete(l.starting, e.ID)
-			ps.done <- errors.New(e.Err)
+	case supervisor.OpFailed:
+		if ps := l.starting[m.ID]; ps != nil {
+			delete(l.starting, m.ID)
+			ps.done <- errors.New(m.Text)
 		}
-	case "exited":
-		if p := l.running[e.PID]; p != nil {
-			delete(l.running, e.PID)
-			p.status = e.Status
+	case supervisor.OpExited:
+		if p := l.running[m.PID]; p != nil {
+			delete(l.running, m.PID)
+			p.status = m.Text
 			close(p.exited)
 		}
 	}

@@ -1,10 +1,9 @@
-package upstream
+package supervisor
 
 import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -46,18 +45,17 @@ func readProcs() []procEntry {
 			continue // gone meanwhile
 		}
 		// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
+		i := bytes.LastIndexByte(b, ')')
 		if i < 0 {
 			continue
 		}
-		f := strings.Fields(s[i+1:])
+		f := bytes.Fields(b[i+1:])
 		if len(f) < 3 {
 			continue
 		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgid, _ := strconv.Atoi(f[2])
-		out = append(out, procEntry{pid: pid, ppid: ppid, pgid: pgid, zombie: f[0] == "Z"})
+		ppid, _ := strconv.Atoi(string(f[1]))
+		pgid, _ := strconv.Atoi(string(f[2]))
+		out = append(out, procEntry{pid: pid, ppid: ppid, pgid: pgid, zombie: string(f[0]) == "Z"})
 	}
 	return out
 }
@@ -102,12 +100,12 @@ func descendants(root, outside int) []int {
 }
 
 // adopted returns the orphans the supervisor self adopted from the command
-// tagged tag (see treeEnv), with their descendants; with a nonzero outside,
+// tagged tag (see TreeEnv), with their descendants; with a nonzero outside,
 // only those not in that process group. isCommand names the supervisor's
 // own commands, which are never orphans.
 func adopted(self int, tag string, isCommand func(int) bool, outside int) []int {
 	procs := readProcs()
-	want := []byte(treeEnv + "=" + tag + "\x00")
+	want := []byte(TreeEnv + "=" + tag + "\x00")
 	var roots []int
 	for _, p := range procs {
 		if p.ppid != self || p.zombie || isCommand(p.pid) {

@@ -1,6 +1,6 @@
-//go:build !linux
+//go:build unix && !linux
 
-package upstream
+package supervisor
 
 import "syscall"
 
