@@ -180,7 +180,7 @@ func (s *supervisor) start(m Message, stdio []*os.File) {
 	tag := strconv.Itoa(s.self) + "." + strconv.Itoa(s.seq)
 	proc, err := os.StartProcess(m.Path, append([]string{m.Path}, m.Args...), &os.ProcAttr{
 		Dir:   m.Dir,
-		Env:   append(m.Env[:len(m.Env):len(m.Env)], TreeEnv+"="+tag),
+		Env:   withTag(m.Env, tag),
 		Files: stdio,
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
@@ -212,6 +212,19 @@ func (s *supervisor) start(m Message, stdio []*os.File) {
 		s.mu.Unlock()
 		s.send(Message{Op: OpExited, PID: pid, Text: status})
 	}()
+}
+
+// withTag returns env with TreeEnv set to tag, replacing the tag of an
+// outer mcpx's supervisor (an mcpx that serves behind another).
+func withTag(env []string, tag string) []string {
+	prefix := TreeEnv + "="
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if len(kv) < len(prefix) || kv[:len(prefix)] != prefix {
+			out = append(out, kv)
+		}
+	}
+	return append(out, prefix+tag)
 }
 
 // isCommand reports whether pid is a running command; s.mu is held.
