@@ -182,7 +182,7 @@ func (s *supervisor) start(m Message, stdio []*os.File) {
 		Dir:   m.Dir,
 		Env:   withTag(m.Env, tag),
 		Files: stdio,
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   commandAttr(),
 	})
 	if err == nil {
 		s.children[proc.Pid] = tag
