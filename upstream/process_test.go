@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -149,8 +148,8 @@ func TestSupervisorKilledTakesServers(t *testing.T) {
 	if sup <= 1 || sup == parent.Process.Pid {
 		t.Fatalf("the server's parent is %d, not a supervisor (mcpx is %d)", sup, parent.Process.Pid)
 	}
-	if err := syscall.Kill(sup, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if p, err := os.FindProcess(sup); err != nil || p.Kill() != nil {
+		t.Fatalf("kill the supervisor %d: %v", sup, err)
 	}
 	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
 		"processes left after the supervisor died: %v", describe(alive(pids)))
