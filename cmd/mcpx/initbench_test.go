@@ -65,10 +65,10 @@ func initTrace(b *testing.B, exe string, args ...string) (float64, map[string]fl
 	// "init <package> @<start> ms, <clock> ms clock, <bytes> bytes, <n> allocs"
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) < 6 || f[0] != "init" || f[5] != "clock," {
+		if len(f) < 7 || f[0] != "init" || f[6] != "clock," {
 			continue
 		}
-		ms, err := strconv.ParseFloat(f[3], 64)
+		ms, err := strconv.ParseFloat(f[4], 64)
 		if err != nil {
 			continue
 		}

@@ -108,6 +108,20 @@ func (p *stdioPeer) listTools() (int, error) {
 	return len(r.Tools), nil
 }
 
+// listCatalog lists what mcpx learns of each server before its catalog is
+// complete: tools, resources, resource templates and prompts.
+func (p *stdioPeer) listCatalog() error {
+	if _, err := p.listTools(); err != nil {
+		return err
+	}
+	for _, method := range []string{"resources/list", "resources/templates/list", "prompts/list"} {
+		if _, err := p.request(method, `{}`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // close ends the session (stdin EOF) and waits for the process.
 func (p *stdioPeer) close() {
 	p.in.Close()
@@ -144,8 +158,8 @@ func serveUntilCatalog(b *testing.B, exe, cfg string, n int) *stdioPeer {
 
 // BenchmarkSpawnToCatalog measures from spawning `mcpx serve --stdio` to a
 // complete tools/list over 1 and over 8 fixture servers, against spawning
-// the same 8 servers directly in parallel and initializing and listing
-// each, in the same run. ratio-8:direct is what mcpx adds on top of the
+// the same 8 servers directly in parallel and initializing each and listing
+// what mcpx lists (tools, resources, templates, prompts), in the same run. ratio-8:direct is what mcpx adds on top of the
 // servers' own start (target ≤ 1.1).
 func BenchmarkSpawnToCatalog(b *testing.B) {
 	exe := buildMcpx(b)
@@ -166,7 +180,7 @@ func BenchmarkSpawnToCatalog(b *testing.B) {
 			wg.Go(func() {
 				peers[i], errs[i] = startPeer(exec.Command(fixture, "--name", "direct"+strconv.Itoa(i)))
 				if errs[i] == nil {
-					_, errs[i] = peers[i].listTools()
+					errs[i] = peers[i].listCatalog()
 				}
 			})
 		}
