@@ -28,7 +28,6 @@ var supervisors = struct {
 // supervisorLink is this process's side of the supervisor.
 type supervisorLink struct {
 	conn *net.UnixConn
-	pid  int
 
 	wmu sync.Mutex // serialises requests
 
@@ -104,7 +103,7 @@ func startSupervisor(exe string) (*supervisorLink, error) {
 		_ = cmd.Wait()
 		return nil, err
 	}
-	l := &supervisorLink{conn: c.(*net.UnixConn), pid: cmd.Process.Pid,
+	l := &supervisorLink{conn: c.(*net.UnixConn),
 		starting: map[uint64]*pendingStart{}, running: map[int]*process{}}
 	go l.readEvents()
 	go func() {
