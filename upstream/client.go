@@ -58,7 +58,8 @@ type Options struct {
 	// through their exit instead.
 	Heartbeat time.Duration
 	// Supervisor is the executable that supervises child processes, which
-	// must call [MaybeSupervise]. Empty means this executable.
+	// must link package supervisor (any user of this package does). Empty
+	// means this executable.
 	Supervisor string
 	// Version is mcpx's version, sent in clientInfo.
 	Version string
@@ -368,7 +369,7 @@ func (c *Client) Kill() {
 	p := c.proc
 	c.mu.Unlock()
 	if p != nil {
-		killGroup(p.cmd, true)
+		p.kill(true)
 	}
 }
 

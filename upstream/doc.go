@@ -21,7 +21,8 @@
 // server sleeps ([StateSleeping]) until its first request, and one with an
 // idleTimeout goes back to sleep when nothing uses it.
 //
-// Child processes run under a small supervisor (the mcpx binary itself, see
-// [MaybeSupervise]) that leads their process group and takes the whole group
+// Child processes are started by one supervisor per mcpx process (the mcpx
+// binary itself, see package supervisor), each as the leader of its own process
+// group; the supervisor takes every group and the processes that left them
 // down when mcpx dies, even from SIGKILL.
 package upstream

@@ -31,10 +31,6 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	// The Client runs this very binary as the supervisor of each child.
-	if code, ok := upstream.MaybeSupervise(); ok {
-		os.Exit(code)
-	}
 	if os.Getenv(envParent) == "1" {
 		os.Exit(runParent())
 	}
@@ -44,7 +40,7 @@ func TestMain(m *testing.M) {
 // run builds the fixture, runs the tests and removes the build.
 func run(m *testing.M) int {
 	// Under -race every process of this binary sleeps 1s at exit so that
-	// late races get reported; the supervisors are this binary, and that
+	// late races get reported; the supervisor is this binary, and that
 	// second would be added to every Close.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	dir, err := os.MkdirTemp("", "upstream-fixture-")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,33 +13,35 @@ import (
 	"github.com/mcpx/mcpx/config"
 )
 
-// process is one running stdio upstream. On Unix the started command is the
-// supervisor, which leads a process group holding the real server and
-// everything it spawns.
+// process is one running stdio upstream. On Unix the shared supervisor
+// (see package supervisor) started it as the leader of a new process group,
+// which holds the real server and everything it spawns.
 type process struct {
-	cmd    *exec.Cmd
 	stdin  *os.File // our end of the child's stdin
 	stdout *os.File // our end of the child's stdout
 	exited chan struct{}
-	err    error // the exit status, set before exited is closed
+	// status says how the process ended ("exit status 3", "signal:
+	// killed"), set before exited is closed; "" for a zero exit status.
+	status string
+	// kill signals the process group and the descendants that left it:
+	// SIGTERM, or with force SIGKILL. It does nothing once exited.
+	kill func(force bool)
 
 	stderrDone chan struct{} // closed when the stderr logger has finished
 }
 
 // startProcess starts spec's command with its env and cwd. The child's
-// stdio are plain OS pipes (not exec's copying goroutines), so Wait returns
-// as soon as the child exits even if a grandchild still holds a pipe open.
+// stdio are plain OS pipes (not exec's copying goroutines), so its exit is
+// seen as soon as it exits even if a grandchild still holds a pipe open.
 // stderr receives the child's stderr; it is closed when the child's last
-// writer goes away.
+// writer goes away. On Unix, supervisor is the executable to run as the
+// supervisor (see package supervisor) when none runs yet.
 func startProcess(spec config.Server, supervisor string, stderr func(io.Reader)) (*process, error) {
 	env := mergeEnv(os.Environ(), spec.Env)
 	path, err := lookPath(spec.Command, spec.Cwd, env)
 	if err != nil {
 		return nil, err
 	}
-	cmd := newCommand(supervisor, path, spec.Args, env)
-	cmd.Dir = spec.Cwd
-
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -55,33 +56,27 @@ func startProcess(spec config.Server, supervisor string, stderr func(io.Reader))
 		closeAll(inR, inW, outR, outW)
 		return nil, err
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	lifeline, err := attachLifeline(cmd)
+	p := &process{stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	err = spawn(p, supervisor, childSpec{Path: path, Args: spec.Args, Env: env, Dir: spec.Cwd}, [3]*os.File{inR, outW, errW})
+	closeAll(inR, outW, errW)
 	if err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW, lifeline)
-		closeAll(cmd.ExtraFiles...)
+		closeAll(inW, outR, errR)
 		return nil, fmt.Errorf("start %s: %w", spec.Command, err)
 	}
-	closeAll(inR, outW, errW)
-	closeAll(cmd.ExtraFiles...)
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
 		defer close(p.stderrDone)
 		stderr(errR)
 		errR.Close()
 	}()
-	go func() {
-		p.err = cmd.Wait()
-		// The leader is gone; take whatever it left behind with it.
-		killGroup(cmd, true)
-		closeAll(lifeline)
-		close(p.exited)
-	}()
 	return p, nil
+}
+
+// childSpec is what the supervisor needs to start a command.
+type childSpec struct {
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
 }
 
 // childStdin is the transport's end of a child's stdin. A write after
@@ -109,24 +104,12 @@ func (p *process) stop(grace, term time.Duration) {
 	if waitFor(p.exited, grace) {
 		return
 	}
-	p.killTree(false)
-	killGroup(p.cmd, false)
+	p.kill(false)
 	if waitFor(p.exited, term) {
 		return
 	}
-	p.killTree(true)
-	killGroup(p.cmd, true)
+	p.kill(true)
 	<-p.exited
-}
-
-// killTree reaches the descendants that left the group, while the
-// supervisor is alive to be their ancestor.
-func (p *process) killTree(force bool) {
-	select {
-	case <-p.exited:
-	default:
-		killTree(p.cmd, force)
-	}
 }
 
 // stderrDrainMax bounds the wait for the last stderr lines after the group
@@ -140,15 +123,10 @@ func (p *process) exitError() error {
 	default:
 		return nil
 	}
-	var ee *exec.ExitError
-	switch {
-	case p.err == nil:
+	if p.status == "" {
 		return errors.New("process exited with status 0")
-	case errors.As(p.err, &ee):
-		return fmt.Errorf("process %s", ee.ProcessState.String())
-	default:
-		return p.err
 	}
+	return errors.New("process " + p.status)
 }
 
 func waitFor(ch <-chan struct{}, d time.Duration) bool {

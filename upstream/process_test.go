@@ -115,6 +115,51 @@ func TestParentKilledLeavesNoOrphans(t *testing.T) {
 }
 
 func testParentKilled(t *testing.T, args string) {
+	parent, pids := startParent(t, args)
+	// The supervisor is the server's parent.
+	if sup := ppid(firstWithRole(pids, "server")); sup > 1 && sup != parent.Process.Pid {
+		pids[sup] = "supervisor"
+	}
+	if !hasRole(pids, "supervisor") {
+		t.Errorf("could not find the supervisor among %v", pids)
+	}
+	if a := alive(pids); len(a) != len(pids) {
+		t.Fatalf("not all alive before the kill: %v of %v", describe(a), pids)
+	}
+
+	start := time.Now()
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
+		"processes left after the parent died: %v", describe(alive(pids)))
+	t.Logf("all gone %s after the parent was killed", time.Since(start).Round(time.Millisecond))
+}
+
+// TestSupervisorKilledTakesServers SIGKILLs the supervisor of a process
+// standing in for mcpx: the server dies with it (Pdeathsig), and mcpx,
+// seeing its socket to the supervisor close, kills the server's group
+// with the sleeper in it.
+func TestSupervisorKilledTakesServers(t *testing.T) {
+	skipUnlessLinux(t)
+	t.Parallel()
+	parent, pids := startParent(t, "")
+	sup := ppid(firstWithRole(pids, "server"))
+	if sup <= 1 || sup == parent.Process.Pid {
+		t.Fatalf("the server's parent is %d, not a supervisor (mcpx is %d)", sup, parent.Process.Pid)
+	}
+	if p, err := os.FindProcess(sup); err != nil || p.Kill() != nil {
+		t.Fatalf("kill the supervisor %d: %v", sup, err)
+	}
+	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
+		"processes left after the supervisor died: %v", describe(alive(pids)))
+}
+
+// startParent starts this test binary as a stand-in for mcpx (runParent)
+// with one fixture server, given more fixture flags, that spawns a sleeper;
+// it returns once the parent is ready and the server and sleeper run, and
+// kills the parent at cleanup.
+func startParent(t *testing.T, args string) (*exec.Cmd, map[int]string) {
 	dir := t.TempDir()
 	parent := exec.Command(os.Args[0])
 	parent.Env = append(os.Environ(), envParent+"=1", envFixture+"="+fixturePath,
@@ -156,25 +201,7 @@ func testParentKilled(t *testing.T, args string) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("parent not ready within 20s; its stderr:\n%s", parentStderr())
 	}
-	pids := waitForTree(t, dir)
-	// The supervisor is the server's parent.
-	if sup := ppid(firstWithRole(pids, "server")); sup > 1 && sup != parent.Process.Pid {
-		pids[sup] = "supervisor"
-	}
-	if !hasRole(pids, "supervisor") {
-		t.Errorf("could not find the supervisor among %v", pids)
-	}
-	if a := alive(pids); len(a) != len(pids) {
-		t.Fatalf("not all alive before the kill: %v of %v", describe(a), pids)
-	}
-
-	start := time.Now()
-	if err := parent.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
-		"processes left after the parent died: %v", describe(alive(pids)))
-	t.Logf("all gone %s after the parent was killed", time.Since(start).Round(time.Millisecond))
+	return parent, waitForTree(t, dir)
 }
 
 // waitForTree waits until the fixture in dir and its sleeper have written

@@ -3,30 +3,39 @@
 package upstream
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
 )
 
-// newCommand runs path directly: Windows has no process groups to lead,
-// so there is no supervisor.
-func newCommand(_ string, path string, args, env []string) *exec.Cmd {
-	cmd := exec.Command(path, args...)
-	cmd.Env = env
-	return cmd
-}
-
-// attachLifeline does nothing: there is no supervisor on Windows.
-func attachLifeline(*exec.Cmd) (*os.File, error) { return nil, nil }
-
-func killGroup(cmd *exec.Cmd, force bool) {
-	if cmd.Process != nil && force {
-		_ = cmd.Process.Kill()
+// spawn runs the command directly: Windows has no process groups to lead,
+// so there is no supervisor. A force kill ends the process itself.
+func spawn(p *process, _ string, spec childSpec, stdio [3]*os.File) error {
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env, cmd.Dir = spec.Env, spec.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio[0], stdio[1], stdio[2]
+	if err := cmd.Start(); err != nil {
+		return err
 	}
+	p.kill = func(force bool) {
+		if force {
+			_ = cmd.Process.Kill()
+		}
+	}
+	go func() {
+		if err := cmd.Wait(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				p.status = ee.ProcessState.String()
+			} else {
+				p.status = err.Error()
+			}
+		}
+		close(p.exited)
+	}()
+	return nil
 }
-
-// killTree does nothing: there is no supervisor tree on Windows.
-func killTree(*exec.Cmd, bool) {}
 
 func executableNames(command string) []string {
 	if strings.Contains(command, ".") {

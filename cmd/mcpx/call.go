@@ -169,6 +169,8 @@ func jsonKind(v any) string {
 		return "a boolean"
 	case nil:
 		return "null"
+	case map[string]any:
+		return "an object"
 	}
 	return "something else"
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
@@ -269,24 +267,18 @@ func schemaProblem(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "is missing"
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
 		return "is not JSON: " + err.Error()
 	}
 	if m, ok := doc.(map[string]any); !ok || m["type"] != "object" {
 		return `is not an object schema (MCP wants "type": "object"); mcpx serves {"type":"object"} instead`
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("mcpx:inputSchema", doc); err != nil {
-		return "is not valid JSON Schema: " + oneLine(err.Error())
-	}
-	if _, err := c.Compile("mcpx:inputSchema"); err != nil {
-		return "is not valid JSON Schema: " + oneLine(err.Error())
+	if err := schemaError(doc); err != nil {
+		return "is not valid JSON Schema: " + err.Error()
 	}
 	return ""
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (rep *doctorReport) print(w io.Writer, asJSON bool) error {
 	if asJSON {

@@ -3,16 +3,10 @@
 // and `mcpx servers` on the same catalog.
 package main
 
-import (
-	"os"
+import "os"
 
-	"github.com/mcpx/mcpx/upstream"
-)
-
+// mcpx re-runs itself once to supervise the child servers' process groups:
+// that process never reaches main (see package upstream/supervisor).
 func main() {
-	// mcpx re-runs itself to supervise each child server's process group.
-	if code, ok := upstream.MaybeSupervise(); ok {
-		os.Exit(code)
-	}
 	os.Exit(run(os.Args[1:], systemStreams()))
 }

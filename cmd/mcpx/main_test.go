@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // runMainEnv makes the test binary act as the mcpx command, so the
@@ -35,9 +33,6 @@ func TestMain(m *testing.M) {
 		}
 		resp.Body.Close()
 		os.Exit(0)
-	}
-	if code, ok := upstream.MaybeSupervise(); ok {
-		os.Exit(code)
 	}
 	if os.Getenv(runMainEnv) == "1" {
 		os.Exit(run(os.Args[1:], systemStreams()))

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Benchmarks of mcpx's processes and start: memory with idle upstreams,
+// spawn to a complete catalog, and package initialisation. They run the
+// real mcpx binary (built once per run), not this test binary, whose
+// initialisation and size differ.
+
+// fixtureTools is how many tools the fixture server lists.
+const fixtureTools = 10
+
+// buildMcpx builds the mcpx binary into a temporary directory.
+func buildMcpx(b *testing.B) string {
+	b.Helper()
+	exe := filepath.Join(b.TempDir(), "mcpx")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		b.Fatalf("build mcpx: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// fixtureServers is the config of n fixture servers, every tool exposed
+// directly so that tools/list is the complete catalog.
+func fixtureServers(b *testing.B, n int) string {
+	servers := map[string]any{}
+	for i := range n {
+		servers[fmt.Sprintf("s%d", i)] = fx()
+	}
+	return writeConfig(b, map[string]any{"expose": "direct", "servers": servers})
+}
+
+// stdioPeer is an MCP session over a process's stdio, safe to start from
+// any goroutine (errors are returned, not reported).
+type stdioPeer struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+	id  int
+}
+
+// startPeer starts cmd and initializes an MCP session over its stdio.
+func startPeer(cmd *exec.Cmd) (*stdioPeer, error) {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &stdioPeer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	if _, err := p.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`); err != nil {
+		p.close()
+		return nil, err
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return p, nil
+}
+
+// request sends a request and returns its result, skipping notifications.
+func (p *stdioPeer) request(method, params string) (json.RawMessage, error) {
+	p.id++
+	fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", p.id, method, params)
+	for {
+		line, err := p.out.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		var m struct {
+			ID     int
+			Result json.RawMessage
+		}
+		if json.Unmarshal(line, &m) == nil && m.ID == p.id {
+			return m.Result, nil
+		}
+	}
+}
+
+// listTools asks for tools/list and returns how many tools it holds.
+func (p *stdioPeer) listTools() (int, error) {
+	res, err := p.request("tools/list", `{}`)
+	if err != nil {
+		return 0, err
+	}
+	var r struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(res, &r); err != nil {
+		return 0, fmt.Errorf("tools/list: %w", err)
+	}
+	return len(r.Tools), nil
+}
+
+// listCatalog lists what mcpx learns of each server before its catalog is
+// complete: tools, resources, resource templates and prompts.
+func (p *stdioPeer) listCatalog() error {
+	if _, err := p.listTools(); err != nil {
+		return err
+	}
+	for _, method := range []string{"resources/list", "resources/templates/list", "prompts/list"} {
+		if _, err := p.request(method, `{}`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close ends the session (stdin EOF) and waits for the process.
+func (p *stdioPeer) close() {
+	p.in.Close()
+	p.cmd.Wait()
+}
+
+// serveUntilCatalog spawns `mcpx serve --stdio` over n fixture servers and
+// returns it once tools/list holds all their tools.
+func serveUntilCatalog(b *testing.B, exe, cfg string, n int) *stdioPeer {
+	b.Helper()
+	cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir())
+	p, err := startPeer(cmd)
+	if err != nil {
+		b.Fatalf("mcpx: %v", err)
+	}
+	// serve answers the first list when every server is up or after its
+	// ready timeout; a late server is announced with list_changed, which
+	// request skips, so list again until the catalog is whole.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := p.listTools()
+		if err != nil {
+			b.Fatalf("mcpx: %v", err)
+		}
+		if got >= n*fixtureTools {
+			return p
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("mcpx lists %d tools after a minute, want %d", got, n*fixtureTools)
+		}
+	}
+}
+
+// BenchmarkSpawnToCatalog measures from spawning `mcpx serve --stdio` to a
+// complete tools/list over 1 and over 8 fixture servers, against spawning
+// the same 8 servers directly in parallel and initializing each and listing
+// what mcpx lists (tools, resources, templates, prompts), in the same run. ratio-8:direct is what mcpx adds on top of the
+// servers' own start (target ≤ 1.1).
+func BenchmarkSpawnToCatalog(b *testing.B) {
+	exe := buildMcpx(b)
+	one, eight := fixtureServers(b, 1), fixtureServers(b, 8)
+	viaMcpx := func(cfg string, n int) time.Duration {
+		start := time.Now()
+		p := serveUntilCatalog(b, exe, cfg, n)
+		d := time.Since(start)
+		p.close()
+		return d
+	}
+	direct := func(n int) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		peers := make([]*stdioPeer, n)
+		errs := make([]error, n)
+		for i := range n {
+			wg.Go(func() {
+				peers[i], errs[i] = startPeer(exec.Command(fixture, "--name", "direct"+strconv.Itoa(i)))
+				if errs[i] == nil {
+					errs[i] = peers[i].listCatalog()
+				}
+			})
+		}
+		wg.Wait()
+		d := time.Since(start)
+		for i, p := range peers {
+			if p != nil {
+				p.close()
+			}
+			if errs[i] != nil {
+				b.Fatalf("direct server %d: %v", i, errs[i])
+			}
+		}
+		return d
+	}
+	var t1, t8, td time.Duration
+	for b.Loop() {
+		t1 += viaMcpx(one, 1)
+		t8 += viaMcpx(eight, 8)
+		td += direct(8)
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(t1), "ms/catalog-1")
+	b.ReportMetric(ms(t8), "ms/catalog-8")
+	b.ReportMetric(ms(td), "ms/direct-8")
+	b.ReportMetric(float64(t8)/float64(td), "ratio-8:direct")
+}
+
+// BenchmarkIdleMemory reports the resident memory of mcpx's own processes
+// (mcpx and its supervisor, not the servers) with 1 and with 8 idle stdio
+// servers, after the catalog is complete: RSS summed as `ps` shows it
+// (target < 30 MiB with 8), and PSS, which shares the pages the processes
+// map together (the same executable) between them. Linux only: it reads
+// /proc.
+func BenchmarkIdleMemory(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Fatal("reads /proc: Linux only")
+	}
+	exe := buildMcpx(b)
+	one, eight := fixtureServers(b, 1), fixtureServers(b, 8)
+	measure := func(cfg string, n int) (rss, pss float64, procs int) {
+		p := serveUntilCatalog(b, exe, cfg, n)
+		defer p.close()
+		// Idle: nothing is asked; let the start's garbage be collected
+		// as the runtime would on its own.
+		time.Sleep(time.Second)
+		for _, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
+			r, p := memoryOf(b, pid)
+			rss, pss, procs = rss+r, pss+p, procs+1
+		}
+		return rss, pss, procs
+	}
+	var r1, p1, r8, p8 float64
+	var procs8 int
+	for b.Loop() {
+		r, p, _ := measure(one, 1)
+		r1, p1 = r1+r, p1+p
+		r, p, procs8 = measure(eight, 8)
+		r8, p8 = r8+r, p8+p
+	}
+	n := float64(b.N)
+	b.ReportMetric(r1/n, "MiB-rss-1")
+	b.ReportMetric(p1/n, "MiB-pss-1")
+	b.ReportMetric(r8/n, "MiB-rss-8")
+	b.ReportMetric(p8/n, "MiB-pss-8")
+	b.ReportMetric(r8/r1, "ratio-rss-8:1")
+	b.ReportMetric(float64(procs8), "mcpx-procs-8")
+}
+
+// ownProcesses returns root and its children that run exe (the
+// supervisor), leaving out the servers.
+func ownProcesses(root int, exe string) []int {
+	out := []int{root}
+	dir, _ := os.ReadDir("/proc")
+	for _, e := range dir {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == root {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(root) {
+			continue
+		}
+		if target, _ := os.Readlink("/proc/" + e.Name() + "/exe"); target == exe {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// memoryOf returns pid's RSS and PSS in MiB, from smaps_rollup.
+func memoryOf(b *testing.B, pid int) (rss, pss float64) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		b.Fatalf("memory of %d: %v", pid, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "Rss:":
+			rss = kb / 1024
+		case "Pss:":
+			pss = kb / 1024
+		}
+	}
+	return rss, pss
+}

@@ -1,0 +1,312 @@
+//go:build unix
+
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// shutdownGrace is how long the commands get after SIGTERM, once mcpx is
+// gone, before everything left is killed.
+const shutdownGrace = 2 * time.Second
+
+// init runs the supervisor, and never returns, in a process started as
+// one (see the package documentation for why here and not in main).
+func init() {
+	if os.Getenv(Env) != "1" {
+		return
+	}
+	os.Unsetenv(Env)
+	os.Exit(run())
+}
+
+// supervisor is the state of the supervisor process.
+type supervisor struct {
+	self int
+
+	wmu sync.Mutex // serialises events
+
+	// mu guards children and is held across each start, so that the
+	// orphan reaper never takes a command's exit status from its Wait.
+	mu       sync.Mutex
+	children map[int]string // running command → its tag
+	seq      int
+	running  sync.WaitGroup
+}
+
+func run() int {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(FD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		fmt.Fprintln(os.Stderr, "mcpx supervisor: no socket to mcpx on fd 3")
+		return 2
+	}
+	syscall.CloseOnExec(FD)
+	_ = syscall.SetNonblock(FD, false)
+	// mcpx ends the supervisor by going away; a Ctrl-C at the terminal is
+	// for mcpx and its commands to handle.
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE)
+	// Orphans in a tree (a grandchild whose parent exited, one that called
+	// setsid included) become the supervisor's children, so that they can
+	// still be found and stopped; exited ones are reaped at each SIGCHLD.
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcpx supervisor: cannot adopt orphans (%v): a process that leaves its group may outlive mcpx\n", err)
+	}
+	s := &supervisor{self: os.Getpid(), children: map[int]string{}}
+	orphans := make(chan os.Signal, 1)
+	signal.Notify(orphans, syscall.SIGCHLD)
+	go func() {
+		for range orphans {
+			s.reap()
+		}
+	}()
+	if err := s.serve(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcpx supervisor: %v\n", err)
+	}
+	s.shutdown()
+	return 0
+}
+
+// serve handles requests until mcpx is gone (nil) or sends garbage.
+func (s *supervisor) serve() error {
+	oob := make([]byte, syscall.CmsgSpace(3*4))
+	for {
+		var head [4]byte
+		n, oobn, err := recvmsg(head[:], oob)
+		if err != nil || n == 0 {
+			return err // n == 0: EOF, mcpx is gone
+		}
+		files := receivedFiles(oob[:oobn])
+		m, err := s.readRest(head, n)
+		if err != nil {
+			closeAll(files)
+			return err
+		}
+		switch m.Op {
+		case OpStart:
+			s.start(m, files)
+		case OpSignal:
+			closeAll(files)
+			s.signal(m.PID, m.Force)
+		default:
+			closeAll(files)
+		}
+	}
+}
+
+// readRest reads the rest of a message whose first n header bytes are in
+// head. It reads exactly the message: a read past it would take (and
+// drop) the descriptors sent with the next one.
+func (s *supervisor) readRest(head [4]byte, n int) (Message, error) {
+	if err := readFull(head[n:]); err != nil {
+		return Message{}, err
+	}
+	size, err := Size(head[:])
+	if err != nil {
+		return Message{}, err
+	}
+	body := make([]byte, size)
+	if err := readFull(body); err != nil {
+		return Message{}, err
+	}
+	return Parse(body)
+}
+
+func recvmsg(p, oob []byte) (n, oobn int, err error) {
+	for {
+		n, oobn, _, _, err = syscall.Recvmsg(FD, p, oob, 0)
+		if err != syscall.EINTR {
+			return n, oobn, err
+		}
+	}
+}
+
+func readFull(p []byte) error {
+	for len(p) > 0 {
+		n, err := syscall.Read(FD, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return err
+		case n == 0:
+			return errors.New("mcpx closed the socket in the middle of a message")
+		}
+		p = p[n:]
+	}
+	return nil
+}
+
+// receivedFiles returns the descriptors passed with a message.
+func receivedFiles(oob []byte) []*os.File {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var files []*os.File
+	for _, m := range msgs {
+		fds, err := syscall.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			syscall.CloseOnExec(fd)
+			files = append(files, os.NewFile(uintptr(fd), "stdio"))
+		}
+	}
+	return files
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+func (s *supervisor) start(m Message, stdio []*os.File) {
+	defer closeAll(stdio)
+	if len(stdio) != 3 {
+		s.send(Message{Op: OpFailed, ID: m.ID, Text: "start request without stdin, stdout and stderr"})
+		return
+	}
+	s.mu.Lock()
+	s.seq++
+	tag := strconv.Itoa(s.self) + "." + strconv.Itoa(s.seq)
+	proc, err := os.StartProcess(m.Path, append([]string{m.Path}, m.Args...), &os.ProcAttr{
+		Dir:   m.Dir,
+		Env:   withTag(m.Env, tag),
+		Files: stdio,
+		Sys:   commandAttr(),
+	})
+	if err == nil {
+		s.children[proc.Pid] = tag
+		s.running.Add(1)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.send(Message{Op: OpFailed, ID: m.ID, Text: err.Error()})
+		return
+	}
+	pid := proc.Pid
+	s.send(Message{Op: OpStarted, ID: m.ID, PID: pid})
+	go func() {
+		defer s.running.Done()
+		status := ""
+		if ps, err := proc.Wait(); err != nil {
+			status = err.Error()
+		} else if !ps.Success() {
+			status = ps.String()
+		}
+		// The command is gone; what it left behind goes too, in its group
+		// or out of it.
+		s.mu.Lock()
+		delete(s.children, pid)
+		signalTree(func() []int { return adopted(s.self, tag, s.isCommand, 0) }, syscall.SIGKILL)
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		s.mu.Unlock()
+		s.send(Message{Op: OpExited, PID: pid, Text: status})
+	}()
+}
+
+// withTag returns env with TreeEnv set to tag, replacing the tag of an
+// outer mcpx's supervisor (an mcpx that serves behind another).
+func withTag(env []string, tag string) []string {
+	prefix := TreeEnv + "="
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if len(kv) < len(prefix) || kv[:len(prefix)] != prefix {
+			out = append(out, kv)
+		}
+	}
+	return append(out, prefix+tag)
+}
+
+// isCommand reports whether pid is a running command; s.mu is held.
+func (s *supervisor) isCommand(pid int) bool {
+	_, ok := s.children[pid]
+	return ok
+}
+
+// signal sends SIGTERM, or with force SIGKILL, to a running command's
+// group and the rest of its tree. A command that has already exited is
+// not signalled: its pid may name another process by now.
+func (s *supervisor) signal(pid int, force bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tag, ok := s.children[pid]; ok {
+		s.signalCommand(pid, tag, force)
+	}
+}
+
+// signalCommand signals one command's group, then its descendants that
+// left the group and the orphans adopted from it; s.mu is held. Without
+// force only the processes outside the group get a signal of their own,
+// so that none gets it twice.
+func (s *supervisor) signalCommand(pid int, tag string, force bool) {
+	sig, outside := syscall.SIGTERM, pid
+	if force {
+		sig, outside = syscall.SIGKILL, 0
+	}
+	// The group first: the command gets the signal before the rest.
+	_ = syscall.Kill(-pid, sig)
+	signalTree(func() []int {
+		return append(descendants(pid, outside), adopted(s.self, tag, s.isCommand, outside)...)
+	}, sig)
+}
+
+// shutdown ends every tree once mcpx is gone: SIGTERM to each, time to
+// exit, then SIGKILL to whatever is left below the supervisor.
+func (s *supervisor) shutdown() {
+	s.mu.Lock()
+	for pid, tag := range s.children {
+		s.signalCommand(pid, tag, false)
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.running.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(shutdownGrace)
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pid := range s.children {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	signalTree(func() []int { return descendants(s.self, 0) }, syscall.SIGKILL)
+}
+
+// reap reaps the orphans that were adopted and then exited. Commands are
+// left to their Wait.
+func (s *supervisor) reap() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reapOrphans(s.self, s.isCommand)
+}
+
+// send writes one event to mcpx; when mcpx is gone there is no one to tell.
+func (s *supervisor) send(m Message) {
+	b := m.Append(nil)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	for len(b) > 0 {
+		n, err := syscall.Write(FD, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return
+		}
+		b = b[n:]
+	}
+}
