@@ -151,8 +151,12 @@ func (cn *conn) dial() (transport.Interface, error) {
 		cn.c.mu.Lock()
 		cn.c.proc = p
 		cn.c.mu.Unlock()
-		cn.stdout = newLineWatch(cn.limitStdout(p.stdout))
-		return transport.NewIO(cn.stdout, childStdin{p.stdin}, nil), nil
+		cn.stdout = newLineWatch(p.stdout)
+		t := newPipeTransport(p.stdin, cn.stdout, cn.c.opts.MaxMessageBytes, cn.tooLong, func(why string, line []byte) {
+			cn.c.log.Debug("ignored a line on stdout: "+why, "bytes", len(line))
+		})
+		t.broken = cn.markLost
+		return t, nil
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
@@ -250,6 +254,10 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 // that stopped reading its stdin would hold that write, and the caller,
 // forever. The write itself ends when the connection is closed.
 func (cn *conn) send(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if pipe, ok := cn.tr.(*pipeTransport); ok {
+		// Its writes and waits end with ctx already.
+		return pipe.SendRequest(ctx, req)
+	}
 	type reply struct {
 		resp *transport.JSONRPCResponse
 		err  error
