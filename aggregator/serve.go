@@ -148,36 +148,23 @@ func parseMessage(line []byte) (message, error) {
 	if !json.Valid(line) {
 		return m, json.Unmarshal(line, &m) // the syntax error, to answer with
 	}
+	env, err := frame.ReadEnvelope(line)
+	if err != nil {
+		return m, err
+	}
 	str := func(raw []byte, dst *string) bool {
-		if string(raw) == "null" {
+		if raw == nil || string(raw) == "null" {
 			return true
 		}
 		v, ok := rawjson.String(raw)
 		*dst = v
 		return ok
 	}
-	ok := true
-	err := rawjson.Members(line, func(k string, v []byte) bool {
-		switch k {
-		case "jsonrpc":
-			ok = str(v, &m.JSONRPC)
-		case "method":
-			ok = str(v, &m.Method)
-		case "id":
-			m.ID = v
-		case "params":
-			m.Params = v
-		case "result":
-			m.Result = v
-		case "error":
-			m.Error = v
-		}
-		return ok
-	})
-	if err == nil && !ok {
-		err = errors.New("jsonrpc and method must be strings")
+	if !str(env.JSONRPC, &m.JSONRPC) || !str(env.Method, &m.Method) {
+		return m, errors.New("jsonrpc and method must be strings")
 	}
-	return m, err
+	m.ID, m.Params, m.Result, m.Error = env.ID, env.Params, env.Result, env.Error
+	return m, nil
 }
 
 func (s *stdioServer) dispatch(ctx context.Context, line []byte) {

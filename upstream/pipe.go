@@ -193,6 +193,11 @@ func (t *pipeTransport) write(ctx context.Context, line []byte) error {
 		return t.lost
 	}
 	defer func() { <-t.wsem }()
+	select {
+	case <-t.done:
+		return t.lost // broken: nothing more goes out
+	default:
+	}
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { _ = t.stdin.SetWriteDeadline(time.Unix(1, 0)) })
 		defer func() {
@@ -241,39 +246,18 @@ func (t *pipeTransport) read() {
 	}
 }
 
-// envelope is what the reader learns of a line in one scan.
-type envelope struct {
-	id, method, params, result, err []byte
-}
-
 func (t *pipeTransport) deliver(line []byte) {
-	var env envelope
-	scanErr := rawjson.Members(line, func(k string, v []byte) bool {
-		switch k {
-		case "id":
-			env.id = v
-		case "method":
-			env.method = v
-		case "params":
-			env.params = v
-		case "result":
-			env.result = v
-		case "error":
-			env.err = v
-		}
-		return true
-	})
-	if scanErr != nil {
+	env, err := frame.ReadEnvelope(line)
+	if err != nil {
 		t.dropped("not a JSON object", line)
 		return
 	}
-	hasID := len(env.id) > 0 && string(env.id) != "null"
 	switch {
-	case env.method != nil && !hasID:
+	case env.Method != nil && !env.HasID():
 		t.notification(line)
-	case env.method != nil:
+	case env.Method != nil:
 		t.request(env)
-	case hasID:
+	case env.HasID():
 		t.response(env)
 	default:
 		t.dropped("neither a request, a notification nor a response", line)
@@ -294,35 +278,35 @@ func (t *pipeTransport) notification(line []byte) {
 	}
 }
 
-func (t *pipeTransport) response(env envelope) {
+func (t *pipeTransport) response(env frame.Envelope) {
 	t.mu.Lock()
-	ch := t.pending[string(env.id)]
-	delete(t.pending, string(env.id))
+	ch := t.pending[string(env.ID)]
+	delete(t.pending, string(env.ID))
 	t.mu.Unlock()
 	if ch == nil {
 		return // an answer to a request given up on
 	}
 	resp := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION}
-	if env.err != nil && string(env.err) != "null" {
+	if env.Error != nil && string(env.Error) != "null" {
 		var e mcp.JSONRPCErrorDetails
-		if json.Unmarshal(env.err, &e) != nil {
+		if json.Unmarshal(env.Error, &e) != nil {
 			e = mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "the server sent an unreadable error"}
 		}
 		resp.Error = &e
 	} else {
 		// The reader reuses its buffer: the result is the caller's copy.
-		resp.Result = append(json.RawMessage(nil), env.result...)
+		resp.Result = append(json.RawMessage(nil), env.Result...)
 	}
 	ch <- resp
 }
 
 // request answers a request from the server on a goroutine of its own.
-func (t *pipeTransport) request(env envelope) {
-	method, _ := rawjson.String(env.method)
-	id := append(json.RawMessage(nil), env.id...)
+func (t *pipeTransport) request(env frame.Envelope) {
+	method, _ := rawjson.String(env.Method)
+	id := append(json.RawMessage(nil), env.ID...)
 	var params any
-	if len(env.params) > 0 {
-		params = append(json.RawMessage(nil), env.params...)
+	if len(env.Params) > 0 {
+		params = append(json.RawMessage(nil), env.Params...)
 	}
 	t.mu.Lock()
 	f := t.onReq
