@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 )
 
 // ErrNotObject is returned for input that is not one JSON object.
@@ -103,6 +104,29 @@ func Replace(b []byte, key string, value []byte) (out []byte, found bool, err er
 	out = append(out, b[:start]...)
 	out = append(out, value...)
 	return append(out, b[end:]...), true, nil
+}
+
+// Set returns the object in b with its top-level member key set to value:
+// replaced where it is, or added first. A nil b is taken as {}.
+func Set(b []byte, key string, value []byte) ([]byte, error) {
+	if b == nil {
+		b = []byte("{}")
+	}
+	out, found, err := Replace(b, key, value)
+	if err != nil || found {
+		return out, err
+	}
+	open := skipSpace(b, 0) + 1
+	empty := b[skipSpace(b, open)] == '}'
+	out = make([]byte, 0, len(b)+len(key)+len(value)+4)
+	out = append(out, b[:open]...)
+	out = strconv.AppendQuote(out, key)
+	out = append(out, ':')
+	out = append(out, value...)
+	if !empty {
+		out = append(out, ',')
+	}
+	return append(out, b[open:]...), nil
 }
 
 func trailing(b []byte, i int) error {

@@ -59,3 +59,21 @@ func TestReplace(t *testing.T) {
 		t.Error("Replace found a member that is not there")
 	}
 }
+
+func TestSet(t *testing.T) {
+	for _, c := range []string{``, `{}`, ` { } `, `{"a":2}`, `{"a":2,"k":"x"}`} {
+		var in []byte
+		if c != "" {
+			in = []byte(c)
+		}
+		got, err := Set(in, "k", []byte("1"))
+		if err != nil {
+			t.Errorf("Set(%q): %v", c, err)
+			continue
+		}
+		var v map[string]any
+		if json.Unmarshal(got, &v) != nil || v["k"] != 1.0 {
+			t.Errorf("Set(%q) = %q, not an object with k 1", c, got)
+		}
+	}
+}

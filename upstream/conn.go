@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -219,7 +220,7 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 // own integer ids can never collide with. A cancelled ctx sends
 // notifications/cancelled for that id, in the background.
 func (cn *conn) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id := mcp.NewRequestId(fmt.Sprintf("mcpx-%d", cn.ids.Add(1)))
+	id := mcp.NewRequestId("mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10))
 	params, unroute := cn.routeProgress(ctx, params)
 	defer unroute()
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method}
