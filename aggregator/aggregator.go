@@ -17,6 +17,7 @@ import (
 	"github.com/mcpx/mcpx/browser/relay"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -390,7 +391,7 @@ func (a *Aggregator) getPrompt(ctx context.Context, params json.RawMessage) (jso
 // other field passes unchanged.
 func (a *Aggregator) forwardNamed(ctx context.Context, method string, params json.RawMessage, kind Kind,
 	lookup func(string) (*Entry, bool)) (json.RawMessage, error) {
-	fields, name, err := splitParams(params, "name")
+	name, err := paramString(params, "name")
 	if err != nil {
 		return nil, err
 	}
@@ -401,8 +402,13 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 		}
 		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 	}
-	fields["name"] = json.RawMessage(quote(e.Original))
-	res, err := a.request(ctx, e.src, method, marshalRaw(fields, params))
+	// The upstream's own name goes in place of the exposed one; every
+	// other byte of the params passes as the client wrote it.
+	params, _, err = rawjson.Replace(orEmpty(params), "name", []byte(quote(e.Original)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
+	}
+	res, err := a.request(ctx, e.src, method, params)
 	if err != nil {
 		a.offerStepUp(e.src, err)
 	}
@@ -418,7 +424,7 @@ func (a *Aggregator) readResource(ctx context.Context, params json.RawMessage) (
 // forwardURI sends a request whose params name a resource by URI to the
 // source that serves it (by exact URI, then by template), unchanged.
 func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	_, uri, err := splitParams(params, "uri")
+	uri, err := paramString(params, "uri")
 	if err != nil {
 		return nil, err
 	}
@@ -433,17 +439,18 @@ func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.
 // what the method needs.
 var ErrInvalidParams = errors.New("invalid params")
 
-// splitParams decodes a params object and the string field key from it.
-func splitParams(params json.RawMessage, key string) (map[string]json.RawMessage, string, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(orEmpty(params), &fields); err != nil || fields == nil {
-		return nil, "", fmt.Errorf("%w: params must be an object", ErrInvalidParams)
+// paramString reads the string member key of a params object in one
+// scan, without decoding the rest.
+func paramString(params json.RawMessage, key string) (string, error) {
+	raw, err := rawjson.Get(orEmpty(params), key)
+	if err != nil {
+		return "", fmt.Errorf("%w: params must be an object", ErrInvalidParams)
 	}
-	var v string
-	if err := json.Unmarshal(fields[key], &v); err != nil || v == "" {
-		return nil, "", fmt.Errorf("%w: %q must be a non-empty string", ErrInvalidParams, key)
+	v, ok := rawjson.String(raw)
+	if !ok || v == "" {
+		return "", fmt.Errorf("%w: %q must be a non-empty string", ErrInvalidParams, key)
 	}
-	return fields, v, nil
+	return v, nil
 }
 
 func orEmpty(raw json.RawMessage) json.RawMessage {

@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -23,14 +23,15 @@ import (
 // newline-delimited JSON-RPC messages (an MCP client's stdin and stdout)
 // until in ends, a write fails, or ctx is done.
 //
-// mcpx runs its own loop around mcp-go's MCPServer rather than
-// server.ServeStdio: one writer goroutine keeps every message whole and in
-// order (mcp-go's can write a notification after the response it belongs
-// to), there is no cap on concurrent calls, and the session is not a
-// package global. The catalog methods (lists, tools/call, resources/read,
-// prompts/get) are answered here from raw JSON, because mcp-go's typed
-// structs drop fields an upstream sent; everything else (initialize, ping,
-// ...) goes to MCPServer.HandleMessage.
+// mcpx answers every method itself rather than through mcp-go's
+// MCPServer: the catalog methods (lists, tools/call, resources/read,
+// prompts/get) from raw JSON, because mcp-go's typed structs drop fields
+// an upstream sent, and the few of the session (initialize, ping) by hand,
+// because MCPServer decoded each message again, lost digits of large ids,
+// and its package pulls a JSON-schema library whose initialisation alone
+// cost 23 ms of every start. Each line is read in one scan (see
+// parseMessage); one writer keeps every message whole and in order; there
+// is no cap on concurrent calls, and the session is not a package global.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	if own := a.sessionCatalog(); own != nil {
 		own.Start(ctx)
@@ -42,19 +43,6 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	defer cancel(nil)
 
 	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
-	s.mcp = server.NewMCPServer("mcpx", a.opts.Version,
-		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(true, true),
-		server.WithPromptCapabilities(true),
-		server.WithLogging(),
-		server.WithCompletions(),
-	)
-	if err := s.mcp.RegisterSession(ctx, s.sess); err != nil {
-		return err
-	}
-	defer s.mcp.UnregisterSession(ctx, s.sess.id)
-	sctx := s.mcp.WithContext(ctx, s.sess)
-
 	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	s.l = l
@@ -75,7 +63,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	// A read from a pipe cannot be interrupted, so the loop runs on its own
 	// and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
-	go func() { readErr <- s.readLoop(sctx, in) }()
+	go func() { readErr <- s.readLoop(ctx, in) }()
 	var err error
 	select {
 	case err = <-readErr:
@@ -104,7 +92,6 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 
 type stdioServer struct {
 	a    *Aggregator
-	mcp  *server.MCPServer
 	sess *session
 	l    *listener // this client, as the aggregator's relays see it
 	out  *outbox
@@ -155,9 +142,35 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 	}
 }
 
-func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
+// parseMessage reads the envelope of a JSON-RPC message in one scan, no
+// decoding: params, result and error stay the bytes of line.
+func parseMessage(line []byte) (message, error) {
 	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
+	if !json.Valid(line) {
+		return m, json.Unmarshal(line, &m) // the syntax error, to answer with
+	}
+	env, err := frame.ReadEnvelope(line)
+	if err != nil {
+		return m, err
+	}
+	str := func(raw []byte, dst *string) bool {
+		if raw == nil || string(raw) == "null" {
+			return true
+		}
+		v, ok := rawjson.String(raw)
+		*dst = v
+		return ok
+	}
+	if !str(env.JSONRPC, &m.JSONRPC) || !str(env.Method, &m.Method) {
+		return m, errors.New("jsonrpc and method must be strings")
+	}
+	m.ID, m.Params, m.Result, m.Error = env.ID, env.Params, env.Result, env.Error
+	return m, nil
+}
+
+func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
+	m, err := parseMessage(line)
+	if err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
 			s.out.error(json.RawMessage("null"), mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)
@@ -237,7 +250,6 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 	case string(mcp.MethodNotificationRootsListChanged):
 		s.a.rootsChanged()
 	}
-	s.mcp.HandleMessage(ctx, line)
 }
 
 func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) {
@@ -314,7 +326,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		return s.list(m.Method), nil
 	case "tools/call":
 		a.waitReady(ctx)
-		_, name, err := splitParams(m.Params, "name")
+		name, err := paramString(m.Params, "name")
 		switch {
 		case err != nil:
 			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
@@ -370,35 +382,19 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		// server-to-client requests), so it speaks the initialize handshake.
 		return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "method not found: server/discover"}
 	}
-	resp := s.mcp.HandleMessage(ctx, line)
-	if resp == nil {
-		return nil, nil
+	if m.JSONRPC != mcp.JSONRPC_VERSION {
+		return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "Invalid JSON-RPC version"}
 	}
-	// mcp-go decodes the id into its own type, where a number beyond
-	// 2^53 loses digits (9007199254740993 comes back ...992): keep its
-	// result or error, and answer under the client's id, byte for byte.
-	b, err := json.Marshal(resp)
-	if err != nil {
-		return nil, &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
+	switch m.Method {
+	case "initialize":
+		return s.initialize(m.Params)
+	case "ping":
+		if !isObject(m.Params) {
+			return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "unparsable ping request: params must be an object"}
+		}
+		return json.RawMessage(`{}`), nil
 	}
-	var answer struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int             `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(b, &answer); err != nil {
-		return nil, &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
-	}
-	if answer.Error != nil {
-		return nil, &rpcError{code: answer.Error.Code, message: answer.Error.Message, data: answer.Error.Data}
-	}
-	if len(answer.Result) == 0 {
-		answer.Result = json.RawMessage(`{}`)
-	}
-	return answer.Result, nil
+	return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "Method " + m.Method + " not found"}
 }
 
 var listKind = map[string]Kind{

@@ -5,12 +5,11 @@ import (
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
-// session is the one client of a stdio server, as mcp-go's server sees it.
-// It replaces mcp-go's package-global stdio session so that several servers
-// (tests, or future transports) can live in one process.
+// session is what a stdio server knows of its one client: what it said in
+// initialize, and how far the handshake has come. One per server, so that
+// several (tests, HTTP sessions) can live in one process.
 type session struct {
 	id          string
 	notes       chan mcp.JSONRPCNotification
@@ -26,11 +25,6 @@ type session struct {
 func newSession(id string) *session {
 	return &session{id: id, notes: make(chan mcp.JSONRPCNotification, 256), logLevel: mcp.LoggingLevelInfo}
 }
-
-var (
-	_ server.SessionWithClientInfo = (*session)(nil)
-	_ server.SessionWithLogging    = (*session)(nil)
-)
 
 func (s *session) SessionID() string                                   { return s.id }
 func (s *session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }

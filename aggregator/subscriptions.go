@@ -39,7 +39,7 @@ type subscriptions struct {
 // subscribe answers resources/subscribe and resources/unsubscribe for
 // the session in ctx.
 func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	_, uri, err := splitParams(params, "uri")
+	uri, err := paramString(params, "uri")
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -158,11 +159,15 @@ func (cn *conn) dial() (transport.Interface, error) {
 		cn.c.mu.Lock()
 		cn.c.proc = p
 		cn.c.mu.Unlock()
-		cn.stdout = newLineWatch(cn.limitStdout(p.stdout))
+		cn.stdout = newLineWatch(p.stdout)
 		cn.c.mu.Lock()
 		cn.c.watch = cn.stdout
 		cn.c.mu.Unlock()
-		return transport.NewIO(cn.stdout, childStdin{p.stdin}, nil), nil
+		t := newPipeTransport(p.stdin, cn.stdout, cn.c.opts.MaxMessageBytes, cn.tooLong, func(why string, line []byte) {
+			cn.c.log.Debug("ignored a line on stdout: "+why, "bytes", len(line))
+		})
+		t.broken = cn.markLost
+		return t, nil
 	case config.TransportHTTP:
 		// Continuous listening opens the GET stream on which servers send
 		// list_changed and other unsolicited notifications.
@@ -229,7 +234,7 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 // own integer ids can never collide with. A cancelled ctx sends
 // notifications/cancelled for that id, in the background.
 func (cn *conn) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id := mcp.NewRequestId(fmt.Sprintf("mcpx-%d", cn.ids.Add(1)))
+	id := mcp.NewRequestId("mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10))
 	params, unroute := cn.routeProgress(ctx, params)
 	defer unroute()
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method}
@@ -264,6 +269,10 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 // that stopped reading its stdin would hold that write, and the caller,
 // forever. The write itself ends when the connection is closed.
 func (cn *conn) send(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if pipe, ok := cn.tr.(*pipeTransport); ok {
+		// Its writes and waits end with ctx already.
+		return pipe.SendRequest(ctx, req)
+	}
 	type reply struct {
 		resp *transport.JSONRPCResponse
 		err  error

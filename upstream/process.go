@@ -79,22 +79,6 @@ type childSpec struct {
 	Dir  string
 }
 
-// childStdin is the transport's end of a child's stdin. A write after
-// mcpx closed it (the connection is ending: an answer to the server's
-// request came too late) is dropped instead of failing, because the
-// transport would log it as an ERROR, and nothing is wrong.
-type childStdin struct{ f *os.File }
-
-func (w childStdin) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	if errors.Is(err, os.ErrClosed) {
-		return len(p), nil
-	}
-	return n, err
-}
-
-func (w childStdin) Close() error { return w.f.Close() }
-
 // stop ends the process in steps: close its stdin and give it grace to
 // exit on its own, then SIGTERM its group, then SIGKILL it. It returns once
 // the process has been reaped.

@@ -1,11 +1,14 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 type progressKey struct{}
@@ -39,15 +42,29 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 	if report == nil && touch == nil || len(params) == 0 {
 		return params, func() {}
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(params, &fields) != nil || fields == nil {
+	if touch == nil && !bytes.Contains(params, []byte(`"progressToken"`)) {
+		// Most calls ask for no progress: one scan of the bytes, not a
+		// decode of the params, tells.
 		return params, func() {}
 	}
-	var meta map[string]json.RawMessage
-	if raw, ok := fields["_meta"]; ok && string(raw) != "null" && json.Unmarshal(raw, &meta) != nil {
+	// The token is spliced into the caller's bytes: everything else in
+	// the params reaches the server as it was sent.
+	meta, err := rawjson.Get(params, "_meta")
+	if err != nil {
+		return params, func() {}
+	}
+	if string(meta) == "null" {
+		meta = nil
+	}
+	if meta != nil && meta[0] != '{' {
 		return params, func() {} // not an object: leave it to the server
 	}
-	token := meta["progressToken"]
+	var token []byte
+	if meta != nil {
+		if token, err = rawjson.Get(meta, "progressToken"); err != nil {
+			return params, func() {}
+		}
+	}
 	if len(token) == 0 || string(token) == "null" || report == nil {
 		// Nothing to relay: progress, if any, only keeps the call alive.
 		if touch == nil {
@@ -55,13 +72,12 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 		}
 		token, report = nil, nil
 	}
-	if meta == nil {
-		meta = map[string]json.RawMessage{}
+	own := "mcpx-progress-" + strconv.FormatInt(cn.ids.Add(1), 10)
+	meta, err = rawjson.Set(meta, "progressToken", []byte(strconv.Quote(own)))
+	if err != nil {
+		return params, func() {}
 	}
-	own := fmt.Sprintf("mcpx-progress-%d", cn.ids.Add(1))
-	meta["progressToken"], _ = json.Marshal(own)
-	fields["_meta"], _ = json.Marshal(meta)
-	swapped, err := json.Marshal(fields)
+	swapped, err := rawjson.Set(params, "_meta", meta)
 	if err != nil {
 		return params, func() {}
 	}

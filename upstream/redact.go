@@ -3,6 +3,8 @@ package upstream
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // redactedError is an error whose text went through Options.Redact;
@@ -50,15 +52,12 @@ func (c *Client) redactResult(res json.RawMessage) json.RawMessage {
 }
 
 // reportsError reports whether a raw result has "isError": true. It scans
-// for the key before decoding anything, so that large results cost one
-// pass of bytes.Index.
+// for the key before anything else, and then reads only the envelope, so
+// that a large result is never decoded.
 func reportsError(res json.RawMessage) bool {
 	if !bytes.Contains(res, []byte(`"isError"`)) {
 		return false
 	}
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	_ = json.Unmarshal(res, &r) // anything but a true isError is not one
-	return r.IsError
+	v, _ := rawjson.Get(res, "isError") // anything but a true isError is not one
+	return string(v) == "true"
 }

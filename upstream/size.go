@@ -11,16 +11,12 @@ import (
 	"github.com/mcpx/mcpx/upstream/frame"
 )
 
-// This file bounds the size of what an upstream sends: a message over
+// This file bounds the size of what an upstream sends (a child's stdout
+// through pipeTransport, remote bodies here): a message over
 // maxMessageBytes is read through and discarded without being held whole
 // (see package frame). A response becomes an error for the request it
 // answers, so the caller learns why at once; anything else is dropped with
 // a log line. The connection stays up.
-
-// limitStdout wraps a child's stdout.
-func (cn *conn) limitStdout(r io.Reader) io.Reader {
-	return frame.LimitLines(r, cn.c.opts.MaxMessageBytes, cn.tooLong)
-}
 
 // tooLong is what an over-long line from the server turns into.
 func (cn *conn) tooLong(e *frame.TooLongError) []byte {

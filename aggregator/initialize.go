@@ -1,0 +1,40 @@
+package aggregator
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// serverCapabilities are what mcpx declares in initialize: everything a
+// catalog of upstreams can offer, since servers come and go during the
+// session.
+const serverCapabilities = `{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"completions":{}}`
+
+// initialize answers the initialize request: it keeps the client's info
+// and capabilities on the session and settles the protocol version (the
+// client's when mcpx speaks it, else the latest that has the handshake).
+func (s *stdioServer) initialize(params json.RawMessage) (json.RawMessage, *rpcError) {
+	var p mcp.InitializeParams
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "unparsable initialize request: " + err.Error()}
+		}
+	}
+	s.sess.SetClientInfo(p.ClientInfo)
+	s.sess.SetClientCapabilities(p.Capabilities)
+	s.sess.Initialize()
+	res := make([]byte, 0, 256)
+	res = append(res, `{"protocolVersion":`...)
+	res = append(res, quote(mcp.NegotiateLegacyVersion(p.ProtocolVersion))...)
+	res = append(res, `,"capabilities":`...)
+	res = append(res, serverCapabilities...)
+	res = append(res, `,"serverInfo":{"name":"mcpx","version":`...)
+	res = append(res, quote(s.a.opts.Version)...)
+	return append(res, "}}"...), nil
+}
+
+// isObject reports whether optional params are absent, null or an object.
+func isObject(params json.RawMessage) bool {
+	return len(params) == 0 || string(params) == "null" || params[0] == '{'
+}

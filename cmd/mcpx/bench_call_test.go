@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/upstream/frame"
+)
+
+// The per-call benchmarks put mcpx next to its two baselines, in the same
+// run, against the same upstream: the Go fixture (testdata/fixture), a
+// small server whose echo costs little, so that what is measured is the
+// hop, not the tool.
+//
+//   - direct: the client talks to the fixture's own pipes;
+//   - copy: a relay that only copies bytes both ways between pipes
+//     (io.Copy), the least one extra hop can cost;
+//   - mcpx: `mcpx serve --stdio`, run in this process like the copy relay,
+//     with the tool exposed directly, and through the proxy tool.
+//
+// Every target is driven by the same client code (callConn), which reuses
+// its buffers, so allocations measured in this process per call, minus
+// the copy relay's, are mcpx's own.
+//
+//	go test -run '^$' -bench 'Call(Sequential|Concurrent)' -benchtime 300x ./cmd/mcpx/
+//	go test -run '^$' -bench CallLargeResult -benchtime 10x ./cmd/mcpx/
+
+// callConn is a benchmark client on one stdio connection: it writes
+// request lines and reads answer lines, reusing its buffers.
+type callConn struct {
+	w     io.Writer
+	r     *frame.Reader
+	wmu   sync.Mutex
+	close func()
+}
+
+// echoCall and proxyCall are tools/call requests, the id left to fill in.
+const (
+	echoCall  = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"message":"hi"}}}` + "\n"
+	proxyCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"proxy","arguments":{"action":"call","type":"tool","path":"fx_echo","args":{"message":"hi"}}}}` + "\n"
+	bigCall   = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"bytes":%d}}}` + "\n"
+)
+
+// send writes one line whole.
+func (c *callConn) send(b testing.TB, line []byte) {
+	c.wmu.Lock()
+	_, err := c.w.Write(line)
+	c.wmu.Unlock()
+	if err != nil {
+		b.Fatalf("write: %v", err)
+	}
+}
+
+// next returns the next response: its id and the line, valid until the
+// next call. Notifications and requests are skipped.
+func (c *callConn) next(b testing.TB) (int64, []byte) {
+	for {
+		line, err := c.r.Next()
+		if err != nil {
+			b.Fatalf("read: %v", err)
+		}
+		if id, ok := responseID(line); ok {
+			if !bytes.Contains(line[:min(len(line), 64)], []byte(`"result"`)) {
+				b.Fatalf("not a result: %.300s", line)
+			}
+			return id, line
+		}
+	}
+}
+
+// call sends one request and waits for its answer; it returns the
+// answer's length.
+func (c *callConn) call(b testing.TB, req []byte) int {
+	c.send(b, req)
+	_, line := c.next(b)
+	return len(line)
+}
+
+// responseID finds a response's numeric id. Both the fixture and mcpx
+// write the id first: {"jsonrpc":"2.0","id":N,"result":...}.
+func responseID(line []byte) (int64, bool) {
+	const head = `{"jsonrpc":"2.0","id":`
+	if !bytes.HasPrefix(line, []byte(head)) {
+		return 0, false
+	}
+	rest := line[len(head):]
+	end := bytes.IndexByte(rest, ',')
+	if end < 0 || bytes.HasPrefix(rest[end:], []byte(`,"method"`)) {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+	return id, err == nil
+}
+
+// handshake initializes the session the client holds.
+func (c *callConn) handshake(b testing.TB) {
+	c.call(b, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`+"\n"))
+	c.send(b, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"))
+}
+
+// startFixture starts the fixture on the given pipes and stops it at
+// cleanup.
+func startFixture(b testing.TB, stdin io.Reader, stdout io.Writer) {
+	cmd := exec.Command(fixture, "--name", "bench")
+	cmd.Stdin, cmd.Stdout = stdin, stdout
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Wait() })
+}
+
+// pipe is os.Pipe, failing the benchmark on error.
+func pipe(b testing.TB) (*os.File, *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r, w
+}
+
+// directConn connects to a fixture's own pipes.
+func directConn(b testing.TB) *callConn {
+	inR, inW := pipe(b)
+	outR, outW := pipe(b)
+	startFixture(b, inR, outW)
+	inR.Close()
+	outW.Close()
+	c := &callConn{w: inW, r: frame.NewReader(outR, 0)}
+	b.Cleanup(func() { inW.Close(); outR.Close() })
+	c.handshake(b)
+	return c
+}
+
+// copyConn connects to a fixture through a relay that copies bytes
+// between pipes both ways and looks at nothing.
+func copyConn(b testing.TB) *callConn {
+	cinR, cinW := pipe(b)   // client -> relay
+	coutR, coutW := pipe(b) // relay -> client
+	finR, finW := pipe(b)   // relay -> fixture
+	foutR, foutW := pipe(b) // fixture -> relay
+	startFixture(b, finR, foutW)
+	finR.Close()
+	foutW.Close()
+	go func() { _, _ = io.Copy(finW, cinR); finW.Close() }()
+	go func() { _, _ = io.Copy(coutW, foutR); coutW.Close() }()
+	c := &callConn{w: cinW, r: frame.NewReader(coutR, 0)}
+	b.Cleanup(func() { cinW.Close(); coutR.Close(); cinR.Close(); foutR.Close() })
+	c.handshake(b)
+	return c
+}
+
+// mcpxConn runs `mcpx serve --stdio` in this process over pipes, with the
+// fixture as server "fx" and expose both, so that fx_echo is served
+// directly and through the proxy tool.
+func mcpxConn(b testing.TB) *callConn {
+	cfg := writeConfig(b, map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}})
+	inR, inW := pipe(b)
+	outR, outW := pipe(b)
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "--stdio", "--config", cfg}, &streams{In: inR, Out: outW, Err: io.Discard})
+		outW.Close()
+	}()
+	c := &callConn{w: inW, r: frame.NewReader(outR, 0)}
+	b.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			b.Error("mcpx serve did not end after stdin closed")
+		}
+		inR.Close()
+		outR.Close()
+	})
+	c.handshake(b)
+	// The first call waits for the upstream to be ready.
+	c.call(b, fmt.Appendf(nil, echoCall, 0, "fx_echo"))
+	return c
+}
+
+// allocated is what this process allocated for some calls.
+type allocated struct{ allocs, bytes uint64 }
+
+// measure calls each of the targets n times, one target after another,
+// and returns per target the allocations (count and bytes) this process
+// made meanwhile.
+func measure(n int, targets []func()) []allocated {
+	out := make([]allocated, len(targets))
+	var before, after runtime.MemStats
+	for i, f := range targets {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range n {
+			f()
+		}
+		runtime.ReadMemStats(&after)
+		out[i].allocs = after.Mallocs - before.Mallocs
+		out[i].bytes = after.TotalAlloc - before.TotalAlloc
+	}
+	return out
+}
+
+func timed(f func()) time.Duration {
+	start := time.Now()
+	f()
+	return time.Since(start)
+}
+
+// BenchmarkCallSequential: one tools/call of echo at a time, directly,
+// through the copy relay, through mcpx exposed directly and through the
+// proxy tool. It reports µs per call of each and mcpx's ratios to the
+// copy relay and to direct, and mcpx's allocations per call (this
+// process's, less the copy relay's: the client's own are the same).
+func BenchmarkCallSequential(b *testing.B) {
+	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
+	echo := fmt.Appendf(nil, echoCall, 1, "echo")
+	mcpxEcho := fmt.Appendf(nil, echoCall, 1, "fx_echo")
+	proxied := fmt.Appendf(nil, proxyCall, 1)
+	calls := []func(){
+		func() { direct.call(b, echo) },
+		func() { relay.call(b, echo) },
+		func() { mcpx.call(b, mcpxEcho) },
+		func() { mcpx.call(b, proxied) },
+	}
+	var t [4]time.Duration
+	for b.Loop() {
+		for i, f := range calls {
+			t[i] += timed(f)
+		}
+	}
+	// Allocations, each target on its own so that nothing else counts.
+	m := measure(200, calls)
+	n := float64(b.N)
+	b.ReportMetric(float64(t[0].Microseconds())/n, "µs/direct")
+	b.ReportMetric(float64(t[1].Microseconds())/n, "µs/copy")
+	b.ReportMetric(float64(t[2].Microseconds())/n, "µs/mcpx")
+	b.ReportMetric(float64(t[3].Microseconds())/n, "µs/proxy")
+	b.ReportMetric(float64(t[2])/float64(t[1]), "mcpx/copy")
+	b.ReportMetric(float64(t[3])/float64(t[1]), "proxy/copy")
+	b.ReportMetric(float64(t[2])/float64(t[0]), "mcpx/direct")
+	b.ReportMetric((float64(m[2].allocs)-float64(m[1].allocs))/200, "mcpx-allocs/call")
+	b.ReportMetric((float64(m[3].allocs)-float64(m[1].allocs))/200, "proxy-allocs/call")
+	b.ReportMetric((float64(m[2].bytes)-float64(m[1].bytes))/200, "mcpx-B/call")
+}
+
+// concurrent drives one connection with callers goroutines, each making
+// per calls one after another, and returns when all are answered. A single
+// reader hands each answer to its caller by id.
+func concurrent(b *testing.B, c *callConn, name string, callers, per int) {
+	var (
+		mu      sync.Mutex
+		waiting = map[int64]chan struct{}{}
+		ids     atomic.Int64
+		wg      sync.WaitGroup
+	)
+	total := callers * per
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for range total {
+			id, _ := c.next(b)
+			mu.Lock()
+			ch := waiting[id]
+			delete(waiting, id)
+			mu.Unlock()
+			if ch == nil {
+				b.Errorf("an answer to an unknown id %d", id)
+				return
+			}
+			close(ch)
+		}
+	}()
+	for range callers {
+		wg.Go(func() {
+			for range per {
+				id := ids.Add(1)
+				ch := make(chan struct{})
+				mu.Lock()
+				waiting[id] = ch
+				mu.Unlock()
+				c.send(b, fmt.Appendf(nil, echoCall, id, name))
+				<-ch
+			}
+		})
+	}
+	wg.Wait()
+	<-readerDone
+}
+
+// BenchmarkCallConcurrent: 64 callers at once on one connection, directly
+// and through mcpx (exposed directly); it reports mcpx's throughput as a
+// share of the direct connection's.
+func BenchmarkCallConcurrent(b *testing.B) {
+	const callers, per = 64, 8
+	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
+	var td, tc, tm time.Duration
+	for b.Loop() {
+		td += timed(func() { concurrent(b, direct, "echo", callers, per) })
+		tc += timed(func() { concurrent(b, relay, "echo", callers, per) })
+		tm += timed(func() { concurrent(b, mcpx, "fx_echo", callers, per) })
+	}
+	calls := float64(b.N * callers * per)
+	b.ReportMetric(calls/td.Seconds(), "calls/s-direct")
+	b.ReportMetric(calls/tc.Seconds(), "calls/s-copy")
+	b.ReportMetric(calls/tm.Seconds(), "calls/s-mcpx")
+	b.ReportMetric(float64(td)/float64(tm), "throughput-mcpx/direct")
+}
+
+// BenchmarkCallLargeResult: a 10 MB tool result (the fixture's big tool)
+// through the copy relay and through mcpx. It reports the time ratio and
+// how many copies of the result mcpx allocated per call (bytes allocated
+// in this process per call, less the copy relay's, over the result's
+// size).
+func BenchmarkCallLargeResult(b *testing.B) {
+	const size = 10 << 20
+	relay, mcpx := copyConn(b), mcpxConn(b)
+	viaCopy := fmt.Appendf(nil, bigCall, 1, "big", size)
+	viaMcpx := fmt.Appendf(nil, bigCall, 1, "fx_big", size)
+	calls := []func(){
+		func() { relay.call(b, viaCopy) },
+		func() { mcpx.call(b, viaMcpx) },
+	}
+	// Warm up: the readers' buffers grow to the answer's size once.
+	for _, f := range calls {
+		f()
+	}
+	var t [2]time.Duration
+	for b.Loop() {
+		for i, f := range calls {
+			t[i] += timed(f)
+		}
+	}
+	const n = 8
+	m := measure(n, calls)
+	b.ReportMetric(float64(t[0].Milliseconds())/float64(b.N), "ms/copy")
+	b.ReportMetric(float64(t[1].Milliseconds())/float64(b.N), "ms/mcpx")
+	b.ReportMetric(float64(t[1])/float64(t[0]), "mcpx/copy")
+	b.ReportMetric((float64(m[1].bytes)-float64(m[0].bytes))/n/size, "mcpx-copies/call")
+	b.ReportMetric((float64(m[1].allocs)-float64(m[0].allocs))/n, "mcpx-allocs/call")
+}

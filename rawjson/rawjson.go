@@ -1,0 +1,244 @@
+// Package rawjson finds the top-level members of a JSON object without
+// decoding it: one pass over the bytes, no allocation, values returned as
+// sub-slices. mcpx reads the envelope of each JSON-RPC message this way
+// (id, method, params.name) and passes the rest on as it came, so a large
+// result costs one scan instead of a decode and a re-encode.
+//
+// The scan follows the structure (strings, nesting) but does not validate
+// scalars; use encoding/json where validity matters.
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// ErrNotObject is returned for input that is not one JSON object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// Members calls f with the key and raw value of each top-level member of
+// the object in b, in order, until f returns false. A key is compared by
+// its bytes between the quotes; one written with escapes is decoded first.
+func Members(b []byte, f func(key string, value []byte) bool) error {
+	return members(b, func(key string, start, end int) bool { return f(key, b[start:end]) })
+}
+
+// members is Members with the value's bounds in b.
+func members(b []byte, f func(key string, start, end int) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return ErrNotObject
+		}
+		end := skipString(b, i)
+		if end < 0 {
+			return ErrNotObject
+		}
+		key := keyString(b[i:end])
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return ErrNotObject
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i)
+		if vend < 0 {
+			return ErrNotObject
+		}
+		if !f(key, i, vend) {
+			return nil
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return ErrNotObject
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return trailing(b, i+1)
+		default:
+			return ErrNotObject
+		}
+	}
+}
+
+// Get returns the raw value of the top-level member key of the object in
+// b (the last, if repeated, as encoding/json reads it), or nil when it
+// has none.
+func Get(b []byte, key string) ([]byte, error) {
+	var v []byte
+	err := Members(b, func(k string, value []byte) bool {
+		if k == key {
+			v = value
+		}
+		return true
+	})
+	return v, err
+}
+
+// Replace returns a copy of the object in b with the value of its
+// top-level member key (the last, if repeated) replaced by value, every
+// other byte as it was; found is false, and b returned, when there is no
+// such member.
+func Replace(b []byte, key string, value []byte) (out []byte, found bool, err error) {
+	start, end := -1, -1
+	err = members(b, func(k string, s, e int) bool {
+		if k == key {
+			start, end = s, e
+		}
+		return true
+	})
+	if err != nil || start < 0 {
+		return b, false, err
+	}
+	out = make([]byte, 0, len(b)-(end-start)+len(value))
+	out = append(out, b[:start]...)
+	out = append(out, value...)
+	return append(out, b[end:]...), true, nil
+}
+
+// Set returns the object in b with its top-level member key set to value:
+// replaced where it is, or added first. A nil b is taken as {}.
+func Set(b []byte, key string, value []byte) ([]byte, error) {
+	if b == nil {
+		b = []byte("{}")
+	}
+	out, found, err := Replace(b, key, value)
+	if err != nil || found {
+		return out, err
+	}
+	open := skipSpace(b, 0) + 1
+	empty := b[skipSpace(b, open)] == '}'
+	out = make([]byte, 0, len(b)+len(key)+len(value)+4)
+	out = append(out, b[:open]...)
+	out = strconv.AppendQuote(out, key)
+	out = append(out, ':')
+	out = append(out, value...)
+	if !empty {
+		out = append(out, ',')
+	}
+	return append(out, b[open:]...), nil
+}
+
+func trailing(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return ErrNotObject
+	}
+	return nil
+}
+
+// keyString returns a quoted key's text.
+func keyString(q []byte) string {
+	inner := q[1 : len(q)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return string(inner)
+	}
+	return s
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] (a
+// quote), or -1 when it does not end.
+func skipString(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		k += j
+		n := 0
+		for p := k - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return k + 1
+		}
+		j = k + 1
+	}
+}
+
+// skipValue returns the index after the value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	start := i
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			if i == start {
+				return -1
+			}
+			return i
+		}
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
+}
+
+// String decodes a raw JSON string value; ok is false for anything else.
+func String(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,79 @@
+package rawjson
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestMembers(t *testing.T) {
+	big := strings.Repeat(`a\"b\\`, 1000)
+	line := ` {"jsonrpc":"2.0", "id" : "x\"y", "r\u0065sult":{"content":[{"text":"` + big + `"}],"n":[1,{"a":"}"}]},"e":-1.5e3,"t":true,"z":null} `
+	want := map[string]string{}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range m {
+		want[k] = string(v)
+	}
+	got := map[string]string{}
+	if err := Members([]byte(line), func(k string, v []byte) bool { got[k] = string(v); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d members, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %.80s, want %.80s", k, got[k], v)
+		}
+	}
+	if v, _ := Get([]byte(line), "id"); string(v) != `"x\"y"` {
+		t.Errorf("Get id = %s", v)
+	}
+	if s, ok := String([]byte(`"x\"y"`)); !ok || s != `x"y` {
+		t.Errorf("String = %q %v", s, ok)
+	}
+}
+
+func TestMembersRejects(t *testing.T) {
+	for _, bad := range []string{``, `[]`, `"s"`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":"x}`, `{"a":{"b":1}`, `{"a":1} x`, `{"a":1 "b":2}`, `this is not json`} {
+		if err := Members([]byte(bad), func(string, []byte) bool { return true }); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	for _, good := range []string{`{}`, ` { } `, `{"a":[]}`, `{"a":""}`} {
+		if err := Members([]byte(good), func(string, []byte) bool { return true }); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
+}
+
+func TestReplace(t *testing.T) {
+	out, found, err := Replace([]byte(`{"name": "a_b" ,"arguments":{"name":"keep"}}`), "name", []byte(`"b"`))
+	if err != nil || !found || string(out) != `{"name": "b" ,"arguments":{"name":"keep"}}` {
+		t.Errorf("Replace = %s %v %v", out, found, err)
+	}
+	if _, found, _ := Replace([]byte(`{"x":1}`), "name", []byte(`"b"`)); found {
+		t.Error("Replace found a member that is not there")
+	}
+}
+
+func TestSet(t *testing.T) {
+	for _, c := range []string{``, `{}`, ` { } `, `{"a":2}`, `{"a":2,"k":"x"}`} {
+		var in []byte
+		if c != "" {
+			in = []byte(c)
+		}
+		got, err := Set(in, "k", []byte("1"))
+		if err != nil {
+			t.Errorf("Set(%q): %v", c, err)
+			continue
+		}
+		var v map[string]any
+		if json.Unmarshal(got, &v) != nil || v["k"] != 1.0 {
+			t.Errorf("Set(%q) = %q, not an object with k 1", c, got)
+		}
+	}
+}

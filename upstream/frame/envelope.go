@@ -1,0 +1,39 @@
+package frame
+
+import "github.com/mcpx/mcpx/rawjson"
+
+// Envelope is the top level of a JSON-RPC message, each member the raw
+// bytes of the line it was read from (nil when absent), nothing decoded.
+type Envelope struct {
+	JSONRPC, ID, Method, Params, Result, Error []byte
+}
+
+// ReadEnvelope finds a message's members in one scan of line, without
+// decoding any of them (see package rawjson): a large result costs a
+// pass over its bytes, nothing more. It fails when line is not one JSON
+// object.
+func ReadEnvelope(line []byte) (Envelope, error) {
+	var e Envelope
+	err := rawjson.Members(line, func(k string, v []byte) bool {
+		switch k {
+		case "jsonrpc":
+			e.JSONRPC = v
+		case "id":
+			e.ID = v
+		case "method":
+			e.Method = v
+		case "params":
+			e.Params = v
+		case "result":
+			e.Result = v
+		case "error":
+			e.Error = v
+		}
+		return true
+	})
+	return e, err
+}
+
+// HasID reports whether the message has an id other than null: it is a
+// request or a response, not a notification.
+func (e *Envelope) HasID() bool { return len(e.ID) > 0 && string(e.ID) != "null" }

@@ -1,0 +1,339 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/upstream/frame"
+)
+
+// pipeTransport speaks newline-delimited JSON-RPC on a child's stdin and
+// stdout. It replaces mcp-go's stdio transport on the hot path: that one
+// decodes every line twice (an envelope, then the whole response, result
+// included), and mcpx's send had to run each request on a goroutine of
+// its own so that a server that stopped reading could not hold the
+// caller. Here a line is scanned once for its envelope (see package
+// rawjson), a result is handed on as the bytes the server wrote, and the
+// caller writes its request itself, under a deadline its context sets.
+// (BenchmarkCallSequential and BenchmarkCallLargeResult in cmd/mcpx
+// measure the difference.)
+//
+// Notifications are delivered on the reader, in order, before any later
+// response; requests from the server are answered on goroutines of their
+// own, since answering may wait for mcpx's client.
+type pipeTransport struct {
+	stdin   *os.File
+	stdout  io.Reader
+	max     int64                            // maxMessageBytes of one line; 0: no limit
+	tooLong func(*frame.TooLongError) []byte // what an over-long line becomes
+	dropped func(why string, line []byte)    // a line that is not JSON-RPC
+	wsem    chan struct{}                    // one writer at a time: lines stay whole
+	done    chan struct{}                    // closed by Close or when stdout ends
+	once    sync.Once
+	lost    error // why the transport broke; set before done is closed
+
+	// broken is told when the transport breaks while the child may
+	// still run (see errDeaf); nil ignores it.
+	broken func(error)
+
+	mu      sync.Mutex
+	pending map[string]chan *transport.JSONRPCResponse // by raw id
+	onNote  func(mcp.JSONRPCNotification)
+	onReq   transport.RequestHandler
+}
+
+var _ transport.BidirectionalInterface = (*pipeTransport)(nil)
+
+func newPipeTransport(stdin *os.File, stdout io.Reader, max int64, tooLong func(*frame.TooLongError) []byte,
+	dropped func(string, []byte)) *pipeTransport {
+	return &pipeTransport{stdin: stdin, stdout: stdout, max: max, tooLong: tooLong, dropped: dropped,
+		wsem: make(chan struct{}, 1), done: make(chan struct{}), pending: map[string]chan *transport.JSONRPCResponse{}}
+}
+
+func (t *pipeTransport) Start(context.Context) error {
+	go t.read()
+	return nil
+}
+
+func (t *pipeTransport) GetSessionId() string { return "" }
+
+func (t *pipeTransport) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+	t.mu.Lock()
+	t.onNote = f
+	t.mu.Unlock()
+}
+
+func (t *pipeTransport) SetRequestHandler(f transport.RequestHandler) {
+	t.mu.Lock()
+	t.onReq = f
+	t.mu.Unlock()
+}
+
+// Close ends the transport: the child's stdin is closed (its cue to
+// exit) and every request waiting for an answer fails.
+func (t *pipeTransport) Close() error {
+	t.fail(transport.ErrTransportClosed)
+	return t.stdin.Close()
+}
+
+func (t *pipeTransport) fail(err error) {
+	t.once.Do(func() {
+		t.lost = err
+		close(t.done)
+	})
+}
+
+// SendRequest writes the request and waits for its answer, ctx or the
+// end of the transport.
+func (t *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	id, err := json.Marshal(req.ID)
+	if err != nil {
+		return nil, fmt.Errorf("request id: %w", err)
+	}
+	line, err := requestLine(id, req.Method, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *transport.JSONRPCResponse, 1)
+	key := string(id)
+	t.mu.Lock()
+	t.pending[key] = ch
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.pending, key)
+		t.mu.Unlock()
+	}()
+	if err := t.write(ctx, line); err != nil {
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.done:
+		return nil, t.lost
+	}
+}
+
+// requestLine is a request as one line.
+func requestLine(id json.RawMessage, method string, params any) ([]byte, error) {
+	var raw []byte
+	switch p := params.(type) {
+	case nil:
+	case json.RawMessage:
+		raw = p
+	default:
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s params: %w", method, err)
+		}
+		raw = b
+	}
+	line := make([]byte, 0, len(raw)+len(id)+len(method)+48)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"method":`...)
+	line = strconv.AppendQuote(line, method)
+	if len(raw) > 0 {
+		line = append(line, `,"params":`...)
+		line = append(line, oneLine(raw)...)
+	}
+	return append(line, "}\n"...), nil
+}
+
+// oneLine keeps a message on one line: params with a newline inside
+// (pretty-printed) are compacted.
+func oneLine(raw []byte) []byte {
+	if bytes.IndexAny(raw, "\r\n") < 0 {
+		return raw
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func (t *pipeTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("%s: %w", n.Method, err)
+	}
+	return t.write(ctx, append(b, '\n'))
+}
+
+// errDeaf breaks a connection whose server stopped reading its stdin in
+// the middle of a line: nothing written after it could be understood.
+var errDeaf = errors.New("the server stopped reading its stdin: a message to it was cut off")
+
+// write writes one line whole. A write the pipe holds up (the server is
+// not reading) ends with ctx: when nothing of the line was written the
+// caller just gets ctx's error; when part of it was, the stream is broken
+// and so is the transport.
+func (t *pipeTransport) write(ctx context.Context, line []byte) error {
+	select {
+	case t.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.done:
+		return t.lost
+	}
+	defer func() { <-t.wsem }()
+	select {
+	case <-t.done:
+		return t.lost // broken: nothing more goes out
+	default:
+	}
+	if ctx.Done() != nil {
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			_ = t.stdin.SetWriteDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				// Clear the deadline only after it was set, or the next
+				// caller's write could fail on this one's.
+				<-fired
+				_ = t.stdin.SetWriteDeadline(time.Time{})
+			}
+		}()
+	}
+	n, err := t.stdin.Write(line)
+	switch {
+	case err == nil:
+		return nil
+	case n > 0:
+		t.fail(errDeaf)
+		if t.broken != nil {
+			t.broken(errDeaf)
+		}
+		return errDeaf
+	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, os.ErrClosed):
+		return transport.ErrTransportClosed
+	}
+	return fmt.Errorf("write to the server: %w", err)
+}
+
+// read delivers each line the server writes until stdout ends.
+func (t *pipeTransport) read() {
+	r := frame.NewReader(t.stdout, t.max)
+	for {
+		line, err := r.Next()
+		var tl *frame.TooLongError
+		if errors.As(err, &tl) {
+			if line = t.tooLong(tl); line == nil {
+				continue
+			}
+			err = nil
+		}
+		if len(line) > 0 {
+			t.deliver(line)
+		}
+		if err != nil {
+			t.fail(transport.ErrTransportClosed)
+			return
+		}
+	}
+}
+
+func (t *pipeTransport) deliver(line []byte) {
+	env, err := frame.ReadEnvelope(line)
+	if err != nil {
+		t.dropped("not a JSON object", line)
+		return
+	}
+	switch {
+	case env.Method != nil && !env.HasID():
+		t.notification(line)
+	case env.Method != nil:
+		t.request(env)
+	case env.HasID():
+		t.response(env)
+	default:
+		t.dropped("neither a request, a notification nor a response", line)
+	}
+}
+
+func (t *pipeTransport) notification(line []byte) {
+	var n mcp.JSONRPCNotification
+	if err := json.Unmarshal(line, &n); err != nil {
+		t.dropped("unreadable notification", line)
+		return
+	}
+	t.mu.Lock()
+	f := t.onNote
+	t.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+}
+
+func (t *pipeTransport) response(env frame.Envelope) {
+	t.mu.Lock()
+	ch := t.pending[string(env.ID)]
+	delete(t.pending, string(env.ID))
+	t.mu.Unlock()
+	if ch == nil {
+		return // an answer to a request given up on
+	}
+	resp := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION}
+	if env.Error != nil && string(env.Error) != "null" {
+		var e mcp.JSONRPCErrorDetails
+		if json.Unmarshal(env.Error, &e) != nil {
+			e = mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "the server sent an unreadable error"}
+		}
+		resp.Error = &e
+	} else {
+		// The reader reuses its buffer: the result is the caller's copy.
+		resp.Result = append(json.RawMessage(nil), env.Result...)
+	}
+	ch <- resp
+}
+
+// request answers a request from the server on a goroutine of its own.
+func (t *pipeTransport) request(env frame.Envelope) {
+	method, _ := rawjson.String(env.Method)
+	id := append(json.RawMessage(nil), env.ID...)
+	var params any
+	if len(env.Params) > 0 {
+		params = append(json.RawMessage(nil), env.Params...)
+	}
+	t.mu.Lock()
+	f := t.onReq
+	t.mu.Unlock()
+	go func() {
+		var reqID mcp.RequestId
+		_ = json.Unmarshal(id, &reqID)
+		var resp *transport.JSONRPCResponse
+		if f != nil {
+			resp, _ = f(context.Background(), transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: reqID, Method: method, Params: params})
+		}
+		if resp == nil {
+			resp = transport.NewJSONRPCErrorResponse(reqID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+method, nil)
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = t.write(ctx, append(b, '\n'))
+	}()
+}

@@ -1,0 +1,94 @@
+package upstream
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/upstream/frame"
+)
+
+// pipePair is a pipeTransport and the server's ends of its pipes.
+func pipePair(t *testing.T) (*pipeTransport, *os.File, *os.File) {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := newPipeTransport(inW, outR, 1<<20, func(*frame.TooLongError) []byte { return nil }, func(string, []byte) {})
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close(); inR.Close(); outW.Close(); outR.Close() })
+	return tr, inR, outW
+}
+
+// TestPipeTransportResultBytes: a result reaches the caller as the bytes
+// the server wrote (spacing, key order, escapes), and a notification
+// written before it is delivered first.
+func TestPipeTransportResultBytes(t *testing.T) {
+	tr, serverIn, serverOut := pipePair(t)
+	var notes []string
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { notes = append(notes, n.Method) })
+	result := `{ "z" : 1,"a":"\u00e9\"}", "n":[{},[]] }`
+	go func() {
+		line, err := bufio.NewReader(serverIn).ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct{ ID json.RawMessage }
+		_ = json.Unmarshal(line, &req)
+		fmt.Fprintf(serverOut, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n")
+		fmt.Fprintf(serverOut, "{\"result\":%s , \"id\":%s,\"jsonrpc\":\"2.0\"}\n", result, req.ID)
+	}()
+	resp, err := tr.SendRequest(context.Background(), transport.JSONRPCRequest{ID: mcp.NewRequestId("r1"), Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Result) != result {
+		t.Errorf("result = %s, want %s", resp.Result, result)
+	}
+	if len(notes) != 1 || notes[0] != "notifications/progress" {
+		t.Errorf("notifications before the result = %v", notes)
+	}
+}
+
+// TestPipeTransportDeafServer: a request the server never reads ends with
+// the caller's context; one cut in the middle breaks the transport, and
+// the connection is told.
+func TestPipeTransportDeafServer(t *testing.T) {
+	tr, _, _ := pipePair(t)
+	broken := make(chan error, 1)
+	tr.broken = func(err error) { broken <- err }
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	big := json.RawMessage(`{"s":"` + strings.Repeat("x", 1<<20) + `"}`)
+	_, err := tr.SendRequest(ctx, transport.JSONRPCRequest{ID: mcp.NewRequestId(int64(1)), Method: "tools/call", Params: big})
+	if !errors.Is(err, errDeaf) {
+		t.Fatalf("err = %v, want errDeaf", err)
+	}
+	select {
+	case err := <-broken:
+		if !errors.Is(err, errDeaf) {
+			t.Errorf("broken with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection was not told that the transport broke")
+	}
+	if _, err := tr.SendRequest(context.Background(), transport.JSONRPCRequest{ID: mcp.NewRequestId(int64(2)), Method: "ping"}); !errors.Is(err, errDeaf) {
+		t.Errorf("a request after the break: %v, want errDeaf", err)
+	}
+}
