@@ -3,6 +3,8 @@ package upstream_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -53,16 +55,43 @@ func BenchmarkParallelStart(b *testing.B) {
 	}
 }
 
-// TestParallelStartIsParallel checks that servers start side by side: 8
-// slow servers are ready in much less than 8 times one. It does not run in
-// parallel with other tests, which would make its timing noise.
+// TestParallelStartIsParallel checks that servers start side by side:
+// eight servers that cannot answer initialize until a gate opens are all
+// running before it opens. A starter that waited for each server in turn
+// would have started only the first.
 func TestParallelStartIsParallel(t *testing.T) {
-	clients, one := startReady(t, slowServers(1))
-	upstream.CloseAll(clients)
-	clients, eight := startReady(t, slowServers(8))
-	upstream.CloseAll(clients)
-	t.Logf("ready: 1 server in %s, 8 servers in %s", one.Round(time.Millisecond), eight.Round(time.Millisecond))
-	if eight >= 3*one {
-		t.Errorf("8 servers took %s, not less than 3 times one server (%s)", eight, one)
+	dir := t.TempDir()
+	gate, pids := filepath.Join(dir, "gate"), filepath.Join(dir, "pids")
+	if err := os.Mkdir(pids, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	servers := make([]config.Server, 8)
+	for i := range servers {
+		servers[i] = stdioServer(fmt.Sprintf("gated-%d", i), "--init-gate", gate, "--pid-dir", pids)
+	}
+	clients := upstream.StartAll(context.Background(), servers, fastOptions())
+	defer upstream.CloseAll(clients)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		entries, err := os.ReadDir(pids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) == len(servers) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d servers started while the first could not finish initialize", len(entries), len(servers))
+		}
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	upstream.WaitReady(ctx, clients)
+	for _, c := range clients {
+		if st := c.Status(); st.State != upstream.StateConnected {
+			t.Errorf("%s: state %s (%s), want connected", st.Name, st.State, st.Err)
+		}
 	}
 }
