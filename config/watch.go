@@ -147,54 +147,60 @@ func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 			w.opts.OnError(&Error{File: w.current.File, Msg: "watch: " + err.Error()})
 		case <-settled:
 			settled = nil
-			w.reload(false)
+			w.reload(w.current.File, false)
 		case <-w.kick:
-			had := w.current.File
-			w.reload(true)
-			if had == "" && w.current.File != "" {
-				// There was no file; now there is one (mcpx add made it,
-				// say): watch it from here on.
-				w.data, _ = os.ReadFile(w.current.File)
-				if err := fw.Add(filepath.Dir(w.current.File)); err != nil {
-					w.opts.OnError(&Error{File: w.current.File, Msg: "watch: " + fileProblem(err)})
-				}
+			if w.current.File == "" {
+				w.find(fw)
+			} else {
+				w.reload(w.current.File, true)
 			}
 		}
 	}
 }
 
-// reload loads the config; a file whose bytes did not change is skipped
-// unless forced (a ${VAR} may have changed since).
-func (w *Watcher) reload(force bool) {
+// find looks for a config file as Load does when there was none (mcpx
+// add may have made one since) and, when there is one, watches it and
+// loads it. The watch starts before the file is read, so a change made
+// meanwhile is either in the bytes parsed or seen as an event.
+func (w *Watcher) find(fw *fsnotify.Watcher) {
 	lo := w.load
-	file := w.current.File
-	if file != "" {
-		lo.File = file
-		data, err := os.ReadFile(file)
-		if err != nil {
-			// Mid-rename, or deleted: the next event says more.
-			if !os.IsNotExist(err) {
-				w.opts.OnError(&Error{File: file, Msg: fileProblem(err)})
-			}
-			return
-		}
-		if !force && bytes.Equal(data, w.data) {
-			return
-		}
-		next, err := Parse(file, data, &lo)
-		if err != nil {
-			w.opts.OnError(err)
-			return
-		}
-		w.data = data
-		w.apply(next)
-		return
-	}
-	next, err := Load(&lo)
+	found, err := Load(&lo)
 	if err != nil {
 		w.opts.OnError(err)
 		return
 	}
+	if found.File == "" {
+		w.apply(found)
+		return
+	}
+	if err := fw.Add(filepath.Dir(found.File)); err != nil {
+		w.opts.OnError(&Error{File: found.File, Msg: "watch: " + fileProblem(err)})
+	}
+	w.reload(found.File, true)
+}
+
+// reload loads the config from file; a file whose bytes did not change is
+// skipped unless forced (a ${VAR} may have changed since).
+func (w *Watcher) reload(file string, force bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		// Mid-rename, or deleted: the next event says more.
+		if !os.IsNotExist(err) {
+			w.opts.OnError(&Error{File: file, Msg: fileProblem(err)})
+		}
+		return
+	}
+	if !force && bytes.Equal(data, w.data) {
+		return
+	}
+	lo := w.load
+	lo.File = file
+	next, err := Parse(file, data, &lo)
+	if err != nil {
+		w.opts.OnError(err)
+		return
+	}
+	w.data = data
 	w.apply(next)
 }
 
