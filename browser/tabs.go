@@ -126,9 +126,16 @@ func (c *Client) Release(ctx context.Context) error {
 		c.mu.Unlock()
 		return nil
 	}
-	c.ext = nil
 	c.mu.Unlock()
-	if _, err := c.control(ctx, s, "disconnect", struct{}{}); err != nil {
+	_, err := c.control(ctx, s, "disconnect", struct{}{})
+	// AttachedTab says "" only once the extension has let go, so that a
+	// caller who sees it can have another connection take the tab.
+	c.mu.Lock()
+	if c.ext == ext {
+		c.ext = nil
+	}
+	c.mu.Unlock()
+	if err != nil {
 		return fmt.Errorf("release the tab: %w", err)
 	}
 	return nil
