@@ -121,40 +121,27 @@ func (h *Hub) reopen(ctx context.Context, url string, r route) (string, error) {
 	h.driven[id] = true
 	h.mu.Unlock()
 	h.opts.Logger.Info("page tools: opened the page again for a call", "url", url, "tool", r.tool)
-	if err := h.awaitTool(ctx, id, r.tool, h.opts.OpenTimeout); err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", fmt.Errorf("opened %s again, but within %s the page did not register %s", url, h.opts.OpenTimeout, r.tool)
-	}
-	return id, nil
-}
-
-// awaitTool waits, at most within, until the page in tab registers tool.
-func (h *Hub) awaitTool(ctx context.Context, tab, tool string, within time.Duration) error {
-	wctx, cancel := context.WithTimeout(ctx, within)
+	wctx, cancel := context.WithTimeout(ctx, h.opts.OpenTimeout)
 	defer cancel()
 	for {
-		l, err := h.listTab(wctx, tab, h.opts.Driver.AttachedTab())
+		l, err := h.listTab(wctx, id, h.opts.Driver.AttachedTab())
 		if err == nil {
 			for _, t := range l.Tools {
-				if t.Name == tool {
-					return nil
+				if t.Name == r.tool {
+					return id, nil
 				}
 			}
 		}
 		select {
 		case <-wctx.Done():
-			return wctx.Err()
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			return "", fmt.Errorf("opened %s again, but within %s the page did not register %s", url, h.opts.OpenTimeout, r.tool)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
-
-// reregisterWait is how long a call waits for a page that does not offer
-// its tool at the moment (reloading, or between its scripts) to offer it
-// again before the call fails.
-const reregisterWait = 2 * time.Second
 
 // outcome is the script's answer to "start" and "poll".
 type outcome struct {
@@ -183,14 +170,7 @@ func (h *Hub) run(ctx context.Context, tab string, r route, args json.RawMessage
 		}
 		return o, nil
 	}
-	start := map[string]any{"op": "start", "id": id, "name": r.tool, "args": string(args), "wait": startWait.Milliseconds()}
-	o, err := ask(start)
-	if err == nil && (o.Missing || !o.Started) && h.awaitTool(ctx, tab, r.tool, reregisterWait) == nil {
-		// The page was between documents or scripts when asked (a
-		// reload, a navigation within the site) and offers the tool
-		// again: the call goes ahead.
-		o, err = ask(start)
-	}
+	o, err := ask(map[string]any{"op": "start", "id": id, "name": r.tool, "args": string(args), "wait": startWait.Milliseconds()})
 	if err != nil {
 		return nil, fmt.Errorf("call %s on %s: %w", r.tool, r.host, err)
 	}
