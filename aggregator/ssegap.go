@@ -18,7 +18,7 @@ import (
 // the last step the same way, served alone over SSE). Its streamable HTTP
 // client reads each event on its own, so only the legacy transport needs
 // the gap; and only the event after progress waits, so it costs a call
-// that reported progress a few milliseconds once.
+// that reported progress at most progressGap, once.
 const progressGap = 50 * time.Millisecond
 
 // progressPrefix starts every progress notification the session core
