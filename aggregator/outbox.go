@@ -143,7 +143,16 @@ func (o *outbox) overLimit(msg []byte, what string) bool {
 // dropped with a log line (use result for answers, which become errors).
 func (o *outbox) raw(msg []byte) {
 	msg = oneLine(msg)
-	if o.overLimit(msg, "message") || o.direct(msg) {
+	if o.overLimit(msg, "message") {
+		return
+	}
+	o.send(msg)
+}
+
+// send writes or queues one line that must not be lost, waiting for room
+// while the client reads slowly.
+func (o *outbox) send(msg []byte) {
+	if o.direct(msg) {
 		return
 	}
 	o.queued.Add(1)
@@ -213,19 +222,46 @@ func (o *outbox) notify(msg []byte) {
 // result queues the answer to a request; one over maxMessageBytes becomes
 // an error that says so.
 func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
+	if msg, ok := o.answerLine(id, result); ok {
+		o.send(msg)
+	}
+}
+
+// answerLine is the message answering id with result; when it would be
+// over maxMessageBytes, an error saying so is queued instead and ok is
+// false.
+func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []byte, ok bool) {
 	size := int64(len(result) + len(id) + 36)
 	if o.max > 0 && size > o.max {
 		e := &frame.TooLongError{Size: size, Limit: o.max}
 		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+e.Error(), nil)
-		return
+		return nil, false
 	}
-	msg := make([]byte, 0, size)
+	msg = make([]byte, 0, size)
 	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
 	msg = append(msg, id...)
 	msg = append(msg, `,"result":`...)
 	msg = append(msg, result...)
 	msg = append(msg, '}')
-	o.raw(msg)
+	return oneLine(msg), true
+}
+
+// post queues the answer to a request and never waits: it is what an
+// upstream's reader calls, which must not be held by a slow client. When
+// the queue is full the answer waits on its own goroutine instead, never
+// dropped. One over maxMessageBytes becomes an error, as with result.
+func (o *outbox) post(id json.RawMessage, result json.RawMessage) {
+	msg, ok := o.answerLine(id, result)
+	if !ok {
+		return
+	}
+	o.queued.Add(1)
+	select {
+	case o.q <- msg:
+	default:
+		o.queued.Add(-1)
+		go o.send(msg)
+	}
 }
 
 // error queues an error answer. It never waits: the stdin reader sends

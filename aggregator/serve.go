@@ -270,32 +270,48 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	s.inflight[key] = cancel
 	s.wg.Add(1)
 	s.mu.Unlock()
+	if s.sendCall(ctx, m, func(result json.RawMessage, rpcErr *rpcError) {
+		s.answer(ctx, m, result, rpcErr, cancel, false)
+	}) {
+		return // answered from the upstream's reader: fastcall.go
+	}
 	go func() {
-		defer s.wg.Done()
-		defer cancel()
 		result, rpcErr := s.handle(ctx, m, line)
-		// Free the id before answering: a client may reuse it as soon as
-		// it has the answer.
-		s.mu.Lock()
-		delete(s.inflight, key)
-		s.mu.Unlock()
-		if result == nil && rpcErr == nil && forwarded[m.Method] {
-			// A source that answered nothing must not leave the client
-			// waiting forever.
-			rpcErr = &rpcError{code: mcp.INTERNAL_ERROR, message: m.Method + ": the server returned no result"}
-		}
-		if ctx.Err() != nil {
-			// Cancelled by the client (no answer is expected) or shutting
-			// down (nobody is left to read it).
-			return
-		}
-		switch {
-		case rpcErr != nil:
-			s.out.error(m.ID, rpcErr.code, rpcErr.message, rpcErr.data)
-		case result != nil:
-			s.out.result(m.ID, result)
-		}
+		s.answer(ctx, m, result, rpcErr, cancel, true)
 	}()
+}
+
+// answer ends a request: its id is freed and the answer written, unless
+// the request was cancelled. Only a caller that may wait (wait) writes
+// the answer itself when nothing is queued; an upstream's reader only
+// queues it.
+func (s *stdioServer) answer(ctx context.Context, m message, result json.RawMessage, rpcErr *rpcError,
+	cancel context.CancelFunc, wait bool) {
+	defer s.wg.Done()
+	defer cancel()
+	// Free the id before answering: a client may reuse it as soon as
+	// it has the answer.
+	s.mu.Lock()
+	delete(s.inflight, string(m.ID))
+	s.mu.Unlock()
+	if result == nil && rpcErr == nil && forwarded[m.Method] {
+		// A source that answered nothing must not leave the client
+		// waiting forever.
+		rpcErr = &rpcError{code: mcp.INTERNAL_ERROR, message: m.Method + ": the server returned no result"}
+	}
+	if ctx.Err() != nil {
+		// Cancelled by the client (no answer is expected) or shutting
+		// down (nobody is left to read it).
+		return
+	}
+	switch {
+	case rpcErr != nil:
+		s.out.error(m.ID, rpcErr.code, rpcErr.message, rpcErr.data)
+	case result != nil && wait:
+		s.out.result(m.ID, result)
+	case result != nil:
+		s.out.post(m.ID, result)
+	}
 }
 
 // forwarded are the methods answered by a source's result.
@@ -349,15 +365,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			return a.unknownTool(name), nil // unknowntool.go
 		}
 		res, err := a.callTool(ctx, m.Params)
-		if errors.Is(err, ErrUnknown) {
-			return a.unknownTool(name), nil // gone since served() said yes
-		}
-		if err != nil && !isRPCError(err) && !isTimeout(err) && !errors.Is(err, ErrInvalidParams) {
-			// The tool exists but its server could not run it: tell the
-			// model in a result it can read, as the spec asks.
-			return toolError(a.opts.Redact(err.Error())), nil
-		}
-		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+		return a.toolOutcome(name, res, err)
 	case "resources/read":
 		a.waitReady(ctx)
 		res, err := a.readResource(ctx, m.Params)
@@ -494,6 +502,20 @@ func toRPCError(err error, unknownCode int, redact func(string) string) *rpcErro
 	default:
 		return &rpcError{code: mcp.INTERNAL_ERROR, message: redact(err.Error())}
 	}
+}
+
+// toolOutcome is the answer to a tools/call of tool name that its source
+// answered with res or err.
+func (a *Aggregator) toolOutcome(name string, res json.RawMessage, err error) (json.RawMessage, *rpcError) {
+	if errors.Is(err, ErrUnknown) {
+		return a.unknownTool(name), nil // gone since served() said yes
+	}
+	if err != nil && !isRPCError(err) && !isTimeout(err) && !errors.Is(err, ErrInvalidParams) {
+		// The tool exists but its server could not run it: tell the
+		// model in a result it can read, as the spec asks.
+		return toolError(a.opts.Redact(err.Error())), nil
+	}
+	return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 }
 
 // toolError is a CallToolResult reporting a failure as text.

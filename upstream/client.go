@@ -572,9 +572,13 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 	}
 	defer c.release()
 	res, err := cn.request(ctx, method, params)
-	if err == nil {
-		c.track(method, params)
-	}
+	return c.settle(ctx, cn, method, params, res, err)
+}
+
+// settle is what a request on cn returns to the caller: the server's
+// result, redacted where it reports a failure, or its error, redacted,
+// with a dead remote connection noticed.
+func (c *Client) settle(ctx context.Context, cn *conn, method string, params, res json.RawMessage, err error) (json.RawMessage, error) {
 	if err != nil {
 		var rpc *RPCError
 		if !errors.As(err, &rpc) && ctx.Err() == nil {
@@ -582,7 +586,51 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 		}
 		return nil, c.redactErr(err)
 	}
+	c.track(method, params)
 	return c.redactResult(res), nil
+}
+
+// Send sends a request without waiting for its answer, when the server
+// can take it now: connected over stdio, with a call slot free under
+// maxConcurrent. done gets what [Client.Request] would return, exactly
+// once, usually on the connection's reader, so it must not block. The
+// same limits apply; ctx ending cancels the request.
+//
+// It reports false, having sent nothing, when the request must go
+// through Request instead (a remote server, one not connected yet, or
+// calls waiting their turn). It exists for the serving loop: answering a
+// call there needs no goroutine of its own and no hand-off from the
+// reader to it, the largest costs of a call after the pipe syscalls.
+func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
+	c.mu.Lock()
+	cn := c.conn
+	pipe, ok := (*pipeTransport)(nil), false
+	if cn != nil {
+		pipe, ok = cn.tr.(*pipeTransport)
+	}
+	if ok && c.slots.tryAcquire() {
+		c.life.inflight++
+	} else {
+		ok = false
+	}
+	c.mu.Unlock()
+	if !ok {
+		return false
+	}
+	poke(c.life.activity)
+	ctx, stop := c.limitCall(ctx, method, params)
+	cn.start(ctx, pipe, method, params, func(res json.RawMessage, err error) {
+		if err != nil {
+			if te := timeoutCause(ctx); te != nil {
+				err = te
+			}
+		}
+		stop()
+		c.slots.release()
+		c.release()
+		done(c.settle(ctx, cn, method, params, res, err))
+	})
+	return true
 }
 
 // Tools returns the server's tools as it listed them.

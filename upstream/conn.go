@@ -234,17 +234,85 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 // own integer ids can never collide with. A cancelled ctx sends
 // notifications/cancelled for that id, in the background.
 func (cn *conn) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id := mcp.NewRequestId("mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10))
+	if pipe, ok := cn.tr.(*pipeTransport); ok {
+		type reply struct {
+			res json.RawMessage
+			err error
+		}
+		ch := make(chan reply, 1)
+		cn.start(ctx, pipe, method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
+		r := <-ch
+		return r.res, r.err
+	}
+	id := cn.nextID()
 	params, unroute := cn.routeProgress(ctx, params)
 	defer unroute()
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method}
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
 	if len(params) > 0 {
 		req.Params = params
 	}
 	resp, err := cn.send(ctx, req)
+	return cn.outcome(ctx, id, method, resp, err)
+}
+
+// nextID is a request id of mcpx's own.
+func (cn *conn) nextID() string { return "mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10) }
+
+// start sends a raw request over a stdio pipe and returns without
+// waiting: done gets the result or error exactly once, on the pipe's
+// reader (so it must not block), when the answer comes, the transport
+// ends, or ctx does, which also sends notifications/cancelled.
+func (cn *conn) start(ctx context.Context, pipe *pipeTransport, method string, params json.RawMessage,
+	done func(json.RawMessage, error)) {
+	if err := ctx.Err(); err != nil {
+		done(nil, err)
+		return
+	}
+	id := cn.nextID()
+	key := strconv.Quote(id)
+	params, unroute := cn.routeProgress(ctx, params)
+	line, err := requestLine(json.RawMessage(key), method, params)
+	if err != nil {
+		unroute()
+		done(nil, err)
+		return
+	}
+	var stopWatch func() bool
+	finish := func(resp *transport.JSONRPCResponse, err error) {
+		if stopWatch != nil {
+			stopWatch()
+		}
+		unroute()
+		if err != nil {
+			// Rare, and outcome may wait a moment for the exit status
+			// of a child that died: not on the reader.
+			go func() { done(cn.outcome(ctx, id, method, nil, err)) }()
+			return
+		}
+		done(cn.outcome(ctx, id, method, resp, nil))
+	}
+	if ctx.Done() != nil {
+		// Registered before the request goes out, so an answer racing
+		// the end of ctx is settled by forget: one of them answers.
+		watching := make(chan struct{})
+		stopWatch = context.AfterFunc(ctx, func() {
+			<-watching
+			if pipe.forget(key) {
+				finish(nil, ctx.Err())
+			}
+		})
+		defer close(watching)
+	}
+	pipe.start(ctx, key, line, finish)
+}
+
+// outcome is what a request returns given the transport's answer: the
+// result, the server's error as an *RPCError, or what went wrong on the
+// way, with notifications/cancelled sent when ctx ended it.
+func (cn *conn) outcome(ctx context.Context, id, method string, resp *transport.JSONRPCResponse, err error) (json.RawMessage, error) {
 	if err != nil {
 		if ctx.Err() != nil {
-			go cn.cancelRequest(id, context.Cause(ctx))
+			go cn.cancelRequest(mcp.NewRequestId(id), context.Cause(ctx))
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, transport.ErrTransportClosed) && cn.proc != nil {
@@ -269,10 +337,6 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 // that stopped reading its stdin would hold that write, and the caller,
 // forever. The write itself ends when the connection is closed.
 func (cn *conn) send(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	if pipe, ok := cn.tr.(*pipeTransport); ok {
-		// Its writes and waits end with ctx already.
-		return pipe.SendRequest(ctx, req)
-	}
 	type reply struct {
 		resp *transport.JSONRPCResponse
 		err  error

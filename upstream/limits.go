@@ -161,6 +161,20 @@ func (f *fifo) acquire(ctx context.Context) error {
 	}
 }
 
+// tryAcquire takes a slot if one is free and nobody waits for one.
+func (f *fifo) tryAcquire() bool {
+	if f == nil {
+		return true
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.free > 0 && f.waiters.Len() == 0 {
+		f.free--
+		return true
+	}
+	return false
+}
+
 // release gives a slot back, to the first waiter if there is one.
 func (f *fifo) release() {
 	if f == nil {

@@ -49,7 +49,7 @@ type pipeTransport struct {
 	broken func(error)
 
 	mu      sync.Mutex
-	pending map[string]chan *transport.JSONRPCResponse // by raw id
+	pending map[string]answerFunc // by raw id
 	onNote  func(mcp.JSONRPCNotification)
 	onReq   transport.RequestHandler
 }
@@ -59,7 +59,7 @@ var _ transport.BidirectionalInterface = (*pipeTransport)(nil)
 func newPipeTransport(stdin *os.File, stdout io.Reader, max int64, tooLong func(*frame.TooLongError) []byte,
 	dropped func(string, []byte)) *pipeTransport {
 	return &pipeTransport{stdin: stdin, stdout: stdout, max: max, tooLong: tooLong, dropped: dropped,
-		wsem: make(chan struct{}, 1), done: make(chan struct{}), pending: map[string]chan *transport.JSONRPCResponse{}}
+		wsem: make(chan struct{}, 1), done: make(chan struct{}), pending: map[string]answerFunc{}}
 }
 
 func (t *pipeTransport) Start(context.Context) error {
@@ -93,7 +93,21 @@ func (t *pipeTransport) fail(err error) {
 		t.lost = err
 		close(t.done)
 	})
+	// Every request still waiting is answered with the failure; one that
+	// starts after this fails on done.
+	t.mu.Lock()
+	pending := t.pending
+	t.pending = map[string]answerFunc{}
+	t.mu.Unlock()
+	for _, answer := range pending {
+		answer(nil, t.lost)
+	}
 }
+
+// answerFunc receives the answer to one request, or why there is none,
+// exactly once. It runs on the transport's reader, or on the goroutine
+// that found the request could not go out, and must not block.
+type answerFunc func(*transport.JSONRPCResponse, error)
 
 // SendRequest writes the request and waits for its answer, ctx or the
 // end of the transport.
@@ -106,27 +120,69 @@ func (t *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	type reply struct {
+		resp *transport.JSONRPCResponse
+		err  error
+	}
+	ch := make(chan reply, 1)
 	key := string(id)
-	t.mu.Lock()
-	t.pending[key] = ch
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.pending, key)
-		t.mu.Unlock()
-	}()
+	if !t.await(key, func(resp *transport.JSONRPCResponse, err error) { ch <- reply{resp, err} }) {
+		return nil, t.lost
+	}
+	// Written here rather than posted: a write cut short reports why.
 	if err := t.write(ctx, line); err != nil {
+		t.forget(key)
 		return nil, err
 	}
 	select {
-	case resp := <-ch:
-		return resp, nil
+	case r := <-ch:
+		return r.resp, r.err
 	case <-ctx.Done():
+		t.forget(key)
 		return nil, ctx.Err()
-	case <-t.done:
-		return nil, t.lost
 	}
+}
+
+// start sends a request line with id key and returns without waiting:
+// answer gets its response, or the reason there is none, once. The line
+// is written at once when the pipe takes it whole; the rest, if any, by
+// a goroutine of its own under ctx (see post), so a caller on a read
+// loop is never held by a server that does not read.
+func (t *pipeTransport) start(ctx context.Context, key string, line []byte, answer answerFunc) {
+	if !t.await(key, answer) {
+		answer(nil, t.lost)
+		return
+	}
+	t.post(ctx, line, func(err error) {
+		if t.forget(key) {
+			answer(nil, err)
+		}
+	})
+}
+
+// await registers answer for the request with id key; false means the
+// transport has ended and nothing more can be sent.
+func (t *pipeTransport) await(key string, answer answerFunc) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	select {
+	case <-t.done:
+		return false
+	default:
+	}
+	t.pending[key] = answer
+	return true
+}
+
+// forget drops the request with id key, whose answer is no longer
+// wanted, and reports whether it was still waiting (the caller now owns
+// its answer).
+func (t *pipeTransport) forget(key string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.pending[key]
+	delete(t.pending, key)
+	return ok
 }
 
 // requestLine is a request as one line.
@@ -193,6 +249,57 @@ func (t *pipeTransport) write(ctx context.Context, line []byte) error {
 		return t.lost
 	}
 	defer func() { <-t.wsem }()
+	return t.writeHeld(ctx, line, false)
+}
+
+// post writes line without ever waiting: what the pipe takes at once
+// goes now, on the caller's goroutine; the rest, or all of it when
+// another write is under way, is written by a goroutine of its own, as
+// write would. A failure reaches failed. A request posted from mcpx's
+// read loop thus costs no hand-off to another goroutine unless the
+// server is slow to read.
+func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error)) {
+	select {
+	case t.wsem <- struct{}{}:
+	default:
+		go func() {
+			if err := t.write(ctx, line); err != nil {
+				failed(err)
+			}
+		}()
+		return
+	}
+	select {
+	case <-t.done:
+		<-t.wsem
+		failed(t.lost)
+		return
+	default:
+	}
+	n, err := tryWrite(t.stdin, line)
+	if err == nil && n == len(line) {
+		<-t.wsem
+		return
+	}
+	if err != nil && !errors.Is(err, errWouldBlock) {
+		err = t.writeFailed(ctx, n, err)
+		<-t.wsem
+		failed(err)
+		return
+	}
+	go func() {
+		err := t.writeHeld(ctx, line[n:], n > 0)
+		<-t.wsem
+		if err != nil {
+			failed(err)
+		}
+	}()
+}
+
+// writeHeld writes line, holding wsem, until it is written, ctx ends or
+// the transport does; begun says part of the message went out already,
+// so that stopping now would cut it.
+func (t *pipeTransport) writeHeld(ctx context.Context, line []byte, begun bool) error {
 	select {
 	case <-t.done:
 		return t.lost // broken: nothing more goes out
@@ -214,9 +321,18 @@ func (t *pipeTransport) write(ctx context.Context, line []byte) error {
 		}()
 	}
 	n, err := t.stdin.Write(line)
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
+	}
+	if begun {
+		n++ // any stop now cuts the message
+	}
+	return t.writeFailed(ctx, n, err)
+}
+
+// writeFailed is the error of a write that stopped after n bytes.
+func (t *pipeTransport) writeFailed(ctx context.Context, n int, err error) error {
+	switch {
 	case n > 0:
 		t.fail(errDeaf)
 		if t.broken != nil {
@@ -287,10 +403,10 @@ func (t *pipeTransport) notification(line []byte) {
 
 func (t *pipeTransport) response(env frame.Envelope) {
 	t.mu.Lock()
-	ch := t.pending[string(env.ID)]
+	answer := t.pending[string(env.ID)]
 	delete(t.pending, string(env.ID))
 	t.mu.Unlock()
-	if ch == nil {
+	if answer == nil {
 		return // an answer to a request given up on
 	}
 	resp := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION}
@@ -304,7 +420,7 @@ func (t *pipeTransport) response(env frame.Envelope) {
 		// The reader reuses its buffer: the result is the caller's copy.
 		resp.Result = append(json.RawMessage(nil), env.Result...)
 	}
-	ch <- resp
+	answer(resp, nil)
 }
 
 // request answers a request from the server on a goroutine of its own.
