@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
 
@@ -44,9 +47,13 @@ type outbox struct {
 	stop chan struct{} // closed by close: drain q, flush, end
 	done chan struct{}
 
-	wmu    sync.Mutex    // held while writing to bw
-	bw     *bufio.Writer // guarded by wmu
-	queued atomic.Int64  // messages in q or being written from it
+	wmu   sync.Mutex    // held while writing to bw
+	bw    *bufio.Writer // guarded by wmu
+	carry []byte        // guarded by wmu: the rest of a line tryDirect began, written first
+	// try writes to the client without waiting (see tryDirect); nil
+	// when w cannot.
+	try    func([]byte) (int, error)
+	queued atomic.Int64 // messages in q or being written from it
 	failed atomic.Pointer[context.CancelCauseFunc]
 
 	mu      sync.Mutex
@@ -54,8 +61,12 @@ type outbox struct {
 }
 
 func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
-	return &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
+	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
 		stop: make(chan struct{}), done: make(chan struct{}), bw: bufio.NewWriterSize(w, 64<<10)}
+	if f, ok := w.(*os.File); ok && nbpipe.CanTry(f) {
+		o.try = func(p []byte) (int, error) { return nbpipe.TryWrite(f, p) }
+	}
+	return o
 }
 
 // run writes until close; a failed write ends the server through cancel.
@@ -65,8 +76,11 @@ func (o *outbox) run(cancel context.CancelCauseFunc) {
 	write := func(msg []byte) error {
 		o.wmu.Lock()
 		defer o.wmu.Unlock()
-		o.bw.Write(msg)
-		o.bw.WriteByte('\n')
+		o.writeCarry()
+		if msg != nil { // nil only wakes the writer for the carry
+			o.bw.Write(msg)
+			o.bw.WriteByte('\n')
+		}
 		// Flush when nothing else is waiting, so bursts share a syscall.
 		if o.queued.Add(-1) == 0 {
 			return o.bw.Flush()
@@ -89,12 +103,22 @@ func (o *outbox) run(cancel context.CancelCauseFunc) {
 					}
 				default:
 					o.wmu.Lock()
+					o.writeCarry()
 					o.bw.Flush()
 					o.wmu.Unlock()
 					return
 				}
 			}
 		}
+	}
+}
+
+// writeCarry puts the rest of a line tryDirect began ahead of anything
+// else; wmu must be held.
+func (o *outbox) writeCarry() {
+	if o.carry != nil {
+		o.bw.Write(o.carry)
+		o.carry = nil
 	}
 }
 
@@ -237,7 +261,7 @@ func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []b
 		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+e.Error(), nil)
 		return nil, false
 	}
-	msg = make([]byte, 0, size)
+	msg = make([]byte, 0, size+1) // room for the newline tryDirect adds
 	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
 	msg = append(msg, id...)
 	msg = append(msg, `,"result":`...)
@@ -252,7 +276,7 @@ func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []b
 // dropped. One over maxMessageBytes becomes an error, as with result.
 func (o *outbox) post(id json.RawMessage, result json.RawMessage) {
 	msg, ok := o.answerLine(id, result)
-	if !ok {
+	if !ok || o.try != nil && o.tryDirect(msg) {
 		return
 	}
 	o.queued.Add(1)
@@ -262,6 +286,48 @@ func (o *outbox) post(id json.RawMessage, result json.RawMessage) {
 		o.queued.Add(-1)
 		go o.send(msg)
 	}
+}
+
+// tryDirect writes msg at once, with no hand-off to the writer, when
+// nothing is queued or being written; it never waits on the client. What
+// the client's pipe does not take at once is left to the writer, ahead of
+// anything queued after. It reports false when msg must be queued.
+func (o *outbox) tryDirect(msg []byte) bool {
+	if o.queued.Load() != 0 || !o.wmu.TryLock() {
+		return false
+	}
+	defer o.wmu.Unlock()
+	select {
+	case <-o.done:
+		return false // the writer has flushed for the last time
+	default:
+	}
+	if o.queued.Load() != 0 || o.bw.Buffered() != 0 {
+		return false
+	}
+	line := append(msg, '\n') // answerLine left room for it
+	n, err := o.try(line)
+	switch {
+	case err == nil:
+	case errors.Is(err, nbpipe.ErrWouldBlock):
+		o.carry = line[n:]
+		o.queued.Add(1)
+		select {
+		case o.q <- nil: // wakes the writer, which writes the carry first
+		default:
+			go func() {
+				select {
+				case o.q <- nil:
+				case <-o.done:
+				}
+			}()
+		}
+	default:
+		if cancel := o.failed.Load(); cancel != nil {
+			(*cancel)(err)
+		}
+	}
+	return true
 }
 
 // error queues an error answer. It never waits: the stdin reader sends

@@ -609,7 +609,7 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		pipe, ok = cn.tr.(*pipeTransport)
 	}
 	if ok && c.slots.tryAcquire() {
-		c.life.inflight++
+		c.begin()
 	} else {
 		ok = false
 	}
@@ -617,7 +617,6 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	if !ok {
 		return false
 	}
-	poke(c.life.activity)
 	ctx, stop := c.limitCall(ctx, method, params)
 	cn.start(ctx, pipe, method, params, func(res json.RawMessage, err error) {
 		if err != nil {

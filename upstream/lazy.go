@@ -60,8 +60,7 @@ func (c *Client) acquire(ctx context.Context) (*conn, error) {
 	}()
 	for {
 		if c.conn != nil {
-			c.life.inflight++
-			poke(c.life.activity)
+			c.begin()
 			return c.conn, nil
 		}
 		switch c.status.State {
@@ -104,11 +103,24 @@ func (c *Client) acquire(ctx context.Context) (*conn, error) {
 func (c *Client) release() {
 	c.mu.Lock()
 	c.life.inflight--
-	if c.life.inflight == 0 {
+	idle := c.life.inflight == 0
+	if idle {
 		c.life.lastActive = time.Now()
 	}
 	c.mu.Unlock()
-	poke(c.life.activity)
+	if idle {
+		poke(c.life.activity)
+	}
+}
+
+// begin counts one more request in flight; c.mu must be held. Only the
+// first wakes the idle watch (awake): a poke per call would cost every
+// call a scheduler hand-off for nothing.
+func (c *Client) begin() {
+	c.life.inflight++
+	if c.life.inflight == 1 {
+		poke(c.life.activity)
+	}
 }
 
 // track keeps the resource subscriptions of the live connection, which
@@ -168,13 +180,17 @@ func (c *Client) awake(ctx context.Context, cn *conn, learning bool) end {
 				timer = t.C
 			}
 		}
+		activity := c.life.activity
+		if !watch {
+			activity = nil // nothing to watch: calls need not wake this loop
+		}
 		var why end = -1
 		select {
 		case <-ctx.Done():
 			why = endStopped
 		case <-cn.lost:
 			why = endLost
-		case <-c.life.activity:
+		case <-activity:
 		case <-timer:
 		}
 		if t != nil {

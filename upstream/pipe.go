@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -276,12 +277,12 @@ func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error
 		return
 	default:
 	}
-	n, err := tryWrite(t.stdin, line)
+	n, err := nbpipe.TryWrite(t.stdin, line)
 	if err == nil && n == len(line) {
 		<-t.wsem
 		return
 	}
-	if err != nil && !errors.Is(err, errWouldBlock) {
+	if err != nil && !errors.Is(err, nbpipe.ErrWouldBlock) {
 		err = t.writeFailed(ctx, n, err)
 		<-t.wsem
 		failed(err)

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/log"
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/nbpipe"
 )
 
 // defaultHTTPAddr is where `serve --http` listens when given no address.
@@ -122,8 +125,10 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	if withStdio {
 		n++
 		s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
+		out, done := pollableOut(ios, s.log)
 		go func() {
-			errs <- s.agg.ServeStdio(ctx, ios.In, ios.Out)
+			errs <- s.agg.ServeStdio(ctx, ios.In, out)
+			done()
 			cancel()
 		}()
 	}
@@ -134,6 +139,23 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		}
 	}
 	return first
+}
+
+// pollableOut is the client's end of stdio to write answers to: stdout
+// in non-blocking mode when it is a pipe or socket, so that an upstream's
+// reader can write an answer itself without ever waiting on the client
+// (see nbpipe), else stdout as it is. done releases it once serving ends.
+func pollableOut(ios *streams, logger *log.Logger) (out io.Writer, done func()) {
+	f, ok := ios.Out.(*os.File)
+	if !ok || ios.OutTTY {
+		return ios.Out, func() {}
+	}
+	p, err := nbpipe.Pollable(f)
+	if err != nil {
+		logger.Debug("stdout stays in blocking mode", "err", err)
+		return ios.Out, func() {}
+	}
+	return p, func() { p.Close() }
 }
 
 // httpToken reads the bearer token from --token-file, else MCPX_HTTP_TOKEN;
