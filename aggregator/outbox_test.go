@@ -1,0 +1,66 @@
+package aggregator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"github.com/mcpx/mcpx/upstream/frame"
+)
+
+// TestOutboxPostNeverWaits: answers posted from an upstream's reader to a
+// client that does not read go out later, whole and in order, and post
+// itself returns at once, whether the pipe took the answer in part (the
+// rest carried ahead of the queue) or not at all.
+func TestOutboxPostNeverWaits(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	o := newOutbox(ctx, w, log.New(io.Discard), 0)
+	if o.try == nil {
+		t.Fatal("an outbox over os.Pipe does not write without waiting")
+	}
+	go o.run(cancel)
+
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("a", 1<<20) + `"}]}`
+	posted := make(chan struct{})
+	go func() {
+		defer close(posted)
+		o.post(json.RawMessage("1"), json.RawMessage(big))  // more than the pipe holds
+		o.post(json.RawMessage("2"), json.RawMessage(`{}`)) // queued behind its rest
+		o.raw([]byte(`{"jsonrpc":"2.0","method":"x"}`))     // and anything after
+		o.post(json.RawMessage(`"3"`), json.RawMessage(`{}`))
+	}()
+	select {
+	case <-posted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("post waited for a client that does not read")
+	}
+
+	fr := frame.NewReader(r, 0)
+	want := []string{`"id":1,`, `"id":2,`, `"method":"x"`, `"id":"3",`}
+	for i, w := range want {
+		line, err := fr.Next()
+		if err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		if !json.Valid(line) || !bytes.Contains(line, []byte(w)) {
+			t.Fatalf("line %d = %.80s (%d bytes), want a whole message with %s", i, line, len(line), w)
+		}
+		if i == 0 && !bytes.Contains(line, []byte(big)) {
+			t.Fatal("the large answer lost bytes")
+		}
+	}
+}
