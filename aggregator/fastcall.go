@@ -23,8 +23,9 @@ type sender interface {
 // one, which were half of a call's cost over a byte-copying relay
 // (BenchmarkCallSequential).
 //
+// The proxy tool's calls of a tool go the same way (proxytool.Proxy.Send).
 // It reports false, having done nothing, when the call needs handle: any
-// other method, the proxy tool, a tool not served, a source that is not
+// other method or proxy action, a tool not served, a source that is not
 // a connected stdio upstream with a call slot free, or before the first
 // catalog is complete.
 func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) bool {
@@ -33,9 +34,25 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 		return false
 	}
 	name, err := paramString(m.Params, "name")
-	if err != nil || name == proxytool.Name && a.exposeProxy() || !a.served(name) {
+	if err != nil {
 		return false
 	}
+	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
+	if name == proxytool.Name && a.exposeProxy() {
+		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
+	}
+	if !a.served(name) {
+		return false
+	}
+	return a.sendTool(ctx, name, m.Params, func(res json.RawMessage, err error) {
+		done(a.toolOutcome(name, res, err))
+	})
+}
+
+// sendTool is forwardNamed for tools/call without waiting: it sends the
+// call of the tool served as name to a source that can take it now (a
+// sender), and reports false, having done nothing, for any other.
+func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawMessage, done func(json.RawMessage, error)) bool {
 	e, ok := a.Catalog().Tool(name)
 	if !ok {
 		return false
@@ -46,18 +63,20 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 	}
 	// As forwardNamed: the upstream's own name in place of the exposed
 	// one, every other byte as the client wrote it.
-	params, _, err := rawjson.Replace(orEmpty(m.Params), "name", []byte(quote(e.Original)))
+	params, _, err := rawjson.Replace(orEmpty(params), "name", []byte(quote(e.Original)))
 	if err != nil {
 		return false
 	}
-	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
-	end := a.callers.begin(e.src.Name(), s.l) // route.go
+	end := func() {}
+	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
+		end = a.callers.begin(e.src.Name(), l) // route.go, as request does
+	}
 	sent := src.Send(ctx, "tools/call", params, func(res json.RawMessage, err error) {
 		end()
 		if err != nil {
 			a.offerStepUp(e.src, err)
 		}
-		done(a.toolOutcome(name, res, err))
+		done(res, err)
 	})
 	if !sent {
 		end()

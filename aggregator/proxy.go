@@ -94,6 +94,27 @@ func (p proxyCatalog) Call(ctx context.Context, method string, params json.RawMe
 	default:
 		return nil, fmt.Errorf("the proxy cannot send %s", method)
 	}
+	return proxyResult(res, err)
+}
+
+var _ proxytool.Sender = proxyCatalog{}
+
+// Send is Call for a tools/call that a source can take without waiting
+// (sendTool); it reports false for anything else.
+func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
+	if method != "tools/call" {
+		return false
+	}
+	name, err := paramString(params, "name")
+	if err != nil {
+		return false
+	}
+	return p.a.sendTool(ctx, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
+}
+
+// proxyResult is what the proxy shows of an answer: an upstream's
+// JSON-RPC error becomes its message alone.
+func proxyResult(res json.RawMessage, err error) (json.RawMessage, error) {
 	var rpc *upstream.RPCError
 	if errors.As(err, &rpc) {
 		return nil, errors.New(rpc.Message)

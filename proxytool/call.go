@@ -17,6 +17,13 @@ func (p *Proxy) callTool(ctx context.Context, req request, meta json.RawMessage)
 	if err != nil {
 		return errorResult(err.Error())
 	}
+	raw, err := p.c.Call(ctx, "tools/call", toolParams(it, req, meta))
+	return proxiedToolResult(it, req, raw, err)
+}
+
+// toolParams are the tools/call params for the tool it, with the call's
+// arguments and _meta.
+func toolParams(it Item, req request, meta json.RawMessage) json.RawMessage {
 	args := req.args
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
@@ -25,7 +32,12 @@ func (p *Proxy) callTool(ctx context.Context, req request, meta json.RawMessage)
 	if meta != nil {
 		params["_meta"] = meta
 	}
-	raw, err := p.c.Call(ctx, "tools/call", marshalObject(params))
+	return marshalObject(params)
+}
+
+// proxiedToolResult is the proxy's answer to a call of the tool it, which
+// answered raw or err.
+func proxiedToolResult(it Item, req request, raw json.RawMessage, err error) json.RawMessage {
 	if err != nil {
 		return errorResult(err.Error())
 	}

@@ -41,17 +41,9 @@ func (p *Proxy) Call(ctx context.Context, params json.RawMessage) (result json.R
 }
 
 func (p *Proxy) call(ctx context.Context, params json.RawMessage) json.RawMessage {
-	fields, err := decodeObject(params)
-	if err != nil {
-		return errorResult(fmt.Sprintf("The tools/call params must be a JSON object with 'name' and 'arguments'; got %s", shown(params)))
-	}
-	req, err := decodeArgs(fields["arguments"])
-	if err != nil {
-		return errorResult(err.Error())
-	}
-	var meta json.RawMessage
-	if m := fields["_meta"]; len(m) > 0 && m[0] == '{' {
-		meta = m
+	req, meta, errResult := decodeCall(params)
+	if errResult != nil {
+		return errResult
 	}
 	switch req.action {
 	case actionList:
@@ -67,6 +59,67 @@ func (p *Proxy) call(ctx context.Context, params json.RawMessage) json.RawMessag
 	default:
 		return p.getPrompt(ctx, req, meta)
 	}
+}
+
+// decodeCall reads the params of a tools/call of the proxy tool: its
+// arguments, and the _meta to pass on; a non-nil errResult is the
+// answer to a call that cannot be read.
+func decodeCall(params json.RawMessage) (req request, meta json.RawMessage, errResult json.RawMessage) {
+	fields, err := decodeObject(params)
+	if err != nil {
+		return req, nil, errorResult(fmt.Sprintf("The tools/call params must be a JSON object with 'name' and 'arguments'; got %s", shown(params)))
+	}
+	req, err = decodeArgs(fields["arguments"])
+	if err != nil {
+		return req, nil, errorResult(err.Error())
+	}
+	if m := fields["_meta"]; len(m) > 0 && m[0] == '{' {
+		meta = m
+	}
+	return req, meta, nil
+}
+
+// Sender is an optional ability of a [Catalog]: sending a request without
+// waiting for its answer. done gets what Call would return, exactly once,
+// possibly on another goroutine, and must not block. Send reports false,
+// having sent nothing, when the request must go through Call instead.
+type Sender interface {
+	Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool
+}
+
+// Send answers a tools/call of the proxy tool as Call does, but without
+// waiting, when its catalog is a [Sender] that can take the upstream
+// request now: a call of a tool. done gets the CallToolResult, exactly
+// once, possibly on another goroutine; it must not block. Send reports
+// false, having done nothing, for everything else (list, info, resources,
+// prompts, a tool not found, arguments in error), which Call answers.
+func (p *Proxy) Send(ctx context.Context, params json.RawMessage, done func(json.RawMessage)) bool {
+	s, ok := p.c.(Sender)
+	if !ok {
+		return false
+	}
+	req, meta, errResult := decodeCall(params)
+	if errResult != nil || req.action != actionCall || req.kind != KindTool {
+		return false
+	}
+	it, err := p.resolve(KindTool, req.path)
+	if err != nil {
+		return false
+	}
+	return s.Send(ctx, "tools/call", toolParams(it, req, meta), func(raw json.RawMessage, err error) {
+		done(toolResultSafe(it, req, raw, err))
+	})
+}
+
+// toolResultSafe is proxiedToolResult, recovering as Call does: the result
+// comes from someone else's server.
+func toolResultSafe(it Item, req request, raw json.RawMessage, err error) (result json.RawMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			result = errorResult(fmt.Sprintf("proxy: internal error: %v", r))
+		}
+	}()
+	return proxiedToolResult(it, req, raw, err)
 }
 
 // emptyCatalog has nothing in it.
