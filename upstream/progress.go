@@ -47,6 +47,23 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 		// decode of the params, tells.
 		return params, func() {}
 	}
+	if touch != nil && !bytes.Contains(params, []byte(`"_meta"`)) {
+		// The common case under a callTimeout: no _meta, so a token of
+		// mcpx's own goes first, without a scan of the params.
+		if p := bytes.TrimLeft(params, " \t\r\n"); len(p) > 1 && p[0] == '{' {
+			own := cn.progressToken()
+			swapped := make([]byte, 0, len(p)+len(own)+32)
+			swapped = append(swapped, `{"_meta":{"progressToken":`...)
+			swapped = strconv.AppendQuote(swapped, own)
+			swapped = append(swapped, '}')
+			if rest := bytes.TrimLeft(p[1:], " \t\r\n"); len(rest) > 0 && rest[0] != '}' {
+				swapped = append(swapped, ',')
+			}
+			swapped = append(swapped, p[1:]...)
+			cn.progress.Store(own, progressRoute{touch: touch})
+			return swapped, func() { cn.progress.Delete(own) }
+		}
+	}
 	// The token is spliced into the caller's bytes: everything else in
 	// the params reaches the server as it was sent.
 	meta, err := rawjson.Get(params, "_meta")
@@ -72,7 +89,7 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 		}
 		token, report = nil, nil
 	}
-	own := "mcpx-progress-" + strconv.FormatInt(cn.ids.Add(1), 10)
+	own := cn.progressToken()
 	meta, err = rawjson.Set(meta, "progressToken", []byte(strconv.Quote(own)))
 	if err != nil {
 		return params, func() {}
@@ -83,6 +100,12 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 	}
 	cn.progress.Store(own, progressRoute{token: token, report: report, touch: touch})
 	return swapped, func() { cn.progress.Delete(own) }
+}
+
+// progressToken is a progress token of mcpx's own, unique on the
+// connection.
+func (cn *conn) progressToken() string {
+	return "mcpx-progress-" + strconv.FormatInt(cn.ids.Add(1), 10)
 }
 
 // relayProgress passes an upstream progress notification to the request

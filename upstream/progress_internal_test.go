@@ -1,0 +1,54 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// TestRouteProgressOwnToken: under a callTimeout a request gets a
+// progress token of mcpx's own, spliced into its params with every other
+// byte kept, whether it had _meta or not; the caller's own token is
+// swapped and comes back on relay.
+func TestRouteProgressOwnToken(t *testing.T) {
+	cn := &conn{}
+	touched := 0
+	ctx := context.WithValue(context.Background(), keepAliveKey{}, func() { touched++ })
+	for _, params := range []string{
+		`{}`,
+		` { } `,
+		`{"name":"echo","arguments":{"s":"_meta"}}`,
+		`{"name":"echo","_meta":{"other":1}}`,
+		`{"name":"echo","_meta":{"progressToken":7}}`,
+	} {
+		got, unroute := cn.routeProgress(ctx, json.RawMessage(params))
+		if !json.Valid(got) {
+			t.Fatalf("%s -> invalid JSON %s", params, got)
+		}
+		meta, err := rawjson.Get(got, "_meta")
+		if err != nil {
+			t.Fatalf("%s -> %s: %v", params, got, err)
+		}
+		tok, _ := rawjson.Get(meta, "progressToken")
+		own, ok := rawjson.String(tok)
+		if !ok {
+			t.Fatalf("%s -> %s: no token of mcpx's own", params, got)
+		}
+		if _, ok := cn.progress.Load(own); !ok {
+			t.Errorf("%s: token %s not routed", params, own)
+		}
+		for _, key := range []string{"name", "arguments"} {
+			want, _ := rawjson.Get(json.RawMessage(params), key)
+			have, _ := rawjson.Get(got, key)
+			if string(want) != string(have) {
+				t.Errorf("%s -> %s: %s changed", params, got, key)
+			}
+		}
+		unroute()
+		if _, ok := cn.progress.Load(own); ok {
+			t.Errorf("%s: route left after unroute", params)
+		}
+	}
+}
