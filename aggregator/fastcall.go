@@ -38,6 +38,7 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 		return false
 	}
 	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
+	ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
 	if name == proxytool.Name && a.exposeProxy() {
 		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
 	}

@@ -95,7 +95,10 @@ type stdioServer struct {
 	sess *session
 	l    *listener // this client, as the aggregator's relays see it
 	out  *outbox
-	wg   sync.WaitGroup
+	// batch gathers the requests the read loop sends (fastcall.go); only
+	// the read loop uses it.
+	batch upstream.Batch
+	wg    sync.WaitGroup
 
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc // by raw request id
@@ -132,6 +135,11 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 			// A copy: the reader reuses its buffer, and handlers keep
 			// the line.
 			s.dispatch(ctx, bytes.Clone(line))
+		}
+		if !r.HasLine() {
+			// Requests sent while lines were waiting go out now, one
+			// write per upstream, before the next read may wait.
+			s.batch.Flush()
 		}
 		if err != nil {
 			return err

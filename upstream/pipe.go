@@ -49,6 +49,8 @@ type pipeTransport struct {
 	// still run (see errDeaf); nil ignores it.
 	broken func(error)
 
+	held held // lines of batches not yet flushed (batch.go)
+
 	mu      sync.Mutex
 	pending map[string]answerFunc // by raw id
 	onNote  func(mcp.JSONRPCNotification)
@@ -149,16 +151,23 @@ func (t *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 // is written at once when the pipe takes it whole; the rest, if any, by
 // a goroutine of its own under ctx (see post), so a caller on a read
 // loop is never held by a server that does not read.
+//
+// Under a [Batch] (see WithBatch) the line waits for the batch's flush.
 func (t *pipeTransport) start(ctx context.Context, key string, line []byte, answer answerFunc) {
 	if !t.await(key, answer) {
 		answer(nil, t.lost)
 		return
 	}
-	t.post(ctx, line, func(err error) {
+	failed := func(err error) {
 		if t.forget(key) {
 			answer(nil, err)
 		}
-	})
+	}
+	if b := batchOf(ctx); b != nil {
+		t.hold(b, line, failed)
+		return
+	}
+	t.post(ctx, line, failed)
 }
 
 // await registers answer for the request with id key; false means the

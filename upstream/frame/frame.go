@@ -125,6 +125,13 @@ func (r *Reader) Next() ([]byte, error) {
 	}
 }
 
+// HasLine reports whether a whole line is already read, so that Next
+// returns it without waiting. It looks only as far as the first newline.
+func (r *Reader) HasLine() bool {
+	b, _ := r.r.Peek(r.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
 // skim follows a JSON object's structure byte by byte to find its
 // top-level "id" and "method" without keeping the object.
 type skim struct {

@@ -1,0 +1,81 @@
+package upstream
+
+import (
+	"context"
+	"sync"
+)
+
+// Batch holds back the requests a serving loop sends while more of its
+// client's lines are already read, so that each upstream gets them in one
+// write: with many calls in flight a client's read brings many requests,
+// and a write(2) per request was most of what mcpx added to a call
+// (BenchmarkCallConcurrent). The loop calls Flush before it waits to read
+// again, so nothing is held longer than the lines already in its buffer
+// take to dispatch.
+//
+// A Batch belongs to the goroutine of one loop; requests join it through
+// [WithBatch] on the context of [Client.Send], only while that goroutine
+// sends them.
+type Batch struct {
+	pipes []*pipeTransport
+}
+
+type batchKey struct{}
+
+// WithBatch returns a context under which [Client.Send] leaves the request
+// in b instead of writing it.
+func WithBatch(ctx context.Context, b *Batch) context.Context {
+	return context.WithValue(ctx, batchKey{}, b)
+}
+
+func batchOf(ctx context.Context) *Batch {
+	b, _ := ctx.Value(batchKey{}).(*Batch)
+	return b
+}
+
+// Flush writes what the batch holds, one write per upstream.
+func (b *Batch) Flush() {
+	for _, t := range b.pipes {
+		t.flushHeld()
+	}
+	clear(b.pipes)
+	b.pipes = b.pipes[:0]
+}
+
+// held is what a pipe holds of batches: lines to write in one go, and
+// whom to tell if that write fails.
+type held struct {
+	mu     sync.Mutex
+	lines  []byte
+	failed []func(error)
+}
+
+// hold adds line to what t writes at b's flush.
+func (t *pipeTransport) hold(b *Batch, line []byte, failed func(error)) {
+	t.held.mu.Lock()
+	first := len(t.held.failed) == 0
+	t.held.lines = append(t.held.lines, line...)
+	t.held.failed = append(t.held.failed, failed)
+	t.held.mu.Unlock()
+	if first {
+		b.pipes = append(b.pipes, t)
+	}
+}
+
+// flushHeld writes the lines held for a batch. The write is bounded by
+// the transport's life rather than by one call's context: it carries
+// several calls, and each of them ends on its own context anyway.
+func (t *pipeTransport) flushHeld() {
+	t.held.mu.Lock()
+	lines, failed := t.held.lines, t.held.failed
+	t.held.lines, t.held.failed = nil, nil
+	t.held.mu.Unlock()
+	if len(failed) == 0 {
+		return
+	}
+	t.post(context.Background(), lines, func(err error) {
+		for _, f := range failed {
+			f(err)
+		}
+	})
+}
