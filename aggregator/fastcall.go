@@ -39,6 +39,7 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 	}
 	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
 	ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
+	ctx = upstream.WithFlusher(ctx, s.out)  // answers leave together
 	if name == proxytool.Name && a.exposeProxy() {
 		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
 	}

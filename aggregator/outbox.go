@@ -58,6 +58,9 @@ type outbox struct {
 
 	mu      sync.Mutex
 	dropped int // notifications dropped in the current stall
+
+	hmu  sync.Mutex // never held while writing
+	held []byte     // answers held for one write, each with its newline (see hold)
 }
 
 func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
@@ -270,13 +273,12 @@ func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []b
 	return oneLine(msg), true
 }
 
-// post queues the answer to a request and never waits: it is what an
-// upstream's reader calls, which must not be held by a slow client. When
-// the queue is full the answer waits on its own goroutine instead, never
-// dropped. One over maxMessageBytes becomes an error, as with result.
-func (o *outbox) post(id json.RawMessage, result json.RawMessage) {
-	msg, ok := o.answerLine(id, result)
-	if !ok || o.try != nil && o.tryDirect(msg) {
+// postLine writes msg at once when it can (tryDirect) and queues it
+// otherwise, never waiting: it is what an upstream's reader calls, which
+// must not be held by a slow client. When the queue is full, msg waits on
+// a goroutine of its own instead, never dropped.
+func (o *outbox) postLine(msg []byte) {
+	if o.try != nil && o.tryDirect(msg) {
 		return
 	}
 	o.queued.Add(1)
@@ -286,6 +288,33 @@ func (o *outbox) post(id json.RawMessage, result json.RawMessage) {
 		o.queued.Add(-1)
 		go o.send(msg)
 	}
+}
+
+// hold keeps the answer to a request for the next Flush, so that answers
+// an upstream's reader delivers together leave in one write
+// (upstream.Flusher). It never waits.
+func (o *outbox) hold(id json.RawMessage, result json.RawMessage) {
+	msg, ok := o.answerLine(id, result)
+	if !ok {
+		return
+	}
+	o.hmu.Lock()
+	o.held = append(append(o.held, msg...), '\n')
+	o.hmu.Unlock()
+}
+
+// Flush writes the answers held, as post writes one answer: at once when
+// nothing is queued and the client's pipe takes them, else queued. It
+// never waits.
+func (o *outbox) Flush() {
+	o.hmu.Lock()
+	held := o.held
+	o.held = nil
+	o.hmu.Unlock()
+	if len(held) == 0 {
+		return
+	}
+	o.postLine(held[:len(held)-1]) // the last newline is the writer's to add
 }
 
 // tryDirect writes msg at once, with no hand-off to the writer, when

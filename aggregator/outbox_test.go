@@ -15,11 +15,11 @@ import (
 	"github.com/mcpx/mcpx/upstream/frame"
 )
 
-// TestOutboxPostNeverWaits: answers posted from an upstream's reader to a
+// TestOutboxFlushNeverWaits: answers held and flushed from an upstream's reader to a
 // client that does not read go out later, whole and in order, and post
-// itself returns at once, whether the pipe took the answer in part (the
+// and Flush return at once, whether the pipe took the answer in part (the
 // rest carried ahead of the queue) or not at all.
-func TestOutboxPostNeverWaits(t *testing.T) {
+func TestOutboxFlushNeverWaits(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -38,19 +38,23 @@ func TestOutboxPostNeverWaits(t *testing.T) {
 	posted := make(chan struct{})
 	go func() {
 		defer close(posted)
-		o.post(json.RawMessage("1"), json.RawMessage(big))  // more than the pipe holds
-		o.post(json.RawMessage("2"), json.RawMessage(`{}`)) // queued behind its rest
-		o.raw([]byte(`{"jsonrpc":"2.0","method":"x"}`))     // and anything after
-		o.post(json.RawMessage(`"3"`), json.RawMessage(`{}`))
+		o.hold(json.RawMessage("1"), json.RawMessage(big)) // more than the pipe holds
+		o.Flush()
+		o.hold(json.RawMessage("2"), json.RawMessage(`{}`)) // queued behind its rest
+		o.Flush()
+		o.raw([]byte(`{"jsonrpc":"2.0","method":"x"}`)) // and anything after
+		o.hold(json.RawMessage(`"3"`), json.RawMessage(`{}`))
+		o.hold(json.RawMessage(`"4"`), json.RawMessage(`{}`)) // two held leave together
+		o.Flush()
 	}()
 	select {
 	case <-posted:
 	case <-time.After(10 * time.Second):
-		t.Fatal("post waited for a client that does not read")
+		t.Fatal("hold or Flush waited for a client that does not read")
 	}
 
 	fr := frame.NewReader(r, 0)
-	want := []string{`"id":1,`, `"id":2,`, `"method":"x"`, `"id":"3",`}
+	want := []string{`"id":1,`, `"id":2,`, `"method":"x"`, `"id":"3",`, `"id":"4",`}
 	for i, w := range want {
 		line, err := fr.Next()
 		if err != nil {

@@ -291,8 +291,8 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 
 // answer ends a request: its id is freed and the answer written, unless
 // the request was cancelled. Only a caller that may wait (wait) writes
-// the answer itself when nothing is queued; an upstream's reader only
-// queues it.
+// the answer itself when nothing is queued; an upstream's reader holds it
+// for the outbox's next Flush.
 func (s *stdioServer) answer(ctx context.Context, m message, result json.RawMessage, rpcErr *rpcError,
 	cancel context.CancelFunc, wait bool) {
 	defer s.wg.Done()
@@ -318,7 +318,7 @@ func (s *stdioServer) answer(ctx context.Context, m message, result json.RawMess
 	case result != nil && wait:
 		s.out.result(m.ID, result)
 	case result != nil:
-		s.out.post(m.ID, result)
+		s.out.hold(m.ID, result) // flushed after: upstream.WithFlusher in sendCall
 	}
 }
 

@@ -79,3 +79,26 @@ func (t *pipeTransport) flushHeld() {
 		}
 	})
 }
+
+// A Flusher writes out what it has held back. Under [WithFlusher], the
+// done function of [Client.Send] may hold its output (an answer to a
+// client) rather than write it, and f.Flush is always called after done:
+// at once, or, when done ran on the connection's reader, once that reader
+// has delivered everything it has read. Answers that arrive together thus
+// leave in one write. Flush must not block.
+type Flusher interface {
+	Flush()
+}
+
+type flusherKey struct{}
+
+// WithFlusher returns a context under which [Client.Send] flushes f after
+// its done function, as [Flusher] says.
+func WithFlusher(ctx context.Context, f Flusher) context.Context {
+	return context.WithValue(ctx, flusherKey{}, f)
+}
+
+func flusherOf(ctx context.Context) Flusher {
+	f, _ := ctx.Value(flusherKey{}).(Flusher)
+	return f
+}

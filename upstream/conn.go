@@ -283,11 +283,20 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, method string, p
 			stopWatch()
 		}
 		unroute()
+		f := flusherOf(ctx)
 		if err != nil {
 			// Rare, and outcome may wait a moment for the exit status
 			// of a child that died: not on the reader.
-			go func() { done(cn.outcome(ctx, id, method, nil, err)) }()
+			go func() {
+				done(cn.outcome(ctx, id, method, nil, err))
+				if f != nil {
+					f.Flush()
+				}
+			}()
 			return
+		}
+		if f != nil {
+			pipe.flushAfterRead(f) // before done: the flush surely follows it
 		}
 		done(cn.outcome(ctx, id, method, resp, nil))
 	}

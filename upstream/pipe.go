@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,7 +50,8 @@ type pipeTransport struct {
 	// still run (see errDeaf); nil ignores it.
 	broken func(error)
 
-	held held // lines of batches not yet flushed (batch.go)
+	held     held      // lines of batches not yet flushed (batch.go)
+	flushers []Flusher // the reader's: to flush once it has delivered what it read
 
 	mu      sync.Mutex
 	pending map[string]answerFunc // by raw id
@@ -372,10 +374,27 @@ func (t *pipeTransport) read() {
 		if len(line) > 0 {
 			t.deliver(line)
 		}
+		if len(t.flushers) > 0 && (err != nil || !r.HasLine()) {
+			// Everything read is delivered: what the answers held for
+			// one write goes out before the next read may wait.
+			for _, f := range t.flushers {
+				f.Flush()
+			}
+			clear(t.flushers)
+			t.flushers = t.flushers[:0]
+		}
 		if err != nil {
 			t.fail(transport.ErrTransportClosed)
 			return
 		}
+	}
+}
+
+// flushAfterRead has f flushed once the reader has delivered what it has
+// read. Only the reader calls it, from an answer it delivers.
+func (t *pipeTransport) flushAfterRead(f Flusher) {
+	if !slices.Contains(t.flushers, f) {
+		t.flushers = append(t.flushers, f)
 	}
 }
 
