@@ -60,8 +60,13 @@ type outbox struct {
 	dropped int // notifications dropped in the current stall
 
 	hmu  sync.Mutex // never held while writing
-	held []byte     // answers held for one write, each with its newline (see hold)
+	held [][]byte   // answers held for one write (see hold)
 }
+
+// joinMax bounds the answers Flush copies into one write: past it the
+// copy would cost more than the write(2) calls it saves, and a large
+// result is copied no more than it already is.
+const joinMax = 64 << 10
 
 func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
 	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
@@ -299,7 +304,7 @@ func (o *outbox) hold(id json.RawMessage, result json.RawMessage) {
 		return
 	}
 	o.hmu.Lock()
-	o.held = append(append(o.held, msg...), '\n')
+	o.held = append(o.held, msg)
 	o.hmu.Unlock()
 }
 
@@ -311,10 +316,24 @@ func (o *outbox) Flush() {
 	held := o.held
 	o.held = nil
 	o.hmu.Unlock()
-	if len(held) == 0 {
+	size := 0
+	for _, msg := range held {
+		size += len(msg) + 1
+	}
+	if len(held) < 2 || size > joinMax {
+		for _, msg := range held {
+			o.postLine(msg) // in order: after the first, the rest queue behind
+		}
 		return
 	}
-	o.postLine(held[:len(held)-1]) // the last newline is the writer's to add
+	joined := make([]byte, 0, size)
+	for i, msg := range held {
+		if i > 0 {
+			joined = append(joined, '\n')
+		}
+		joined = append(joined, msg...)
+	}
+	o.postLine(joined) // the writer adds the last newline
 }
 
 // tryDirect writes msg at once, with no hand-off to the writer, when

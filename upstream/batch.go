@@ -14,8 +14,9 @@ import (
 // take to dispatch.
 //
 // A Batch belongs to the goroutine of one loop; requests join it through
-// [WithBatch] on the context of [Client.Send], only while that goroutine
-// sends them.
+// [WithBatch] on the context of [Client.Send], and only while that call
+// sends them: a request that waits its turn under maxConcurrent is
+// written by whichever call frees the slot, on its own.
 type Batch struct {
 	pipes []*pipeTransport
 }

@@ -591,43 +591,58 @@ func (c *Client) settle(ctx context.Context, cn *conn, method string, params, re
 }
 
 // Send sends a request without waiting for its answer, when the server
-// can take it now: connected over stdio, with a call slot free under
-// maxConcurrent. done gets what [Client.Request] would return, exactly
-// once, usually on the connection's reader, so it must not block. The
-// same limits apply; ctx ending cancels the request.
+// is connected over stdio. done gets what [Client.Request] would return,
+// exactly once, usually on the connection's reader, so it must not
+// block. The same limits apply: past maxConcurrent the request waits in
+// line with Request's, without a goroutine, and is written by whichever
+// call frees a slot; ctx ending, callTimeout or maxCallTime take it out
+// of the line or cancel it.
 //
 // It reports false, having sent nothing, when the request must go
-// through Request instead (a remote server, one not connected yet, or
-// calls waiting their turn). It exists for the serving loop: answering a
-// call there needs no goroutine of its own and no hand-off from the
-// reader to it, the largest costs of a call after the pipe syscalls.
+// through Request instead: a remote server, or one not connected yet. It
+// exists for the serving loop: answering a call there needs no goroutine
+// of its own and no hand-off from the reader to it, the largest costs of
+// a call after the pipe syscalls (BenchmarkCallSequential).
 func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
 	c.mu.Lock()
 	cn := c.conn
-	pipe, ok := (*pipeTransport)(nil), false
+	var pipe *pipeTransport
 	if cn != nil {
-		pipe, ok = cn.tr.(*pipeTransport)
+		pipe, _ = cn.tr.(*pipeTransport)
 	}
-	if ok && c.slots.tryAcquire() {
-		c.begin()
-	} else {
-		ok = false
-	}
-	c.mu.Unlock()
-	if !ok {
+	if pipe == nil {
+		c.mu.Unlock()
 		return false
 	}
+	c.begin()
+	c.mu.Unlock()
+	batch := batchOf(ctx) // only while this goroutine sends: not for a later turn
 	ctx, stop := c.limitCall(ctx, method, params)
-	cn.start(ctx, pipe, method, params, func(res json.RawMessage, err error) {
-		if err != nil {
-			if te := timeoutCause(ctx); te != nil {
-				err = te
-			}
+	finish := func(res json.RawMessage, err error) {
+		if te := timeoutCause(ctx); err != nil && te != nil {
+			err = te
 		}
 		stop()
 		c.slots.release()
 		c.release()
 		done(c.settle(ctx, cn, method, params, res, err))
+	}
+	now, withdraw := c.slots.enqueue(func() { cn.start(ctx, pipe, nil, method, params, finish) })
+	if now {
+		cn.start(ctx, pipe, batch, method, params, finish)
+		return true
+	}
+	context.AfterFunc(ctx, func() {
+		if !withdraw() {
+			return // it has its slot: cn.start watches ctx from there
+		}
+		err := context.Cause(ctx)
+		if te := timeoutCause(ctx); te != nil {
+			err = te
+		}
+		stop()
+		c.release()
+		done(c.settle(ctx, cn, method, params, nil, err))
 	})
 	return true
 }

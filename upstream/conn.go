@@ -240,7 +240,7 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 			err error
 		}
 		ch := make(chan reply, 1)
-		cn.start(ctx, pipe, method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
+		cn.start(ctx, pipe, nil, method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
 		r := <-ch
 		return r.res, r.err
 	}
@@ -258,11 +258,11 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 // nextID is a request id of mcpx's own.
 func (cn *conn) nextID() string { return "mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10) }
 
-// start sends a raw request over a stdio pipe and returns without
-// waiting: done gets the result or error exactly once, on the pipe's
+// start sends a raw request over a stdio pipe, or leaves it in batch
+// when that is not nil, and returns without waiting: done gets the result or error exactly once, on the pipe's
 // reader (so it must not block), when the answer comes, the transport
 // ends, or ctx does, which also sends notifications/cancelled.
-func (cn *conn) start(ctx context.Context, pipe *pipeTransport, method string, params json.RawMessage,
+func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, method string, params json.RawMessage,
 	done func(json.RawMessage, error)) {
 	if err := ctx.Err(); err != nil {
 		done(nil, err)
@@ -312,7 +312,7 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, method string, p
 		})
 		defer close(watching)
 	}
-	pipe.start(ctx, key, line, finish)
+	pipe.start(ctx, batch, key, line, finish)
 }
 
 // outcome is what a request returns given the transport's answer: the

@@ -120,7 +120,13 @@ func target(params json.RawMessage) string {
 type fifo struct {
 	mu      sync.Mutex
 	free    int
-	waiters linkedlist.List // of chan struct{}, closed when the slot is handed over
+	waiters linkedlist.List // of *waiter
+}
+
+// waiter is one call in line for a slot.
+type waiter struct {
+	run  func() // called, outside mu, with the slot handed over
+	done bool   // handed a slot or withdrawn; guarded by mu
 }
 
 func newFIFO(n int) *fifo {
@@ -130,49 +136,52 @@ func newFIFO(n int) *fifo {
 	return &fifo{free: n}
 }
 
-// acquire takes a slot, waiting in line until one is free or ctx ends.
-func (f *fifo) acquire(ctx context.Context) error {
+// enqueue takes a slot now, reporting true, when one is free and nobody
+// waits; otherwise it puts run in line, to be called with a slot when one
+// is released. withdraw takes run out of the line and reports whether it
+// did; false means run has been handed the slot.
+func (f *fifo) enqueue(run func()) (now bool, withdraw func() bool) {
 	if f == nil {
-		return nil
-	}
-	f.mu.Lock()
-	if f.free > 0 && f.waiters.Len() == 0 {
-		f.free--
-		f.mu.Unlock()
-		return nil
-	}
-	ready := make(chan struct{})
-	e := f.waiters.PushBack(ready)
-	f.mu.Unlock()
-	select {
-	case <-ready:
-		return nil
-	case <-ctx.Done():
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		select {
-		case <-ready:
-			// Handed a slot just as ctx ended: pass it on.
-			f.releaseLocked()
-		default:
-			f.waiters.Remove(e)
-		}
-		return context.Cause(ctx)
-	}
-}
-
-// tryAcquire takes a slot if one is free and nobody waits for one.
-func (f *fifo) tryAcquire() bool {
-	if f == nil {
-		return true
+		return true, nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.free > 0 && f.waiters.Len() == 0 {
 		f.free--
+		return true, nil
+	}
+	w := &waiter{run: run}
+	e := f.waiters.PushBack(w)
+	return false, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if w.done {
+			return false
+		}
+		w.done = true
+		f.waiters.Remove(e)
 		return true
 	}
-	return false
+}
+
+// acquire takes a slot, waiting in line until one is free or ctx ends.
+func (f *fifo) acquire(ctx context.Context) error {
+	ready := make(chan struct{})
+	now, withdraw := f.enqueue(func() { close(ready) })
+	if now {
+		return nil
+	}
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		if !withdraw() {
+			// Handed a slot just as ctx ended: pass it on.
+			<-ready
+			f.release()
+		}
+		return context.Cause(ctx)
+	}
 }
 
 // release gives a slot back, to the first waiter if there is one.
@@ -181,15 +190,14 @@ func (f *fifo) release() {
 		return
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.releaseLocked()
-}
-
-func (f *fifo) releaseLocked() {
-	if e := f.waiters.Front(); e != nil {
-		f.waiters.Remove(e)
-		close(e.Value.(chan struct{}))
+	e := f.waiters.Front()
+	if e == nil {
+		f.free++
+		f.mu.Unlock()
 		return
 	}
-	f.free++
+	w := f.waiters.Remove(e).(*waiter)
+	w.done = true
+	f.mu.Unlock()
+	w.run()
 }

@@ -138,3 +138,71 @@ func TestMaxConcurrent(t *testing.T) {
 		t.Errorf("the call holding the slot: %v", err)
 	}
 }
+
+// send is Client.Send made synchronous for a test: it fails the test when
+// Send will not take the request.
+func send(t *testing.T, c *upstream.Client, ctx context.Context, tool string, args string) <-chan error {
+	t.Helper()
+	ch := make(chan error, 1)
+	params := json.RawMessage(`{"name":"` + tool + `","arguments":` + args + `}`)
+	if !c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { ch <- err }) {
+		t.Fatalf("Send refused a call to a connected stdio server")
+	}
+	return ch
+}
+
+// TestSendMaxConcurrent: calls sent without waiting keep maxConcurrent
+// (the rest wait in line and go out as slots free), and a call waiting in
+// line ends on its callTimeout or its context without reaching the
+// server.
+func TestSendMaxConcurrent(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("narrow", "--limit-tools")
+	srv.MaxConcurrent = 2
+	c := connect(t, srv, nil)
+	var answers []<-chan error
+	for range 8 {
+		answers = append(answers, send(t, c, context.Background(), "sleep", `{"ms":100}`))
+	}
+	for i, ch := range answers {
+		if err := <-ch; err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if stats := mustCallText(t, c, "stats", nil); stats != `{"active":0,"peak":2}` {
+		t.Errorf("server stats %s, want a peak of 2 calls at once", stats)
+	}
+
+	one := stdioServer("single", "--limit-tools")
+	one.MaxConcurrent = 1
+	one.CallTimeout = 500 * time.Millisecond
+	c1 := connect(t, one, nil)
+	running := make(chan struct{}, 100)
+	ctx := upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} })
+	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":3000,"steps":60},"_meta":{"progressToken":1}}`)
+	busy := make(chan error, 1)
+	if !c1.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { busy <- err }) {
+		t.Fatal("Send refused the first call")
+	}
+	select {
+	case <-running: // the first progress: the call holds the slot
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first call never reported progress")
+	}
+	var te *upstream.TimeoutError
+	if err := <-send(t, c1, context.Background(), "echo", `{"message":"queued"}`); !errors.As(err, &te) || te.Limit != upstream.LimitCallTimeout {
+		t.Errorf("queued call: err = %v, want a callTimeout while waiting", err)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	withdrawn := send(t, c1, cctx, "echo", `{"message":"withdrawn"}`)
+	cancel()
+	if err := <-withdrawn; !errors.Is(err, context.Canceled) {
+		t.Errorf("call cancelled in line: err = %v, want context.Canceled", err)
+	}
+	if err := <-busy; err != nil {
+		t.Errorf("the call holding the slot: %v", err)
+	}
+	if stats := mustCallText(t, c1, "stats", nil); stats != `{"active":0,"peak":1}` {
+		t.Errorf("server stats %s: a call that waited in line reached the server", stats)
+	}
+}

@@ -154,8 +154,8 @@ func (t *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 // a goroutine of its own under ctx (see post), so a caller on a read
 // loop is never held by a server that does not read.
 //
-// Under a [Batch] (see WithBatch) the line waits for the batch's flush.
-func (t *pipeTransport) start(ctx context.Context, key string, line []byte, answer answerFunc) {
+// With a [Batch] the line waits for the batch's flush.
+func (t *pipeTransport) start(ctx context.Context, b *Batch, key string, line []byte, answer answerFunc) {
 	if !t.await(key, answer) {
 		answer(nil, t.lost)
 		return
@@ -165,7 +165,7 @@ func (t *pipeTransport) start(ctx context.Context, key string, line []byte, answ
 			answer(nil, err)
 		}
 	}
-	if b := batchOf(ctx); b != nil {
+	if b != nil {
 		t.hold(b, line, failed)
 		return
 	}
