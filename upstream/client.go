@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -627,12 +628,18 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		c.release()
 		done(c.settle(ctx, cn, method, params, res, err))
 	}
-	now, withdraw := c.slots.enqueue(func() { cn.start(ctx, pipe, nil, method, params, finish) })
+	var stopWaiting atomic.Pointer[func() bool]
+	now, withdraw := c.slots.enqueue(func() {
+		if unwait := stopWaiting.Load(); unwait != nil {
+			(*unwait)() // else its goroutine would start when the call ends
+		}
+		cn.start(ctx, pipe, nil, method, params, finish)
+	})
 	if now {
 		cn.start(ctx, pipe, batch, method, params, finish)
 		return true
 	}
-	context.AfterFunc(ctx, func() {
+	unwait := context.AfterFunc(ctx, func() {
 		if !withdraw() {
 			return // it has its slot: cn.start watches ctx from there
 		}
@@ -644,6 +651,7 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		c.release()
 		done(c.settle(ctx, cn, method, params, nil, err))
 	})
+	stopWaiting.Store(&unwait)
 	return true
 }
 
