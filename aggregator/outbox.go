@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"sync"
@@ -62,11 +61,6 @@ type outbox struct {
 	hmu  sync.Mutex // never held while writing
 	held [][]byte   // answers held for one write (see hold)
 }
-
-// joinMax bounds the answers Flush copies into one write: past it the
-// copy would cost more than the write(2) calls it saves, and a large
-// result is copied no more than it already is.
-const joinMax = 64 << 10
 
 func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
 	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
@@ -200,24 +194,14 @@ func (o *outbox) send(msg []byte) {
 // direct writes msg at once when nothing is queued and no one is
 // writing, and reports whether it did.
 func (o *outbox) direct(msg []byte) bool {
-	if o.queued.Load() != 0 || !o.wmu.TryLock() {
+	if !o.lockIdle() {
 		return false
 	}
 	defer o.wmu.Unlock()
-	select {
-	case <-o.done:
-		return false // the writer has flushed for the last time
-	default:
-	}
-	if o.queued.Load() != 0 {
-		return false
-	}
 	o.bw.Write(msg)
 	o.bw.WriteByte('\n')
 	if err := o.bw.Flush(); err != nil {
-		if cancel := o.failed.Load(); cancel != nil {
-			(*cancel)(err)
-		}
+		o.fail(err)
 	}
 	return true
 }
@@ -293,89 +277,6 @@ func (o *outbox) postLine(msg []byte) {
 		o.queued.Add(-1)
 		go o.send(msg)
 	}
-}
-
-// hold keeps the answer to a request for the next Flush, so that answers
-// an upstream's reader delivers together leave in one write
-// (upstream.Flusher). It never waits.
-func (o *outbox) hold(id json.RawMessage, result json.RawMessage) {
-	msg, ok := o.answerLine(id, result)
-	if !ok {
-		return
-	}
-	o.hmu.Lock()
-	o.held = append(o.held, msg)
-	o.hmu.Unlock()
-}
-
-// Flush writes the answers held, as post writes one answer: at once when
-// nothing is queued and the client's pipe takes them, else queued. It
-// never waits.
-func (o *outbox) Flush() {
-	o.hmu.Lock()
-	held := o.held
-	o.held = nil
-	o.hmu.Unlock()
-	size := 0
-	for _, msg := range held {
-		size += len(msg) + 1
-	}
-	if len(held) < 2 || size > joinMax {
-		for _, msg := range held {
-			o.postLine(msg) // in order: after the first, the rest queue behind
-		}
-		return
-	}
-	joined := make([]byte, 0, size)
-	for i, msg := range held {
-		if i > 0 {
-			joined = append(joined, '\n')
-		}
-		joined = append(joined, msg...)
-	}
-	o.postLine(joined) // the writer adds the last newline
-}
-
-// tryDirect writes msg at once, with no hand-off to the writer, when
-// nothing is queued or being written; it never waits on the client. What
-// the client's pipe does not take at once is left to the writer, ahead of
-// anything queued after. It reports false when msg must be queued.
-func (o *outbox) tryDirect(msg []byte) bool {
-	if o.queued.Load() != 0 || !o.wmu.TryLock() {
-		return false
-	}
-	defer o.wmu.Unlock()
-	select {
-	case <-o.done:
-		return false // the writer has flushed for the last time
-	default:
-	}
-	if o.queued.Load() != 0 || o.bw.Buffered() != 0 {
-		return false
-	}
-	line := append(msg, '\n') // answerLine left room for it
-	n, err := o.try(line)
-	switch {
-	case err == nil:
-	case errors.Is(err, nbpipe.ErrWouldBlock):
-		o.carry = line[n:]
-		o.queued.Add(1)
-		select {
-		case o.q <- nil: // wakes the writer, which writes the carry first
-		default:
-			go func() {
-				select {
-				case o.q <- nil:
-				case <-o.done:
-				}
-			}()
-		}
-	default:
-		if cancel := o.failed.Load(); cancel != nil {
-			(*cancel)(err)
-		}
-	}
-	return true
 }
 
 // error queues an error answer. It never waits: the stdin reader sends

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -589,70 +588,6 @@ func (c *Client) settle(ctx context.Context, cn *conn, method string, params, re
 	}
 	c.track(method, params)
 	return c.redactResult(res), nil
-}
-
-// Send sends a request without waiting for its answer, when the server
-// is connected over stdio. done gets what [Client.Request] would return,
-// exactly once, usually on the connection's reader, so it must not
-// block. The same limits apply: past maxConcurrent the request waits in
-// line with Request's, without a goroutine, and is written by whichever
-// call frees a slot; ctx ending, callTimeout or maxCallTime take it out
-// of the line or cancel it.
-//
-// It reports false, having sent nothing, when the request must go
-// through Request instead: a remote server, or one not connected yet. It
-// exists for the serving loop: answering a call there needs no goroutine
-// of its own and no hand-off from the reader to it, the largest costs of
-// a call after the pipe syscalls (BenchmarkCallSequential).
-func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
-	c.mu.Lock()
-	cn := c.conn
-	var pipe *pipeTransport
-	if cn != nil {
-		pipe, _ = cn.tr.(*pipeTransport)
-	}
-	if pipe == nil {
-		c.mu.Unlock()
-		return false
-	}
-	c.begin()
-	c.mu.Unlock()
-	batch := batchOf(ctx) // only while this goroutine sends: not for a later turn
-	ctx, stop := c.limitCall(ctx, method, params)
-	finish := func(res json.RawMessage, err error) {
-		if te := timeoutCause(ctx); err != nil && te != nil {
-			err = te
-		}
-		stop()
-		c.slots.release()
-		c.release()
-		done(c.settle(ctx, cn, method, params, res, err))
-	}
-	var stopWaiting atomic.Pointer[func() bool]
-	now, withdraw := c.slots.enqueue(func() {
-		if unwait := stopWaiting.Load(); unwait != nil {
-			(*unwait)() // else its goroutine would start when the call ends
-		}
-		cn.start(ctx, pipe, nil, method, params, finish)
-	})
-	if now {
-		cn.start(ctx, pipe, batch, method, params, finish)
-		return true
-	}
-	unwait := context.AfterFunc(ctx, func() {
-		if !withdraw() {
-			return // it has its slot: cn.start watches ctx from there
-		}
-		err := context.Cause(ctx)
-		if te := timeoutCause(ctx); te != nil {
-			err = te
-		}
-		stop()
-		c.release()
-		done(c.settle(ctx, cn, method, params, nil, err))
-	})
-	stopWaiting.Store(&unwait)
-	return true
 }
 
 // Tools returns the server's tools as it listed them.

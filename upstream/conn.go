@@ -258,63 +258,6 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 // nextID is a request id of mcpx's own.
 func (cn *conn) nextID() string { return "mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10) }
 
-// start sends a raw request over a stdio pipe, or leaves it in batch
-// when that is not nil, and returns without waiting: done gets the result or error exactly once, on the pipe's
-// reader (so it must not block), when the answer comes, the transport
-// ends, or ctx does, which also sends notifications/cancelled.
-func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, method string, params json.RawMessage,
-	done func(json.RawMessage, error)) {
-	if err := ctx.Err(); err != nil {
-		done(nil, err)
-		return
-	}
-	id := cn.nextID()
-	key := strconv.Quote(id)
-	params, unroute := cn.routeProgress(ctx, params)
-	line, err := requestLine(json.RawMessage(key), method, params)
-	if err != nil {
-		unroute()
-		done(nil, err)
-		return
-	}
-	var stopWatch func() bool
-	finish := func(resp *transport.JSONRPCResponse, err error) {
-		if stopWatch != nil {
-			stopWatch()
-		}
-		unroute()
-		f := flusherOf(ctx)
-		if err != nil {
-			// Rare, and outcome may wait a moment for the exit status
-			// of a child that died: not on the reader.
-			go func() {
-				done(cn.outcome(ctx, id, method, nil, err))
-				if f != nil {
-					f.Flush()
-				}
-			}()
-			return
-		}
-		if f != nil {
-			pipe.flushAfterRead(f) // before done: the flush surely follows it
-		}
-		done(cn.outcome(ctx, id, method, resp, nil))
-	}
-	if ctx.Done() != nil {
-		// Registered before the request goes out, so an answer racing
-		// the end of ctx is settled by forget: one of them answers.
-		watching := make(chan struct{})
-		stopWatch = context.AfterFunc(ctx, func() {
-			<-watching
-			if pipe.forget(key) {
-				finish(nil, ctx.Err())
-			}
-		})
-		defer close(watching)
-	}
-	pipe.start(ctx, batch, key, line, finish)
-}
-
 // outcome is what a request returns given the transport's answer: the
 // result, the server's error as an *RPCError, or what went wrong on the
 // way, with notifications/cancelled sent when ctx ended it.

@@ -1,0 +1,134 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// This file sends requests without a goroutine waiting for their answer:
+// the path of calls from mcpx's serving loop to servers over stdio.
+
+// Send sends a request without waiting for its answer, when the server
+// is connected over stdio. done gets what [Client.Request] would return,
+// exactly once, usually on the connection's reader, so it must not
+// block. The same limits apply: past maxConcurrent the request waits in
+// line with Request's, without a goroutine, and is written by whichever
+// call frees a slot; ctx ending, callTimeout or maxCallTime take it out
+// of the line or cancel it.
+//
+// It reports false, having sent nothing, when the request must go
+// through Request instead: a remote server, or one not connected yet. It
+// exists for the serving loop: answering a call there needs no goroutine
+// of its own and no hand-off from the reader to it, the largest costs of
+// a call after the pipe syscalls (BenchmarkCallSequential).
+func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
+	c.mu.Lock()
+	cn := c.conn
+	var pipe *pipeTransport
+	if cn != nil {
+		pipe, _ = cn.tr.(*pipeTransport)
+	}
+	if pipe == nil {
+		c.mu.Unlock()
+		return false
+	}
+	c.begin()
+	c.mu.Unlock()
+	batch := batchOf(ctx) // only while this goroutine sends: not for a later turn
+	ctx, stop := c.limitCall(ctx, method, params)
+	finish := func(res json.RawMessage, err error) {
+		if te := timeoutCause(ctx); err != nil && te != nil {
+			err = te
+		}
+		stop()
+		c.slots.release()
+		c.release()
+		done(c.settle(ctx, cn, method, params, res, err))
+	}
+	var stopWaiting atomic.Pointer[func() bool]
+	now, withdraw := c.slots.enqueue(func() {
+		if unwait := stopWaiting.Load(); unwait != nil {
+			(*unwait)() // else its goroutine would start when the call ends
+		}
+		cn.start(ctx, pipe, nil, method, params, finish)
+	})
+	if now {
+		cn.start(ctx, pipe, batch, method, params, finish)
+		return true
+	}
+	unwait := context.AfterFunc(ctx, func() {
+		if !withdraw() {
+			return // it has its slot: cn.start watches ctx from there
+		}
+		err := context.Cause(ctx)
+		if te := timeoutCause(ctx); te != nil {
+			err = te
+		}
+		stop()
+		c.release()
+		done(c.settle(ctx, cn, method, params, nil, err))
+	})
+	stopWaiting.Store(&unwait)
+	return true
+}
+
+// start sends a raw request over a stdio pipe, or leaves it in batch
+// when that is not nil, and returns without waiting: done gets the result or error exactly once, on the pipe's
+// reader (so it must not block), when the answer comes, the transport
+// ends, or ctx does, which also sends notifications/cancelled.
+func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, method string, params json.RawMessage,
+	done func(json.RawMessage, error)) {
+	if err := ctx.Err(); err != nil {
+		done(nil, err)
+		return
+	}
+	id := cn.nextID()
+	key := strconv.Quote(id)
+	params, unroute := cn.routeProgress(ctx, params)
+	line, err := requestLine(json.RawMessage(key), method, params)
+	if err != nil {
+		unroute()
+		done(nil, err)
+		return
+	}
+	var stopWatch func() bool
+	finish := func(resp *transport.JSONRPCResponse, err error) {
+		if stopWatch != nil {
+			stopWatch()
+		}
+		unroute()
+		f := flusherOf(ctx)
+		if err != nil {
+			// Rare, and outcome may wait a moment for the exit status
+			// of a child that died: not on the reader.
+			go func() {
+				done(cn.outcome(ctx, id, method, nil, err))
+				if f != nil {
+					f.Flush()
+				}
+			}()
+			return
+		}
+		if f != nil {
+			pipe.flushAfterRead(f) // before done: the flush surely follows it
+		}
+		done(cn.outcome(ctx, id, method, resp, nil))
+	}
+	if ctx.Done() != nil {
+		// Registered before the request goes out, so an answer racing
+		// the end of ctx is settled by forget: one of them answers.
+		watching := make(chan struct{})
+		stopWatch = context.AfterFunc(ctx, func() {
+			<-watching
+			if pipe.forget(key) {
+				finish(nil, ctx.Err())
+			}
+		})
+		defer close(watching)
+	}
+	pipe.start(ctx, batch, key, line, finish)
+}
