@@ -22,11 +22,26 @@ var ErrNotObject = errors.New("not a JSON object")
 // the object in b, in order, until f returns false. A key is compared by
 // its bytes between the quotes; one written with escapes is decoded first.
 func Members(b []byte, f func(key string, value []byte) bool) error {
-	return members(b, func(key string, start, end int) bool { return f(key, b[start:end]) })
+	return members(b, func(q []byte, start, end int) bool { return f(keyString(q), b[start:end]) })
 }
 
-// members is Members with the value's bounds in b.
-func members(b []byte, f func(key string, start, end int) bool) error {
+// Key is a member's key as written, quotes included.
+type Key []byte
+
+// Is reports whether the key reads as s. It copies nothing unless the key
+// is written with escapes.
+func (k Key) Is(s string) bool { return keyIs(k, s) }
+
+// Scan is Members without turning keys into strings: a message's envelope
+// is read this way twice per call, and the strings were most of a
+// call's allocations in rawjson.
+func Scan(b []byte, f func(key Key, value []byte) bool) error {
+	return members(b, func(q []byte, start, end int) bool { return f(Key(q), b[start:end]) })
+}
+
+// members is Members with the key as written, quotes included, and the
+// value's bounds in b: comparing a key with keyIs costs no allocation.
+func members(b []byte, f func(q []byte, start, end int) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotObject
@@ -43,7 +58,7 @@ func members(b []byte, f func(key string, start, end int) bool) error {
 		if end < 0 {
 			return ErrNotObject
 		}
-		key := keyString(b[i:end])
+		q := b[i:end]
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return ErrNotObject
@@ -53,7 +68,7 @@ func members(b []byte, f func(key string, start, end int) bool) error {
 		if vend < 0 {
 			return ErrNotObject
 		}
-		if !f(key, i, vend) {
+		if !f(q, i, vend) {
 			return nil
 		}
 		i = skipSpace(b, vend)
@@ -76,9 +91,9 @@ func members(b []byte, f func(key string, start, end int) bool) error {
 // has none.
 func Get(b []byte, key string) ([]byte, error) {
 	var v []byte
-	err := Members(b, func(k string, value []byte) bool {
-		if k == key {
-			v = value
+	err := members(b, func(q []byte, s, e int) bool {
+		if keyIs(q, key) {
+			v = b[s:e]
 		}
 		return true
 	})
@@ -91,8 +106,8 @@ func Get(b []byte, key string) ([]byte, error) {
 // such member.
 func Replace(b []byte, key string, value []byte) (out []byte, found bool, err error) {
 	start, end := -1, -1
-	err = members(b, func(k string, s, e int) bool {
-		if k == key {
+	err = members(b, func(q []byte, s, e int) bool {
+		if keyIs(q, key) {
 			start, end = s, e
 		}
 		return true
@@ -134,6 +149,15 @@ func trailing(b []byte, i int) error {
 		return ErrNotObject
 	}
 	return nil
+}
+
+// keyIs reports whether the quoted key q reads as key.
+func keyIs(q []byte, key string) bool {
+	inner := q[1 : len(q)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == key // compared in place, not copied
+	}
+	return keyString(q) == key
 }
 
 // keyString returns a quoted key's text.

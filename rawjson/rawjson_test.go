@@ -77,3 +77,30 @@ func TestSet(t *testing.T) {
 		}
 	}
 }
+
+// TestScanKeys: keys compare as they read, escapes included, and reading
+// an envelope's members allocates nothing when they are written plainly.
+func TestScanKeys(t *testing.T) {
+	b := []byte(`{"jsonrpc":"2.0","\u0069d":7,"method":"tools/call"}`)
+	var id, method []byte
+	err := Scan(b, func(k Key, v []byte) bool {
+		switch {
+		case k.Is("id"):
+			id = v
+		case k.Is("method"):
+			method = v
+		}
+		return true
+	})
+	if err != nil || string(id) != "7" || string(method) != `"tools/call"` {
+		t.Fatalf("Scan: id %s method %s err %v", id, method, err)
+	}
+	plain := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = Scan(plain, func(k Key, v []byte) bool { return !k.Is("params") })
+		_, _ = Get(plain, "params")
+	})
+	if allocs != 0 {
+		t.Errorf("Scan and Get allocate %.0f times per message, want 0", allocs)
+	}
+}

@@ -1,10 +1,14 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
-func BenchmarkZZConcMcpx(b *testing.B) {
-	m := mcpxConn(b)
+func BenchmarkZZMcpxOnly(b *testing.B) {
+	mcpx := mcpxConn(b)
+	mcpxEcho := fmt.Appendf(nil, echoCall, 1, "fx_echo")
 	for b.Loop() {
-		concurrent(b, m, "fx_echo", 64, 8)
+		mcpx.call(b, mcpxEcho)
 	}
 }

@@ -14,19 +14,19 @@ type Envelope struct {
 // object.
 func ReadEnvelope(line []byte) (Envelope, error) {
 	var e Envelope
-	err := rawjson.Members(line, func(k string, v []byte) bool {
-		switch k {
-		case "jsonrpc":
+	err := rawjson.Scan(line, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is("jsonrpc"):
 			e.JSONRPC = v
-		case "id":
+		case k.Is("id"):
 			e.ID = v
-		case "method":
+		case k.Is("method"):
 			e.Method = v
-		case "params":
+		case k.Is("params"):
 			e.Params = v
-		case "result":
+		case k.Is("result"):
 			e.Result = v
-		case "error":
+		case k.Is("error"):
 			e.Error = v
 		}
 		return true
