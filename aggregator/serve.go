@@ -129,7 +129,7 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 		var tl *frame.TooLongError
 		if errors.As(err, &tl) {
 			s.tooLong(tl)
-			continue
+			line, err = nil, nil
 		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			// A copy: the reader reuses its buffer, and handlers keep

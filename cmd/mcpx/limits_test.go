@@ -358,3 +358,29 @@ func TestMaxConcurrentEndToEnd(t *testing.T) {
 		t.Errorf("server stats %s %+v, want a peak of 2 calls at once", res, e)
 	}
 }
+
+// TestCallBeforeOverlongLine: a call read together with an over-long line
+// after it is still sent at once: the over-long line is answered with an
+// error, and the call before it is not held back waiting for more input.
+func TestCallBeforeOverlongLine(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"maxMessageBytes": "4KiB", "expose": "direct",
+		"servers": map[string]any{"fx": fx()}})
+	c := startServe(t, cfg)
+	c.initialize()
+	if _, e := c.request("tools/list", map[string]any{}); e != nil {
+		t.Fatalf("tools/list: %s", e.Message)
+	}
+	// Both lines in one write, so that mcpx reads them together, and
+	// nothing after them.
+	c.send(`{"jsonrpc":"2.0","id":"first","method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"hi"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"` +
+		strings.Repeat("x", 8<<10) + `"}}}`)
+	// The error for the over-long line comes first: it needs no upstream.
+	if line := c.awaitID(`"long"`, 30*time.Second); !bytes.Contains(line, []byte(`"code":-32600`)) {
+		t.Errorf("answer to the over-long line: %s", truncateForLog(line))
+	}
+	if line := c.awaitID(`"first"`, 30*time.Second); !bytes.Contains(line, []byte(`"hi"`)) {
+		t.Errorf("answer to the call before the over-long line: %s", line)
+	}
+}
