@@ -15,19 +15,19 @@ type sender interface {
 	Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool
 }
 
-// sendCall starts a tools/call of an upstream tool served under its
-// prefixed name straight from the read loop, and has the upstream's
-// reader deliver the answer to done, which must not block. The request
-// goes out from this goroutine and the answer is queued from the
-// reader's: no goroutine per call and no hand-off from the reader to
-// one, which were half of a call's cost over a byte-copying relay
-// (BenchmarkCallSequential).
+// sendCall starts a tools/call of an upstream tool straight from the
+// read loop and has the upstream's reader deliver the answer to done,
+// which must not block. The request is written by this goroutine (or
+// held for the read loop's batch), and the answer is written to the
+// client by the reader's (held for the outbox's next Flush): no goroutine
+// per call and no hand-off between goroutines, which were half of a
+// call's cost over a byte-copying relay (BenchmarkCallSequential).
 //
 // The proxy tool's calls of a tool go the same way (proxytool.Proxy.Send).
 // It reports false, having done nothing, when the call needs handle: any
 // other method or proxy action, a tool not served, a source that is not
-// a connected stdio upstream with a call slot free, or before the first
-// catalog is complete.
+// an upstream connected over stdio, or before the first catalog is
+// complete.
 func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) bool {
 	a := s.a
 	if m.Method != "tools/call" || !a.isReady() {

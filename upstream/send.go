@@ -76,10 +76,11 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	return true
 }
 
-// start sends a raw request over a stdio pipe, or leaves it in batch
-// when that is not nil, and returns without waiting: done gets the result or error exactly once, on the pipe's
-// reader (so it must not block), when the answer comes, the transport
-// ends, or ctx does, which also sends notifications/cancelled.
+// start sends a raw request over a stdio pipe, or leaves it in batch when
+// that is not nil, and returns without waiting: done gets the result or
+// error exactly once when the answer comes (on the pipe's reader, so it
+// must not block), the transport ends, or ctx does, which also sends
+// notifications/cancelled.
 func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, method string, params json.RawMessage,
 	done func(json.RawMessage, error)) {
 	if err := ctx.Err(); err != nil {
