@@ -355,7 +355,10 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		case err != nil:
 			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 		case name == proxytool.Name && a.exposeProxy():
-			if err := a.awaitTool(ctx, proxyCallPath(m.Params)); err != nil {
+			// A server found waiting for a login while we waited is the
+			// proxy's to explain, with its hint, as when found at once.
+			path := proxyCallPath(m.Params)
+			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
 			return a.proxy.Call(ctx, m.Params), nil
