@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // TestBatchHoldsUntilFlush: requests sent under a Batch reach the server
@@ -57,5 +60,49 @@ func TestBatchHoldsUntilFlush(t *testing.T) {
 	}
 	if len(b.pipes) != 0 {
 		t.Errorf("the batch still lists %d pipes after Flush", len(b.pipes))
+	}
+}
+
+// flushCounter is a Flusher that reports each Flush.
+type flushCounter chan struct{}
+
+func (f flushCounter) Flush() { f <- struct{}{} }
+
+// TestFlushAfterDroppedLine: answers held for one write are flushed once
+// the reader has delivered what it read, even when the last line read was
+// over the size limit and dropped.
+func TestFlushAfterDroppedLine(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A limit well under the reader's buffer, so that the over-long line
+	// is read whole together with the answer before it.
+	tr := newPipeTransport(inW, outR, 1024, func(*frame.TooLongError) []byte { return nil }, func(string, []byte) {})
+	tr.Start(context.Background())
+	t.Cleanup(func() { tr.Close(); inR.Close(); outW.Close(); outR.Close() })
+	serverIn, serverOut := inR, outW
+	flushed := make(flushCounter, 1)
+	tr.start(context.Background(), nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"),
+		func(resp *transport.JSONRPCResponse, err error) {
+			if err == nil {
+				tr.flushAfterRead(flushed) // as conn.start does on the reader
+			}
+		})
+	if _, err := bufio.NewReader(serverIn).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	// The answer and, in the same write, a notification over the limit,
+	// then nothing.
+	huge := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 2048) + `"}}`
+	go fmt.Fprintf(serverOut, "{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{}}\n%s\n", huge)
+	select {
+	case <-flushed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held answer was not flushed after the reader dropped an over-long line")
 	}
 }

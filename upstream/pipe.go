@@ -250,10 +250,7 @@ func (t *pipeTransport) read() {
 		line, err := r.Next()
 		var tl *frame.TooLongError
 		if errors.As(err, &tl) {
-			if line = t.tooLong(tl); line == nil {
-				continue
-			}
-			err = nil
+			line, err = t.tooLong(tl), nil // nil: dropped, but flush below still
 		}
 		if len(line) > 0 {
 			t.deliver(line)
