@@ -270,6 +270,12 @@ func (o *outbox) postLine(msg []byte) {
 	if o.try != nil && o.tryDirect(msg) {
 		return
 	}
+	o.enqueue(msg)
+}
+
+// enqueue queues msg without waiting; when the queue is full, msg waits
+// for room on a goroutine of its own instead, never dropped.
+func (o *outbox) enqueue(msg []byte) {
 	o.queued.Add(1)
 	select {
 	case o.q <- msg:
@@ -291,11 +297,5 @@ func (o *outbox) error(id json.RawMessage, code int, message string, data json.R
 		Data    json.RawMessage `json:"data,omitempty"`
 	}{code, message, data}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
-	o.queued.Add(1)
-	select {
-	case o.q <- b:
-	default:
-		o.queued.Add(-1)
-		go o.raw(b)
-	}
+	o.enqueue(b)
 }
