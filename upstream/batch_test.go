@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // TestBatchHoldsUntilFlush: requests sent under a Batch reach the server
@@ -72,20 +70,9 @@ func (f flushCounter) Flush() { f <- struct{}{} }
 // the reader has delivered what it read, even when the last line read was
 // over the size limit and dropped.
 func TestFlushAfterDroppedLine(t *testing.T) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A limit well under the reader's buffer, so that the over-long line
 	// is read whole together with the answer before it.
-	tr := newPipeTransport(inW, outR, 1024, func(*frame.TooLongError) []byte { return nil }, func(string, []byte) {})
-	tr.Start(context.Background())
-	t.Cleanup(func() { tr.Close(); inR.Close(); outW.Close(); outR.Close() })
-	serverIn, serverOut := inR, outW
+	tr, serverIn, serverOut := pipePairLimit(t, 1024)
 	flushed := make(flushCounter, 1)
 	tr.start(context.Background(), nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"),
 		func(resp *transport.JSONRPCResponse, err error) {

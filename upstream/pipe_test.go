@@ -20,6 +20,12 @@ import (
 // pipePair is a pipeTransport and the server's ends of its pipes.
 func pipePair(t *testing.T) (*pipeTransport, *os.File, *os.File) {
 	t.Helper()
+	return pipePairLimit(t, 1<<20)
+}
+
+// pipePairLimit is pipePair with lines of at most max bytes.
+func pipePairLimit(t *testing.T, max int64) (*pipeTransport, *os.File, *os.File) {
+	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +34,7 @@ func pipePair(t *testing.T) (*pipeTransport, *os.File, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := newPipeTransport(inW, outR, 1<<20, func(*frame.TooLongError) []byte { return nil }, func(string, []byte) {})
+	tr := newPipeTransport(inW, outR, max, func(*frame.TooLongError) []byte { return nil }, func(string, []byte) {})
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
