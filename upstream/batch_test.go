@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // TestBatchHoldsUntilFlush: requests sent under a Batch reach the server
@@ -23,7 +23,7 @@ func TestBatchHoldsUntilFlush(t *testing.T) {
 	for i := range 3 {
 		key := fmt.Sprintf(`"r%d"`, i)
 		line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key))
-		tr.start(context.Background(), &b, key, line, func(resp *transport.JSONRPCResponse, err error) {
+		tr.start(context.Background(), &b, key, line, func(resp *jsonrpc.Response, err error) {
 			if err != nil {
 				answers <- "error: " + err.Error()
 				return
@@ -75,7 +75,7 @@ func TestFlushAfterDroppedLine(t *testing.T) {
 	tr, serverIn, serverOut := pipePairLimit(t, 1024)
 	flushed := make(flushCounter, 1)
 	tr.start(context.Background(), nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"),
-		func(resp *transport.JSONRPCResponse, err error) {
+		func(resp *jsonrpc.Response, err error) {
 			if err == nil {
 				tr.flushAfterRead(flushed) // as conn.start does on the reader
 			}

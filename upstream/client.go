@@ -228,36 +228,9 @@ func New(cfg config.Server, opts *Options) *Client {
 	return c
 }
 
-// libLogger is the server's logger for mcp-go, which logs through
-// log/slog. Its info lines ("listening to server forever") are debug detail
-// for mcpx's users, so they are logged one level down.
-func (c *Client) libLogger() *slog.Logger {
-	return slog.New(quieter{c.log.With("lib", "mcp-go")})
-}
-
-// quieter lowers records below warning to debug.
-type quieter struct{ slog.Handler }
-
-func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
-	return q.Handler.Enabled(ctx, lower(l))
-}
-
-func (q quieter) Handle(ctx context.Context, r slog.Record) error {
-	r.Level = lower(r.Level)
-	return q.Handler.Handle(ctx, r)
-}
-
-func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return quieter{q.Handler.WithAttrs(attrs)}
-}
-func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }
-
-func lower(l slog.Level) slog.Level {
-	if l < slog.LevelWarn {
-		return slog.LevelDebug
-	}
-	return l
-}
+// transportLogger is the server's logger for its HTTP transport, which
+// logs through log/slog, at debug level only.
+func (c *Client) transportLogger() *slog.Logger { return slog.New(c.log) }
 
 // Name is the server's name in the config.
 func (c *Client) Name() string { return c.cfg.Name }

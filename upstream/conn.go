@@ -6,23 +6,32 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/upstream/remote"
 )
 
-// protocolVersion is pinned: left to itself mcp-go's client first probes
-// with server/discover and waits 5 s on every server that ignores it.
+// protocolVersion is the version mcpx asks for at initialize.
 const protocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+
+// transport carries one connection's messages: a child's pipes
+// (pipeTransport) or HTTP (package remote).
+type transport interface {
+	Start(ctx context.Context) error
+	SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error)
+	SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error
+	SetNotificationHandler(f func(mcp.JSONRPCNotification))
+	SetRequestHandler(f jsonrpc.RequestHandler)
+	Close() error
+}
 
 // resyncDelay gathers a burst of list_changed notifications (servers often
 // send several at start) into one resync.
@@ -42,8 +51,7 @@ func (e *RPCError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message
 // close or by the server going away.
 type conn struct {
 	c      *Client
-	mcp    *client.Client
-	tr     transport.Interface
+	tr     transport
 	proc   *process // nil for remote servers
 	stdout *lineWatch
 	cancel context.CancelFunc
@@ -90,21 +98,12 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	cn.tr = tr
-	bidi, canAnswer := tr.(transport.BidirectionalInterface)
-	relay := canAnswer && c.opts.OnServerRequest != nil
-	cn.mcp = client.NewClient(tr, client.WithProtocolVersion(protocolVersion),
-		client.WithClientCapabilities(clientCapabilities(relay)))
-	cn.mcp.OnNotification(cn.onNotification)
-	cn.mcp.OnConnectionLost(func(err error) { cn.markLost(fmt.Errorf("connection lost: %w", err)) })
+	tr.SetNotificationHandler(cn.onNotification)
+	tr.SetRequestHandler(cn.onServerRequest)
 	// The transport lives as long as the connection: SSE ties its stream
 	// to this context, so it must not be the timeout context below.
-	if err := cn.mcp.Start(life); err != nil {
+	if err := tr.Start(life); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
-	}
-	if canAnswer {
-		// After Start, which installs mcp-go's typed handler: mcpx answers
-		// on the raw transport so nothing is lost on the way.
-		bidi.SetRequestHandler(cn.onServerRequest)
 	}
 
 	timeout := c.cfg.Timeout
@@ -144,7 +143,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	return cn, nil
 }
 
-func (cn *conn) dial() (transport.Interface, error) {
+func (cn *conn) dial() (transport, error) {
 	cfg := cn.c.cfg
 	switch cfg.Transport {
 	case config.TransportStdio:
@@ -169,42 +168,71 @@ func (cn *conn) dial() (transport.Interface, error) {
 		t.broken = cn.markLost
 		return t, nil
 	case config.TransportHTTP:
-		// Continuous listening opens the GET stream on which servers send
-		// list_changed and other unsolicited notifications.
-		// getStream backs that stream off when it fails (see there); under
-		// it, every body is held to maxMessageBytes.
-		stream := newGETStream(cn.httpClient().Transport, cn.c.log, cn.c.opts.MinBackoff, cn.c.opts.MaxBackoff)
-		return transport.NewStreamableHTTP(cfg.URL,
-			transport.WithHTTPHeaders(cfg.Headers), transport.WithContinuousListening(),
-			transport.WithHTTPBasicClient(&http.Client{Transport: stream}),
-			transport.WithHTTPLogger(slog.New(quietGETStream{cn.c.libLogger().Handler()})))
+		// The GET stream carries list_changed and other notifications
+		// nobody asked for. getStream backs it off when it fails (see
+		// there); under it, every body is held to maxMessageBytes.
+		hc := cn.httpClient()
+		stream := newGETStream(hc.Transport, cn.c.log, cn.c.opts.MinBackoff, cn.c.opts.MaxBackoff)
+		return remote.NewStreamable(cfg.URL, remote.Options{
+			Client: hc, StreamClient: &http.Client{Transport: stream}, Header: cfg.Headers,
+			Listen: true, OnLost: cn.lostRemote, Logger: cn.c.transportLogger(),
+		}), nil
 	case config.TransportSSE:
-		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(cn.httpClient()), transport.WithHeaders(cfg.Headers),
-			transport.WithSSELogger(cn.c.libLogger()))
+		return remote.NewSSE(cfg.URL, remote.Options{
+			Client: cn.httpClient(), Header: cfg.Headers, OnLost: cn.lostRemote, Logger: cn.c.transportLogger(),
+		}), nil
 	default:
 		return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 	}
 }
 
+// initialize is the handshake: initialize, then notifications/initialized.
+// mcpx declares the client capabilities it can relay (see
+// clientCapabilities) and refuses a protocol version it does not know, as
+// the spec asks.
 func (cn *conn) initialize(ctx context.Context) error {
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = protocolVersion
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: cn.c.opts.Version}
-	res, err := cn.mcp.Initialize(ctx, req)
+	params, err := json.Marshal(mcp.InitializeParams{
+		ProtocolVersion: protocolVersion,
+		ClientInfo:      mcp.Implementation{Name: "mcpx", Version: cn.c.opts.Version},
+		Capabilities:    clientCapabilities(cn.c.opts.OnServerRequest != nil),
+	})
 	if err != nil {
 		return err
+	}
+	raw, err := cn.request(ctx, string(mcp.MethodInitialize), params)
+	if err != nil {
+		return err
+	}
+	var res mcp.InitializeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("unreadable initialize result: %w", err)
+	}
+	if !mcp.IsValidProtocolVersion(res.ProtocolVersion) {
+		return fmt.Errorf("the server speaks protocol version %q, which mcpx does not know", res.ProtocolVersion)
 	}
 	cn.serverInfo = res.ServerInfo
 	cn.protocol = res.ProtocolVersion
 	cn.caps = res.Capabilities
+	if v, ok := cn.tr.(interface{ SetProtocolVersion(string) }); ok {
+		v.SetProtocolVersion(res.ProtocolVersion)
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
+	n.Method = string(mcp.MethodNotificationInitialized)
+	if err := cn.tr.SendNotification(ctx, n); err != nil {
+		return fmt.Errorf("notifications/initialized: %w", err)
+	}
 	return nil
 }
+
+// lostRemote ends the connection when its HTTP transport says the server
+// is gone (the SSE stream ended, the session expired).
+func (cn *conn) lostRemote(err error) { cn.markLost(fmt.Errorf("connection lost: %w", err)) }
 
 // explain turns a failed step into an error a person can act on: the exit
 // status and last stderr of a child that died, or what it wrote on stdout
 // instead of JSON-RPC.
 func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context, err error) error {
-	if cn.proc != nil && errors.Is(err, transport.ErrTransportClosed) {
+	if cn.proc != nil && errors.Is(err, jsonrpc.ErrClosed) {
 		// A dead child shows up as a closed transport; give the reaper a
 		// moment to report how it ended.
 		waitFor(cn.proc.exited, 500*time.Millisecond)
@@ -247,7 +275,7 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	id := cn.nextID()
 	params, unroute := cn.routeProgress(ctx, params)
 	defer unroute()
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
+	req := jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
 	if len(params) > 0 {
 		req.Params = params
 	}
@@ -261,13 +289,13 @@ func (cn *conn) nextID() string { return "mcpx-" + strconv.FormatInt(cn.ids.Add(
 // outcome is what a request returns given the transport's answer: the
 // result, the server's error as an *RPCError, or what went wrong on the
 // way, with notifications/cancelled sent when ctx ended it.
-func (cn *conn) outcome(ctx context.Context, id, method string, resp *transport.JSONRPCResponse, err error) (json.RawMessage, error) {
+func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Response, err error) (json.RawMessage, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			go cn.cancelRequest(mcp.NewRequestId(id), context.Cause(ctx))
 			return nil, ctx.Err()
 		}
-		if errors.Is(err, transport.ErrTransportClosed) && cn.proc != nil {
+		if errors.Is(err, jsonrpc.ErrClosed) && cn.proc != nil {
 			waitFor(cn.proc.exited, 200*time.Millisecond)
 			if perr := cn.proc.exitError(); perr != nil {
 				return nil, fmt.Errorf("%s: server %s", method, perr)
@@ -288,9 +316,9 @@ func (cn *conn) outcome(ctx context.Context, id, method string, resp *transport.
 // ctx ends: mcp-go writes a request before it looks at ctx, and a server
 // that stopped reading its stdin would hold that write, and the caller,
 // forever. The write itself ends when the connection is closed.
-func (cn *conn) send(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (cn *conn) send(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
 	type reply struct {
-		resp *transport.JSONRPCResponse
+		resp *jsonrpc.Response
 		err  error
 	}
 	ch := make(chan reply, 1)
@@ -423,9 +451,9 @@ func (cn *conn) close() {
 	if cn.cancel != nil {
 		cn.cancel()
 	}
-	if cn.mcp != nil {
+	if cn.tr != nil {
 		done := make(chan struct{})
-		go func() { cn.mcp.Close(); close(done) }()
+		go func() { cn.tr.Close(); close(done) }()
 		if cn.proc == nil {
 			waitFor(done, 5*time.Second)
 		}

@@ -1,12 +1,13 @@
 // Package upstream owns mcpx's connections to upstream MCP servers: one
 // [Client] per configured server, speaking stdio to a child process or
-// streamable HTTP or SSE to a remote server, on mcp-go's client.
+// streamable HTTP or SSE to a remote server (package remote). The
+// handshake is mcpx's own; mcp-go provides the protocol's types.
 //
 // A Client connects in the background, keeps a raw copy of the server's
 // catalog (tools, resources, resource templates, prompts) exactly as the
 // server sent it, resyncs it when the server announces a list change, and
 // reconnects with backoff when the connection dies. Requests are forwarded as
-// raw JSON so that nothing the server sends is lost in mcp-go's typed structs.
+// raw JSON so that nothing the server sends is lost in typed structs.
 //
 //	clients := upstream.StartAll(ctx, cfg.Servers, &upstream.Options{Logger: logger})
 //	defer upstream.CloseAll(clients)

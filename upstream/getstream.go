@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -15,15 +14,12 @@ import (
 // getStream watches the GET stream of a streamable HTTP server, on which
 // the server sends notifications nobody asked for (list_changed, ...).
 //
-// mcp-go's transport opens that stream and, when it fails, tries again
-// every second forever with an ERROR line each time; it cannot be told to
-// back off. So mcpx wraps the transport's HTTP client: a GET that follows
+// The transport (remote.Streamable) opens that stream and tries again
+// when it fails; getStream is the HTTP client under it: a GET that follows
 // a failure first waits a backoff (doubling from MinBackoff up to
 // MaxBackoff), and the stream's state is logged once per change instead
 // of once per attempt. A 405 answer means the server has no stream, which
 // the spec allows: it is noted at debug level, not reported as an error.
-// The library's own lines about the stream are lowered to debug by
-// [quietGETStream].
 type getStream struct {
 	base     http.RoundTripper
 	log      *log.Logger
@@ -136,28 +132,6 @@ type streamBody struct {
 func (b *streamBody) Close() error {
 	b.once.Do(func() { b.g.ended(time.Since(b.opened)) })
 	return b.ReadCloser.Close()
-}
-
-// quietGETStream lowers to debug the lines mcp-go logs about its GET
-// stream on every attempt, since [getStream] reports the stream's state
-// once per change.
-type quietGETStream struct{ slog.Handler }
-
-func (q quietGETStream) Handle(ctx context.Context, r slog.Record) error {
-	// The messages as mcp-go v1.2 words them.
-	switch r.Message {
-	case "failed to listen to server. retry in 1 second", "server does not support listening":
-		r.Level = slog.LevelDebug
-	}
-	return q.Handler.Handle(ctx, r)
-}
-
-func (q quietGETStream) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return quietGETStream{q.Handler.WithAttrs(attrs)}
-}
-
-func (q quietGETStream) WithGroup(name string) slog.Handler {
-	return quietGETStream{q.Handler.WithGroup(name)}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

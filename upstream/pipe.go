@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/frame"
@@ -55,10 +55,10 @@ type pipeTransport struct {
 	mu      sync.Mutex
 	pending map[string]answerFunc // by raw id
 	onNote  func(mcp.JSONRPCNotification)
-	onReq   transport.RequestHandler
+	onReq   jsonrpc.RequestHandler
 }
 
-var _ transport.BidirectionalInterface = (*pipeTransport)(nil)
+var _ transport = (*pipeTransport)(nil)
 
 func newPipeTransport(stdin *os.File, stdout io.Reader, max int64, tooLong func(*frame.TooLongError) []byte,
 	dropped func(string, []byte)) *pipeTransport {
@@ -79,7 +79,7 @@ func (t *pipeTransport) SetNotificationHandler(f func(mcp.JSONRPCNotification)) 
 	t.mu.Unlock()
 }
 
-func (t *pipeTransport) SetRequestHandler(f transport.RequestHandler) {
+func (t *pipeTransport) SetRequestHandler(f jsonrpc.RequestHandler) {
 	t.mu.Lock()
 	t.onReq = f
 	t.mu.Unlock()
@@ -88,7 +88,7 @@ func (t *pipeTransport) SetRequestHandler(f transport.RequestHandler) {
 // Close ends the transport: the child's stdin is closed (its cue to
 // exit) and every request waiting for an answer fails.
 func (t *pipeTransport) Close() error {
-	t.fail(transport.ErrTransportClosed)
+	t.fail(jsonrpc.ErrClosed)
 	return t.stdin.Close()
 }
 
@@ -111,11 +111,11 @@ func (t *pipeTransport) fail(err error) {
 // answerFunc receives the answer to one request, or why there is none,
 // exactly once. It runs on the transport's reader, or on the goroutine
 // that found the request could not go out, and must not block.
-type answerFunc func(*transport.JSONRPCResponse, error)
+type answerFunc func(*jsonrpc.Response, error)
 
 // SendRequest writes the request and waits for its answer, ctx or the
 // end of the transport.
-func (t *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (t *pipeTransport) SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
 	id, err := json.Marshal(req.ID)
 	if err != nil {
 		return nil, fmt.Errorf("request id: %w", err)
@@ -125,12 +125,12 @@ func (t *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		return nil, err
 	}
 	type reply struct {
-		resp *transport.JSONRPCResponse
+		resp *jsonrpc.Response
 		err  error
 	}
 	ch := make(chan reply, 1)
 	key := string(id)
-	if !t.await(key, func(resp *transport.JSONRPCResponse, err error) { ch <- reply{resp, err} }) {
+	if !t.await(key, func(resp *jsonrpc.Response, err error) { ch <- reply{resp, err} }) {
 		return nil, t.lost
 	}
 	// Written here rather than posted: a write cut short reports why.
@@ -265,7 +265,7 @@ func (t *pipeTransport) read() {
 			t.flushers = t.flushers[:0]
 		}
 		if err != nil {
-			t.fail(transport.ErrTransportClosed)
+			t.fail(jsonrpc.ErrClosed)
 			return
 		}
 	}
@@ -319,7 +319,7 @@ func (t *pipeTransport) response(env frame.Envelope) {
 	if answer == nil {
 		return // an answer to a request given up on
 	}
-	resp := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION}
+	resp := &jsonrpc.Response{JSONRPC: mcp.JSONRPC_VERSION}
 	if env.Error != nil && string(env.Error) != "null" {
 		var e mcp.JSONRPCErrorDetails
 		if json.Unmarshal(env.Error, &e) != nil {
@@ -347,12 +347,12 @@ func (t *pipeTransport) request(env frame.Envelope) {
 	go func() {
 		var reqID mcp.RequestId
 		_ = json.Unmarshal(id, &reqID)
-		var resp *transport.JSONRPCResponse
+		var resp *jsonrpc.Response
 		if f != nil {
-			resp, _ = f(context.Background(), transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: reqID, Method: method, Params: params})
+			resp, _ = f(context.Background(), jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: reqID, Method: method, Params: params})
 		}
 		if resp == nil {
-			resp = transport.NewJSONRPCErrorResponse(reqID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+method, nil)
+			resp = jsonrpc.NewError(reqID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+method, nil)
 		}
 		b, err := json.Marshal(resp)
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -60,7 +60,7 @@ func TestPipeTransportResultBytes(t *testing.T) {
 		fmt.Fprintf(serverOut, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n")
 		fmt.Fprintf(serverOut, "{\"result\":%s , \"id\":%s,\"jsonrpc\":\"2.0\"}\n", result, req.ID)
 	}()
-	resp, err := tr.SendRequest(context.Background(), transport.JSONRPCRequest{ID: mcp.NewRequestId("r1"), Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)})
+	resp, err := tr.SendRequest(context.Background(), jsonrpc.Request{ID: mcp.NewRequestId("r1"), Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestPipeTransportDeafServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	big := json.RawMessage(`{"s":"` + strings.Repeat("x", 1<<20) + `"}`)
-	_, err := tr.SendRequest(ctx, transport.JSONRPCRequest{ID: mcp.NewRequestId(int64(1)), Method: "tools/call", Params: big})
+	_, err := tr.SendRequest(ctx, jsonrpc.Request{ID: mcp.NewRequestId(int64(1)), Method: "tools/call", Params: big})
 	if !errors.Is(err, errDeaf) {
 		t.Fatalf("err = %v, want errDeaf", err)
 	}
@@ -94,7 +94,7 @@ func TestPipeTransportDeafServer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the connection was not told that the transport broke")
 	}
-	if _, err := tr.SendRequest(context.Background(), transport.JSONRPCRequest{ID: mcp.NewRequestId(int64(2)), Method: "ping"}); !errors.Is(err, errDeaf) {
+	if _, err := tr.SendRequest(context.Background(), jsonrpc.Request{ID: mcp.NewRequestId(int64(2)), Method: "ping"}); !errors.Is(err, errDeaf) {
 		t.Errorf("a request after the break: %v, want errDeaf", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 
 	"github.com/mcpx/mcpx/nbpipe"
 )
@@ -122,7 +122,7 @@ func (t *pipeTransport) writeFailed(ctx context.Context, n int, err error) error
 	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, os.ErrClosed):
-		return transport.ErrTransportClosed
+		return jsonrpc.ErrClosed
 	}
 	return fmt.Errorf("write to the server: %w", err)
 }

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // ServerRequestFunc answers a request an upstream server sends to mcpx
@@ -28,10 +28,9 @@ var relayedRequests = map[string]bool{
 	string(mcp.MethodListRoots):             true,
 }
 
-// clientCapabilities are what mcpx declares to an upstream that can send
-// it requests: everything it can relay. The SSE transport of mcp-go cannot
-// answer server requests at all, so nothing is declared there and such a
-// server never asks.
+// clientCapabilities are what mcpx declares to an upstream: everything it
+// can relay when it relays at all. Every transport answers server
+// requests, the legacy SSE one included.
 func clientCapabilities(relay bool) mcp.ClientCapabilities {
 	if !relay {
 		return mcp.ClientCapabilities{}
@@ -48,27 +47,27 @@ func clientCapabilities(relay bool) mcp.ClientCapabilities {
 
 // onServerRequest answers a request from the server over the raw
 // transport, so nothing in its params or in the answer is lost.
-func (cn *conn) onServerRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (cn *conn) onServerRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
 	if req.Method == string(mcp.MethodPing) {
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+		return jsonrpc.NewResult(req.ID, json.RawMessage(`{}`)), nil
 	}
 	handler := cn.c.opts.OnServerRequest
 	if !relayedRequests[req.Method] || handler == nil {
-		return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil), nil
+		return jsonrpc.NewError(req.ID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil), nil
 	}
 	params, err := json.Marshal(req.Params)
 	if err != nil {
-		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "unreadable params", nil), nil
+		return jsonrpc.NewError(req.ID, mcp.INVALID_PARAMS, "unreadable params", nil), nil
 	}
 	res, err := handler(ctx, cn.c.cfg.Name, req.Method, params)
 	if err != nil {
 		var rpc *RPCError
 		if errors.As(err, &rpc) {
-			return transport.NewJSONRPCErrorResponse(req.ID, rpc.Code, rpc.Message, rpc.Data), nil
+			return jsonrpc.NewError(req.ID, rpc.Code, rpc.Message, rpc.Data), nil
 		}
-		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, cn.c.opts.Redact(err.Error()), nil), nil
+		return jsonrpc.NewError(req.ID, mcp.INTERNAL_ERROR, cn.c.opts.Redact(err.Error()), nil), nil
 	}
-	return transport.NewJSONRPCResultResponse(req.ID, res), nil
+	return jsonrpc.NewResult(req.ID, res), nil
 }
 
 // relayNotification passes a notification on to OnNotification.

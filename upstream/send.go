@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // This file sends requests without a goroutine waiting for their answer:
@@ -97,7 +97,7 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, me
 		return
 	}
 	var stopWatch func() bool
-	finish := func(resp *transport.JSONRPCResponse, err error) {
+	finish := func(resp *jsonrpc.Response, err error) {
 		if stopWatch != nil {
 			stopWatch()
 		}

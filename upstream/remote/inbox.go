@@ -1,0 +1,192 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
+)
+
+// inbox routes the messages a server sends, whichever stream they come
+// on: an answer to the request waiting for it, a notification to the
+// notification handler, a request to the request handler.
+type inbox struct {
+	log *slog.Logger
+	// post sends the answer to a server's request back to it.
+	post func(ctx context.Context, what string, body []byte) error
+
+	mu      sync.Mutex
+	pending map[string]chan *jsonrpc.Response // by the id's JSON
+	onNote  func(mcp.JSONRPCNotification)
+	onReq   jsonrpc.RequestHandler
+	err     error // set once closed: why nothing more is answered
+}
+
+func newInbox(log *slog.Logger, post func(ctx context.Context, what string, body []byte) error) *inbox {
+	return &inbox{log: log, post: post, pending: map[string]chan *jsonrpc.Response{}}
+}
+
+func (in *inbox) setNotificationHandler(f func(mcp.JSONRPCNotification)) {
+	in.mu.Lock()
+	in.onNote = f
+	in.mu.Unlock()
+}
+
+func (in *inbox) setRequestHandler(f jsonrpc.RequestHandler) {
+	in.mu.Lock()
+	in.onReq = f
+	in.mu.Unlock()
+}
+
+// expect encodes a request about to be sent and registers it: its answer
+// will come on the channel. Call done once the answer came or was given
+// up on.
+func (in *inbox) expect(req jsonrpc.Request) (body []byte, answer <-chan *jsonrpc.Response, done func(), err error) {
+	body, err = json.Marshal(req)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("encode %s: %w", req.Method, err)
+	}
+	b, _ := json.Marshal(req.ID)
+	key := string(b)
+	ch := make(chan *jsonrpc.Response, 1)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.err != nil {
+		return nil, nil, nil, in.err
+	}
+	if _, dup := in.pending[key]; dup {
+		return nil, nil, nil, fmt.Errorf("request id %s is already in flight", key)
+	}
+	in.pending[key] = ch
+	return body, ch, func() {
+		in.mu.Lock()
+		delete(in.pending, key)
+		in.mu.Unlock()
+	}, nil
+}
+
+// close ends the inbox: requests waiting, and any sent later, fail with
+// err.
+func (in *inbox) close(err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.err != nil {
+		return
+	}
+	in.err = err
+	for key, ch := range in.pending {
+		close(ch)
+		delete(in.pending, key)
+	}
+}
+
+// closedErr is why the inbox was closed; nil while it is open.
+func (in *inbox) closedErr() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.err
+}
+
+// message is any JSON-RPC message, told apart by its members.
+type message struct {
+	ID     json.RawMessage          `json:"id"`
+	Method string                   `json:"method"`
+	Params json.RawMessage          `json:"params"`
+	Result json.RawMessage          `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+// deliver routes one message. A notification is handled before deliver
+// returns, so that notifications keep their order and come before a later
+// answer; a request is answered on a goroutine of its own, under ctx.
+func (in *inbox) deliver(ctx context.Context, data []byte) {
+	var m message
+	if err := json.Unmarshal(data, &m); err != nil {
+		in.log.Debug("ignored a message that is not JSON-RPC", "err", err, "bytes", len(data))
+		return
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method != "" && hasID:
+		in.request(ctx, m)
+	case m.Method != "":
+		in.notification(data)
+	case hasID:
+		in.response(m)
+	default:
+		in.log.Debug("ignored a message with neither method nor id", "bytes", len(data))
+	}
+}
+
+func (in *inbox) response(m message) {
+	in.mu.Lock()
+	ch := in.pending[string(m.ID)]
+	delete(in.pending, string(m.ID))
+	in.mu.Unlock()
+	if ch == nil {
+		in.log.Debug("ignored an answer to no request waiting", "id", string(m.ID))
+		return
+	}
+	var id mcp.RequestId
+	_ = json.Unmarshal(m.ID, &id)
+	resp := &jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: id, Result: m.Result, Error: m.Error}
+	if resp.Error == nil && len(resp.Result) == 0 {
+		resp.Result = json.RawMessage(`{}`)
+	}
+	ch <- resp
+}
+
+func (in *inbox) notification(data []byte) {
+	var n mcp.JSONRPCNotification
+	if err := json.Unmarshal(data, &n); err != nil {
+		in.log.Debug("ignored an unreadable notification", "err", err)
+		return
+	}
+	in.mu.Lock()
+	f := in.onNote
+	in.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+}
+
+func (in *inbox) request(ctx context.Context, m message) {
+	var id mcp.RequestId
+	if err := json.Unmarshal(m.ID, &id); err != nil {
+		in.log.Debug("ignored a request with an unreadable id", "id", string(m.ID))
+		return
+	}
+	req := jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: id, Method: m.Method}
+	if len(m.Params) > 0 {
+		req.Params = m.Params
+	}
+	in.mu.Lock()
+	f := in.onReq
+	in.mu.Unlock()
+	go func() {
+		var resp *jsonrpc.Response
+		if f != nil {
+			var err error
+			resp, err = f(ctx, req)
+			if err != nil {
+				resp = jsonrpc.NewError(id, mcp.INTERNAL_ERROR, err.Error(), nil)
+			}
+		}
+		if resp == nil {
+			resp = jsonrpc.NewError(id, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil)
+		}
+		body, err := json.Marshal(resp)
+		if err == nil {
+			err = in.post(ctx, "POST the answer to "+req.Method, body)
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			in.log.Debug("could not answer the server's request", "method", req.Method, "err", err)
+		}
+	}()
+}
