@@ -49,6 +49,40 @@ type held struct {
 	mu     sync.Mutex
 	lines  []byte
 	failed []func(error)
+	// reader is set while the pipe's reader delivers what it read: a
+	// request sent meanwhile (most often the call that a delivered answer
+	// let out of the maxConcurrent line) is held and written with the
+	// others at the reader's flush, not with a write of its own.
+	reader bool
+}
+
+// holdForReader adds line to what the reader writes at its flush, and
+// reports false, holding nothing, when the reader is not delivering.
+func (t *pipeTransport) holdForReader(line []byte, failed func(error)) bool {
+	t.held.mu.Lock()
+	defer t.held.mu.Unlock()
+	if !t.held.reader {
+		return false
+	}
+	t.held.lines = append(t.held.lines, line...)
+	t.held.failed = append(t.held.failed, failed)
+	return true
+}
+
+// readerDelivers marks the reader as delivering (see held.reader).
+func (t *pipeTransport) readerDelivers() {
+	t.held.mu.Lock()
+	t.held.reader = true
+	t.held.mu.Unlock()
+}
+
+// readerFlush ends the reader's delivering and writes what was held
+// meanwhile. A line held after this is some batch's, which flushes it.
+func (t *pipeTransport) readerFlush() {
+	t.held.mu.Lock()
+	t.held.reader = false
+	t.held.mu.Unlock()
+	t.flushHeld()
 }
 
 // hold adds line to what t writes at b's flush.

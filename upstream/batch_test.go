@@ -3,9 +3,7 @@ package upstream
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,13 +29,9 @@ func TestBatchHoldsUntilFlush(t *testing.T) {
 			answers <- string(resp.Result)
 		})
 	}
-	// Nothing may be readable yet: a read with a deadline already past
-	// returns at once.
-	serverIn.SetReadDeadline(time.Now())
-	if n, err := serverIn.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("the server could read %d bytes before Flush (err %v)", n, err)
+	if n := buffered(t, serverIn); n != 0 {
+		t.Fatalf("the server could read %d bytes before Flush", n)
 	}
-	serverIn.SetReadDeadline(time.Time{})
 	b.Flush()
 	r := bufio.NewReader(serverIn)
 	for i := range 3 {
@@ -91,5 +85,49 @@ func TestFlushAfterDroppedLine(t *testing.T) {
 	case <-flushed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the held answer was not flushed after the reader dropped an over-long line")
+	}
+}
+
+// TestReaderHoldsWhatItLetsOut: requests sent while the reader delivers
+// what it read (the calls its answers let out of the maxConcurrent line)
+// reach the server only once everything read is delivered, in one write.
+func TestReaderHoldsWhatItLetsOut(t *testing.T) {
+	tr, serverIn, serverOut := pipePair(t)
+	ctx := context.Background()
+	ignore := func(*jsonrpc.Response, error) {}
+	follow := func(i int) {
+		key := fmt.Sprintf(`"f%d"`, i)
+		tr.start(ctx, nil, key, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key)), ignore)
+	}
+	early := make(chan string, 1)
+	tr.start(ctx, nil, `"r0"`, []byte(`{"jsonrpc":"2.0","id":"r0","method":"ping"}`+"\n"), func(*jsonrpc.Response, error) { follow(0) })
+	tr.start(ctx, nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"), func(*jsonrpc.Response, error) {
+		// f0 was sent by now, on this same reader: it must not be out yet.
+		if n := buffered(t, serverIn); n != 0 {
+			early <- fmt.Sprintf("the server could read %d bytes while the reader was delivering", n)
+		} else {
+			early <- ""
+		}
+		follow(1)
+	})
+	r := bufio.NewReader(serverIn)
+	for range 2 {
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both answers in one write, so the reader delivers them together.
+	fmt.Fprint(serverOut, `{"jsonrpc":"2.0","id":"r0","result":{}}`+"\n"+`{"jsonrpc":"2.0","id":"r1","result":{}}`+"\n")
+	if msg := <-early; msg != "" {
+		t.Fatal(msg)
+	}
+	for i := range 2 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":"f%d","method":"ping"}`+"\n", i); line != want {
+			t.Errorf("line %d = %q, want %q", i, line, want)
+		}
 	}
 }

@@ -168,6 +168,9 @@ func (t *pipeTransport) start(ctx context.Context, b *Batch, key string, line []
 		t.hold(b, line, failed)
 		return
 	}
+	if t.holdForReader(line, failed) {
+		return
+	}
 	t.post(ctx, line, failed)
 }
 
@@ -246,6 +249,7 @@ func (t *pipeTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotif
 // read delivers each line the server writes until stdout ends.
 func (t *pipeTransport) read() {
 	r := frame.NewReader(t.stdout, t.max)
+	delivering := false
 	for {
 		line, err := r.Next()
 		var tl *frame.TooLongError
@@ -253,11 +257,22 @@ func (t *pipeTransport) read() {
 			line, err = t.tooLong(tl), nil // nil: dropped, but flush below still
 		}
 		if len(line) > 0 {
+			if !delivering {
+				t.readerDelivers()
+				delivering = true
+			}
 			t.deliver(line)
 		}
-		if len(t.flushers) > 0 && (err != nil || !r.HasLine()) {
-			// Everything read is delivered: what the answers held for
-			// one write goes out before the next read may wait.
+		drained := err != nil || !r.HasLine()
+		if delivering && drained {
+			// Everything read is delivered: the requests it let out
+			// go to the server in one write.
+			t.readerFlush()
+			delivering = false
+		}
+		if len(t.flushers) > 0 && drained {
+			// Likewise the answers held for one write go out before
+			// the next read may wait.
 			for _, f := range t.flushers {
 				f.Flush()
 			}
