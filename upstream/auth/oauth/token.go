@@ -196,7 +196,7 @@ func expiresIn(raw json.RawMessage) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > 1<<31 {
-		return 0, fmt.Errorf("the token endpoint's expires_in %.20q is not a number of seconds", string(raw))
+		return 0, fmt.Errorf("the token endpoint's expires_in %s is not a number of seconds", printable(string(raw), 20))
 	}
 	return n, nil
 }
