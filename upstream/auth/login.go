@@ -132,7 +132,10 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 
 	oc := &oauth.Config{Metadata: md, Resource: d.Resource, Client: client, HTTPClient: a.http, Now: a.now}
 	state, verifier := oauth.NewState(), oauth.NewVerifier()
-	authURL := oc.AuthCodeURL(redirect, state, oauth.S256Challenge(verifier), scopes)
+	authURL, err := oc.AuthCodeURL(redirect, state, oauth.S256Challenge(verifier), scopes)
+	if err != nil {
+		return nil, fmt.Errorf("the authorization server of %s: %w", a.server, err)
+	}
 
 	f := &Flow{URL: authURL, RedirectURI: redirect, a: a, done: make(chan struct{})}
 	mux := http.NewServeMux()

@@ -12,7 +12,7 @@
 //	d, _ := oauth.Discover(ctx, hc, "https://mcp.example.com/mcp", challenge.ResourceMetadata)
 //	c := &oauth.Config{Metadata: d.Metadata, Resource: d.Resource, Client: oauth.Client{ID: id}, HTTPClient: hc}
 //	verifier, state := oauth.NewVerifier(), oauth.NewState()
-//	u := c.AuthCodeURL(redirectURI, state, oauth.S256Challenge(verifier), scopes)
+//	u, _ := c.AuthCodeURL(redirectURI, state, oauth.S256Challenge(verifier), scopes)
 //	// … the browser comes back to redirectURI with code and state …
 //	g, err := c.Exchange(ctx, redirectURI, code, verifier)
 //

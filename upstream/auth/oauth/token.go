@@ -59,7 +59,7 @@ const (
 // resource: what the authorization code flow, refresh and revocation
 // need. Its methods do not change it and are safe for concurrent use.
 type Config struct {
-	// Metadata is the authorization server's, from [Discover].
+	// Metadata is the authorization server's, from [Discover]; required.
 	Metadata *Metadata
 	// Resource is the resource indicator (RFC 8707) sent with the
 	// authorization request and every token request; "" sends none.
@@ -76,9 +76,15 @@ type Config struct {
 
 // AuthCodeURL returns the authorization request's URL (RFC 6749 §4.1.1)
 // with the PKCE S256 challenge (RFC 7636), state, scope and resource.
-func (c *Config) AuthCodeURL(redirectURI, state, challenge string, scopes []string) string {
-	u, _ := url.Parse(c.Metadata.AuthorizationEndpoint) // checked by Discover
-	q := u.Query()                                      // an endpoint may carry a query of its own (RFC 6749 §3.1)
+func (c *Config) AuthCodeURL(redirectURI, state, challenge string, scopes []string) (string, error) {
+	if c.Metadata == nil {
+		return "", errNoMetadata
+	}
+	u, err := absolute(c.Metadata.AuthorizationEndpoint)
+	if err != nil {
+		return "", fmt.Errorf("the authorization endpoint: %w", err)
+	}
+	q := u.Query() // an endpoint may carry a query of its own (RFC 6749 §3.1)
 	q.Set("response_type", "code")
 	q.Set("client_id", c.Client.ID)
 	q.Set("redirect_uri", redirectURI)
@@ -92,8 +98,10 @@ func (c *Config) AuthCodeURL(redirectURI, state, challenge string, scopes []stri
 		q.Set("resource", c.Resource)
 	}
 	u.RawQuery = q.Encode()
-	return u.String()
+	return u.String(), nil
 }
+
+var errNoMetadata = errors.New("no authorization server metadata")
 
 // Exchange trades an authorization code for tokens (RFC 6749 §4.1.3),
 // proving the PKCE verifier. redirectURI is the one the authorization
@@ -133,6 +141,9 @@ func (c *Config) Refresh(ctx context.Context, refreshToken string) (*Grant, erro
 // Revoke asks the server to revoke a token (RFC 7009); hint is
 // "refresh_token" or "access_token".
 func (c *Config) Revoke(ctx context.Context, token, hint string) error {
+	if c.Metadata == nil {
+		return fmt.Errorf("revoke: %w", errNoMetadata)
+	}
 	if c.Metadata.RevocationEndpoint == "" {
 		return errors.New("revoke: the authorization server offers no revocation endpoint")
 	}
@@ -158,6 +169,9 @@ type tokenResponse struct {
 }
 
 func (c *Config) token(ctx context.Context, form url.Values) (*Grant, error) {
+	if c.Metadata == nil {
+		return nil, errNoMetadata
+	}
 	if c.Resource != "" {
 		form.Set("resource", c.Resource)
 	}
@@ -233,7 +247,10 @@ func (c *Config) authMethod() string {
 	case c.Client.AuthMethod == AuthBasic || c.Client.AuthMethod == AuthPost || c.Client.AuthMethod == AuthNone:
 		return c.Client.AuthMethod
 	}
-	s := c.Metadata.TokenEndpointAuthMethodsSupported
+	var s []string
+	if c.Metadata != nil {
+		s = c.Metadata.TokenEndpointAuthMethodsSupported
+	}
 	if slices.Contains(s, AuthBasic) && !slices.Contains(s, AuthPost) {
 		return AuthBasic
 	}

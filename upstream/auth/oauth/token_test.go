@@ -251,7 +251,11 @@ func TestAuthCodeURL(t *testing.T) {
 		Resource: "https://mcp.example/mcp",
 		Client:   Client{ID: "cid", Secret: "never in a URL"},
 	}
-	u, err := url.Parse(c.AuthCodeURL("http://127.0.0.1:5000/callback", "st", "ch", []string{"mcp:read", "mcp:admin"}))
+	raw, err := c.AuthCodeURL("http://127.0.0.1:5000/callback", "st", "ch", []string{"mcp:read", "mcp:admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,5 +266,25 @@ func TestAuthCodeURL(t *testing.T) {
 	}
 	if u.Host != "as.example" || u.Path != "/authorize" || u.Query().Encode() != want.Encode() {
 		t.Errorf("URL = %s", u)
+	}
+}
+
+// TestConfigWithoutMetadata: a Config missing what Discover gives is an
+// error, not a panic.
+func TestConfigWithoutMetadata(t *testing.T) {
+	c := &Config{Client: Client{ID: "cid"}}
+	ctx := context.Background()
+	if _, err := c.AuthCodeURL("http://127.0.0.1/cb", "st", "ch", nil); err == nil {
+		t.Error("AuthCodeURL without metadata")
+	}
+	if _, err := c.Refresh(ctx, "rt"); err == nil {
+		t.Error("Refresh without metadata")
+	}
+	if err := c.Revoke(ctx, "rt", "refresh_token"); err == nil {
+		t.Error("Revoke without metadata")
+	}
+	c.Metadata = &Metadata{AuthorizationEndpoint: "/authorize"}
+	if _, err := c.AuthCodeURL("http://127.0.0.1/cb", "st", "ch", nil); err == nil {
+		t.Error("AuthCodeURL with a relative endpoint")
 	}
 }
