@@ -185,7 +185,7 @@ func (a *Authenticator) exchange(ctx context.Context, oc *oauth.Config, r *Recor
 				err = fmt.Errorf("%w; mcpx dropped its registration, so logging in again registers anew", err)
 			}
 		}
-		return nil, fmt.Errorf("log in to %s: %w", a.server, err)
+		return nil, fmt.Errorf("exchange the authorization code of %s: %w", a.server, err)
 	}
 	r.Token = &g.Token
 	if g.IDToken != "" {

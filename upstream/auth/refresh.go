@@ -94,7 +94,7 @@ func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.To
 func (a *Authenticator) oauthConfig(ctx context.Context, r *Record) (*oauth.Config, error) {
 	d, err := oauth.Discover(ctx, a.http, a.url, r.ResourceMetadataURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("discover the authorization server: %w", err)
 	}
 	return &oauth.Config{Metadata: d.Metadata, Resource: d.Resource, Client: a.client(r), HTTPClient: a.http, Now: a.now}, nil
 }

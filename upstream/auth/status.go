@@ -100,7 +100,7 @@ func (a *Authenticator) Logout(ctx context.Context) (LogoutResult, error) {
 func (a *Authenticator) revoke(ctx context.Context, r *Record) (bool, error) {
 	c, err := a.oauthConfig(ctx, r)
 	if err != nil {
-		return false, fmt.Errorf("discover the authorization server: %w", err)
+		return false, err
 	}
 	if c.Metadata.RevocationEndpoint == "" {
 		return false, nil

@@ -72,7 +72,7 @@ type Discovery struct {
 func Discover(ctx context.Context, hc *http.Client, resourceURL, metadataURL string) (*Discovery, error) {
 	res, err := absolute(resourceURL)
 	if err != nil {
-		return nil, fmt.Errorf("discover the authorization server: the resource's URL: %w", err)
+		return nil, fmt.Errorf("the resource's URL %q: %w", resourceURL, err)
 	}
 	var prm *ResourceMetadata
 	if metadataURL != "" {
@@ -220,7 +220,7 @@ func (m *Metadata) check() error {
 func getJSON(ctx context.Context, hc *http.Client, u string, toResource bool, v any) (found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return false, fmt.Errorf("discover the authorization server: %w", err)
+		return false, err
 	}
 	req.Header.Set("Accept", "application/json")
 	if toResource {
@@ -228,7 +228,7 @@ func getJSON(ctx context.Context, hc *http.Client, u string, toResource bool, v 
 	}
 	a, err := send(hc, req)
 	if err != nil {
-		return false, fmt.Errorf("discover the authorization server: %w", err)
+		return false, err // names u
 	}
 	if a.status != http.StatusOK {
 		return false, nil

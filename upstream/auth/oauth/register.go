@@ -16,7 +16,7 @@ import (
 // present it, all the same (RFC 7591 §3.2.1).
 func Register(ctx context.Context, hc *http.Client, md *Metadata, name string, redirectURIs, scopes []string) (*Client, error) {
 	if md.RegistrationEndpoint == "" {
-		return nil, errors.New("register: the authorization server offers no dynamic client registration")
+		return nil, errors.New("the authorization server offers no dynamic client registration")
 	}
 	body := map[string]any{
 		"client_name":                name,
@@ -34,16 +34,16 @@ func Register(ctx context.Context, hc *http.Client, md *Metadata, name string, r
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.RegistrationEndpoint, bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("register: %w", err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	a, err := send(noRedirects(hc), req)
 	if err != nil {
-		return nil, fmt.Errorf("register: %w", err)
+		return nil, err
 	}
 	if err := errorOf(a); err != nil {
-		return nil, fmt.Errorf("register: %w", err)
+		return nil, err
 	}
 	var v struct {
 		ClientID     string `json:"client_id"`
@@ -51,10 +51,10 @@ func Register(ctx context.Context, hc *http.Client, md *Metadata, name string, r
 		AuthMethod   string `json:"token_endpoint_auth_method"`
 	}
 	if err := json.Unmarshal(a.body, &v); err != nil {
-		return nil, fmt.Errorf("register: the answer is not a client registration: %w", err)
+		return nil, fmt.Errorf("the registration endpoint's answer is not a client registration: %w", err)
 	}
 	if v.ClientID == "" {
-		return nil, errors.New("register: the answer has no client_id")
+		return nil, errors.New("the registration endpoint's answer has no client_id")
 	}
 	return &Client{ID: v.ClientID, Secret: v.ClientSecret, AuthMethod: v.AuthMethod}, nil
 }

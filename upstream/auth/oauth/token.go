@@ -114,7 +114,7 @@ func (c *Config) Exchange(ctx context.Context, redirectURI, code, verifier strin
 		"code_verifier": {verifier},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("exchange the authorization code: %w", err)
+		return nil, err
 	}
 	return g, nil
 }
@@ -130,7 +130,7 @@ func (c *Config) Refresh(ctx context.Context, refreshToken string) (*Grant, erro
 		"refresh_token": {refreshToken},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("refresh the token: %w", err)
+		return nil, err
 	}
 	if g.RefreshToken == "" {
 		g.RefreshToken = refreshToken
@@ -142,19 +142,16 @@ func (c *Config) Refresh(ctx context.Context, refreshToken string) (*Grant, erro
 // "refresh_token" or "access_token".
 func (c *Config) Revoke(ctx context.Context, token, hint string) error {
 	if c.Metadata == nil {
-		return fmt.Errorf("revoke: %w", errNoMetadata)
+		return errNoMetadata
 	}
 	if c.Metadata.RevocationEndpoint == "" {
-		return errors.New("revoke: the authorization server offers no revocation endpoint")
+		return errors.New("the authorization server offers no revocation endpoint")
 	}
 	a, err := c.post(ctx, c.Metadata.RevocationEndpoint, url.Values{"token": {token}, "token_type_hint": {hint}})
 	if err != nil {
-		return fmt.Errorf("revoke: %w", err)
+		return err
 	}
-	if err := errorOf(a); err != nil {
-		return fmt.Errorf("revoke: %w", err)
-	}
-	return nil
+	return errorOf(a)
 }
 
 // tokenResponse is a token endpoint's answer as sent (RFC 6749 §5.1).
