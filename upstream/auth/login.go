@@ -105,6 +105,11 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover the authorization server of %s: %w", a.server, err)
 	}
+	if len(a.cfg.Scopes) == 0 && len(ch.Scopes) == 0 {
+		// MCP's scope selection: the challenge's scopes, else every one
+		// the resource metadata lists.
+		scopes = union(scopes, d.ScopesSupported)
+	}
 	md := d.Metadata
 	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)

@@ -491,3 +491,25 @@ func TestRefreshOutlivesItsCaller(t *testing.T) {
 		t.Fatalf("with the refreshed token: %d, %v", code, err)
 	}
 }
+
+// TestScopesFromResourceMetadata: a server whose 401 names no scope gets
+// asked for every scope its resource metadata lists (MCP's scope
+// selection); one that names some gets asked for those only.
+func TestScopesFromResourceMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		env, want string
+	}{
+		{"OAUTH_NO_SCOPE_HINT=1", "mcp:read mcp:admin"},
+		{"OAUTH_NO_SCOPE_HINT=0", "mcp:read"},
+	} {
+		srv := authtest.Start(t, tc.env)
+		res := login(t, newAuth(t, srv, &auth.FileStore{Dir: t.TempDir()}))
+		l := srv.Log(t)
+		if got := l.Authorize[0]["scope"]; got != tc.want {
+			t.Errorf("%s: authorize scope = %q, want %q", tc.env, got, tc.want)
+		}
+		if got := strings.Join(res.Scopes, " "); got != tc.want {
+			t.Errorf("%s: granted %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ type Discovery struct {
 	// Resource is the resource indicator (RFC 8707) to send: the resource
 	// metadata's resource, else the protected resource's URL.
 	Resource string
+	// ScopesSupported are the scopes the resource metadata lists: what
+	// to ask for when the server's challenge names none (MCP's scope
+	// selection).
+	ScopesSupported []string
 	// Metadata is the authorization server's.
 	Metadata *Metadata
 }
@@ -99,6 +103,7 @@ func Discover(ctx context.Context, hc *http.Client, resourceURL, metadataURL str
 		if prm.Resource != "" {
 			d.Resource = prm.Resource
 		}
+		d.ScopesSupported = prm.ScopesSupported
 		if len(prm.AuthorizationServers) > 0 {
 			issuer = prm.AuthorizationServers[0]
 		}
