@@ -2,11 +2,15 @@ package oauth
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"unicode"
 )
+
+// ErrTooLarge is wrapped by the error for an answer larger than 1 MiB.
+var ErrTooLarge = errors.New("answer too large")
 
 // Error is an OAuth error response (RFC 6749 §5.2; the same shape in RFC
 // 7591 §3.2.2 and RFC 7009 §2.2.1): the token endpoint refusing a grant,
@@ -64,4 +68,19 @@ func printable(s string, n int) string {
 		s = string(r[:n]) + "…"
 	}
 	return s
+}
+
+// scrub removes the secrets a request carried from the description of the
+// *Error it got: a server may quote the token it refuses.
+func scrub(err error, secrets ...string) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err // other errors never quote the request's body
+	}
+	for _, s := range secrets {
+		if s != "" {
+			e.Description = strings.ReplaceAll(e.Description, s, "[redacted]")
+		}
+	}
+	return err
 }

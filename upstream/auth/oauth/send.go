@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -50,9 +49,6 @@ func send(hc *http.Client, req *http.Request) (*answer, error) {
 	}
 	return &answer{status: resp.StatusCode, body: b}, nil
 }
-
-// ErrTooLarge is wrapped by the error for an answer larger than 1 MiB.
-var ErrTooLarge = errors.New("answer too large")
 
 // noRedirects returns hc, or a default client, that does not follow
 // redirects: a request whose form carries secrets (a code, a refresh

@@ -151,7 +151,7 @@ func (c *Config) Revoke(ctx context.Context, token, hint string) error {
 	if err != nil {
 		return err
 	}
-	return errorOf(a)
+	return scrub(errorOf(a), token, c.Client.Secret)
 }
 
 // tokenResponse is a token endpoint's answer as sent (RFC 6749 §5.1).
@@ -177,7 +177,7 @@ func (c *Config) token(ctx context.Context, form url.Values) (*Grant, error) {
 		return nil, err
 	}
 	if err := errorOf(a); err != nil {
-		return nil, err
+		return nil, scrub(err, form.Get("code"), form.Get("code_verifier"), form.Get("refresh_token"), c.Client.Secret)
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(a.body, &tr); err != nil {

@@ -184,6 +184,8 @@ func TestTokenEndpointErrors(t *testing.T) {
 			"bad_verification_code", "incorrect or expired"},
 		{"a description with control characters", 400, "{\"error\":\"invalid_request\",\"error_description\":\"a\\u001b[31mb\\nc\"}", "invalid_request",
 			"answered invalid_request: a[31mbc"},
+		{"a description quoting what was sent", 400, `{"error":"invalid_grant","error_description":"code the-code with verifier the-verifier for s3cr3t"}`, "invalid_grant",
+			"code [redacted] with verifier [redacted] for [redacted]"},
 		{"not an OAuth error", 502, `<html>rt-secret the-code s3cr3t</html>`, "", "the server answered 502 Bad Gateway"},
 		{"an error code that is not a string", 400, `{"error":42}`, "", "the server answered 400 Bad Request"},
 		{"a redirect is not followed", 307, ``, "", "the server answered 307 Temporary Redirect"},
@@ -286,5 +288,22 @@ func TestConfigWithoutMetadata(t *testing.T) {
 	c.Metadata = &Metadata{AuthorizationEndpoint: "/authorize"}
 	if _, err := c.AuthCodeURL("http://127.0.0.1/cb", "st", "ch", nil); err == nil {
 		t.Error("AuthCodeURL with a relative endpoint")
+	}
+}
+
+// TestRefusalQuotingTheTokenHidesIt: a server that quotes the refresh or
+// revoked token in its error_description does not get it into mcpx's
+// error text.
+func TestRefusalQuotingTheTokenHidesIt(t *testing.T) {
+	e := &tokenEndpoint{status: 400, response: `{"error":"invalid_grant","error_description":"rt-secret-1 is revoked"}`}
+	c := newConfig(t, e, Client{ID: "cid"})
+	_, err := c.Refresh(context.Background(), "rt-secret-1")
+	if err == nil || strings.Contains(err.Error(), "rt-secret-1") || !strings.Contains(err.Error(), "[redacted] is revoked") {
+		t.Errorf("refresh: %v", err)
+	}
+	e.response = `{"error":"invalid_request","error_description":"at-secret-2?"}`
+	err = c.Revoke(context.Background(), "at-secret-2", "access_token")
+	if err == nil || strings.Contains(err.Error(), "at-secret-2") {
+		t.Errorf("revoke: %v", err)
 	}
 }
