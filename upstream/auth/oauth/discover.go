@@ -70,9 +70,10 @@ type Discovery struct {
 // (path-aware), then OpenID Connect Discovery's two; its issuer must be
 // the one asked for (RFC 8414 §3.3).
 //
-// A resource without metadata is served as MCP 2025-03-26 did: its origin
-// is the authorization server, and one without metadata has the default
-// endpoints /authorize, /token and /register.
+// A resource without metadata (or whose metadata names no authorization
+// server) is served as MCP 2025-03-26 did: its origin is the authorization
+// server. An authorization server without metadata gets the default
+// endpoints /authorize, /token and /register at its origin.
 func Discover(ctx context.Context, hc *http.Client, resourceURL, metadataURL string) (*Discovery, error) {
 	res, err := absolute(resourceURL)
 	if err != nil {
