@@ -12,7 +12,9 @@
 // OAUTH_STATIC_CLIENT ("id:secret", a confidential client registered
 // beforehand, for configs that give auth.clientId); OAUTH_CIMD=1 (client
 // IDs that are URLs are client ID metadata documents, fetched on first use,
-// and the metadata says client_id_metadata_document_supported).
+// and the metadata says client_id_metadata_document_supported);
+// OAUTH_NO_SCOPE_HINT=1 (the 401 challenge names no scope, so a client
+// falls back to the resource metadata's scopes_supported).
 //
 // /open is the same MCP server without any authorization; /sse (with
 // /messages) is it over the older HTTP+SSE transport, behind the same
@@ -183,7 +185,7 @@ const server = app.listen(0, "127.0.0.1", () => {
 
   const bearer = requireBearerAuth({
     verifier: provider,
-    requiredScopes: ["mcp:read"],
+    requiredScopes: process.env.OAUTH_NO_SCOPE_HINT === "1" ? [] : ["mcp:read"],
     resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpURL),
   });
   const transports = new Map();

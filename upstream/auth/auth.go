@@ -10,9 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/upstream/auth/oauth"
 )
 
 // ErrLoginRequired is what every [*LoginRequiredError] wraps: the server
@@ -81,8 +80,8 @@ type Authenticator struct {
 	refreshMu sync.Mutex // one refresh at a time: refresh tokens are single-use
 
 	mu      sync.Mutex
-	changed chan struct{}    // closed and replaced when a login is saved
-	cached  *transport.Token // the last token seen fresh; nil: read the store
+	changed chan struct{} // closed and replaced when a login is saved
+	cached  *oauth.Token  // the last token seen fresh; nil: read the store
 }
 
 // New returns the Authenticator of one server.
@@ -158,7 +157,7 @@ func (a *Authenticator) save(ctx context.Context, r *Record) error {
 }
 
 // fresh reports whether t can be sent without refreshing first.
-func (a *Authenticator) fresh(t *transport.Token) bool {
+func (a *Authenticator) fresh(t *oauth.Token) bool {
 	return t != nil && t.AccessToken != "" && (t.ExpiresAt.IsZero() || a.now().Add(a.before).Before(t.ExpiresAt))
 }
 
@@ -171,7 +170,7 @@ func (a *Authenticator) fresh(t *transport.Token) bool {
 // read (a D-Bus round trip with the Secret Service); the store is read
 // again when it nears expiry or the server refuses it. No token is never
 // cached: a login saved by another process is seen on the next request.
-func (a *Authenticator) Token(ctx context.Context) (*transport.Token, error) {
+func (a *Authenticator) Token(ctx context.Context) (*oauth.Token, error) {
 	a.mu.Lock()
 	t := a.cached
 	a.mu.Unlock()
@@ -190,105 +189,10 @@ func (a *Authenticator) Token(ctx context.Context) (*transport.Token, error) {
 	return a.refresh(ctx, r.Token.AccessToken)
 }
 
-func (a *Authenticator) cache(t *transport.Token) {
+func (a *Authenticator) cache(t *oauth.Token) {
 	a.mu.Lock()
 	a.cached = t
 	a.mu.Unlock()
-}
-
-// refresh exchanges the refresh token for new tokens, unless another
-// caller already replaced stale (the access token it saw). A refused
-// refresh token deletes the tokens: only a new login helps then.
-func (a *Authenticator) refresh(ctx context.Context, stale string) (*transport.Token, error) {
-	a.refreshMu.Lock()
-	defer a.refreshMu.Unlock()
-	a.cache(nil)
-	r, err := a.record(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if r == nil || r.Token == nil {
-		return nil, &LoginRequiredError{Server: a.server}
-	}
-	if r.Token.AccessToken != stale && a.fresh(r.Token) {
-		a.cache(r.Token)
-		return r.Token, nil
-	}
-	if r.Token.RefreshToken == "" {
-		return nil, &LoginRequiredError{Server: a.server, Reason: "the access token expired and there is no refresh token"}
-	}
-	h := a.handler(r, r.RedirectURI, r.Scopes)
-	tok, err := h.RefreshToken(ctx, r.Token.RefreshToken)
-	if err != nil {
-		var oe transport.OAuthError
-		if errors.As(err, &oe) && (oe.ErrorCode == "invalid_grant" || oe.ErrorCode == "invalid_client" || oe.ErrorCode == "unauthorized_client") {
-			// Another mcpx process may have used the refresh token first
-			// (it rotates): its new tokens are in the store then.
-			if now, lerr := a.record(ctx); lerr == nil && now != nil && now.Token != nil &&
-				now.Token.RefreshToken != r.Token.RefreshToken && a.fresh(now.Token) {
-				a.cache(now.Token)
-				return now.Token, nil
-			}
-			r.Token = nil
-			if serr := a.save(ctx, r); serr != nil {
-				return nil, serr
-			}
-			return nil, &LoginRequiredError{Server: a.server, Reason: "the authorization server refused the refresh token: " + oe.ErrorCode}
-		}
-		return nil, fmt.Errorf("refresh the token of %s: %w", a.server, err)
-	}
-	return tok, nil
-}
-
-// handler is mcp-go's OAuth client for the server, on the client
-// registration in r (or the config's), saving tokens into r.
-func (a *Authenticator) handler(r *Record, redirectURI string, scopes []string) *transport.OAuthHandler {
-	return a.handlerWith(r, redirectURI, scopes, a.http)
-}
-
-func (a *Authenticator) handlerWith(r *Record, redirectURI string, scopes []string, c *http.Client) *transport.OAuthHandler {
-	cfg := transport.OAuthConfig{
-		ClientID:                     a.cfg.ClientID,
-		ClientSecret:                 a.cfg.ClientSecret,
-		RedirectURI:                  redirectURI,
-		Scopes:                       scopes,
-		TokenStore:                   &recordTokens{a: a, r: r},
-		ProtectedResourceMetadataURL: r.ResourceMetadataURL,
-		PKCEEnabled:                  true,
-		HTTPClient:                   c,
-	}
-	if cfg.ClientID == "" {
-		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = r.ClientID, r.ClientSecret, r.AuthMethod
-	}
-	h := transport.NewOAuthHandler(cfg)
-	h.SetBaseURL(a.url)
-	return h
-}
-
-// recordTokens is the [transport.TokenStore] mcp-go's handler writes
-// into: the token lands in the server's record, next to its registration.
-type recordTokens struct {
-	a *Authenticator
-	r *Record
-}
-
-func (s *recordTokens) GetToken(ctx context.Context) (*transport.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if s.r.Token == nil {
-		return nil, transport.ErrNoToken
-	}
-	return s.r.Token, nil
-}
-
-func (s *recordTokens) SaveToken(ctx context.Context, t *transport.Token) error {
-	s.r.Token = t
-	if err := s.a.save(ctx, s.r); err != nil {
-		return err
-	}
-	s.a.cache(t)
-	return nil
 }
 
 // union returns the scopes of every list, each once, in order.

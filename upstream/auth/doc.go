@@ -1,7 +1,8 @@
 // Package auth logs mcpx in to remote MCP servers that sit behind OAuth 2.1,
-// per the MCP authorization spec (2025-11-25), on mcp-go's OAuth client
-// (transport.OAuthHandler for discovery, registration, code exchange and
-// refresh).
+// per the MCP authorization spec (2025-11-25). The OAuth requests
+// themselves (discovery, registration, code exchange, refresh, revocation)
+// are package [oauth]'s; this package keeps the login, in a [Store], and
+// puts it on requests.
 //
 // An [Authenticator] holds one server's login. Its [Authenticator.RoundTripper]
 // goes under the server's HTTP transport: it adds the access token, refreshes

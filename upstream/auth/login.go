@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/base64"
@@ -9,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,10 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mcpx/mcpx/upstream/auth/oauth"
 )
 
 // ErrNotRequired is returned by [Authenticator.StartLogin] for a server
@@ -104,32 +101,33 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	}
 	hr := *r
 	hr.Token = nil // a login starts over; the old token stays until it succeeds
-	var idToken atomic.Pointer[string]
-	h := a.handlerWith(&hr, redirect, scopes, a.sniffIDToken(&idToken))
-	md, err := h.GetServerMetadata(ctx)
+	d, err := oauth.Discover(ctx, a.http, a.url, hr.ResourceMetadataURL)
 	if err != nil {
 		return nil, fmt.Errorf("discover the authorization server of %s: %w", a.server, err)
 	}
+	if len(a.cfg.Scopes) == 0 && len(ch.Scopes) == 0 {
+		// MCP's scope selection: the challenge's scopes, else every one
+		// the resource metadata lists.
+		scopes = union(scopes, d.ScopesSupported)
+	}
+	md := d.Metadata
 	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)
 	}
-	if id := h.GetClientID(); isMetadataDocument(id) {
-		accepts, err := a.acceptsMetadataDocuments(ctx, md.Issuer)
-		if err != nil {
-			return nil, fmt.Errorf("check that the authorization server of %s accepts client ID metadata documents: %w", a.server, err)
-		}
-		if !accepts {
-			return nil, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
-		}
+	client := a.client(&hr)
+	if isMetadataDocument(client.ID) && !md.ClientIDMetadataDocumentSupported {
+		return nil, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
 	}
-	if h.GetClientID() == "" {
+	if client.ID == "" {
 		if md.RegistrationEndpoint == "" {
 			return nil, fmt.Errorf("the authorization server of %s offers no dynamic client registration: set servers.%s.auth.clientId", a.server, a.server)
 		}
-		if err := h.RegisterClient(ctx, "mcpx"); err != nil {
+		reg, err := oauth.Register(ctx, a.http, md, "mcpx", []string{redirect}, scopes)
+		if err != nil {
 			return nil, fmt.Errorf("register mcpx with the authorization server of %s: %w", a.server, err)
 		}
-		hr.ClientID, hr.ClientSecret, hr.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
+		client = *reg
+		hr.ClientID, hr.ClientSecret, hr.AuthMethod = reg.ID, reg.Secret, reg.AuthMethod
 		hr.RedirectURI = redirect
 	} else if a.cfg.ClientID != "" {
 		hr.ClientID, hr.ClientSecret, hr.AuthMethod = "", "", ""
@@ -137,17 +135,11 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	}
 	hr.Scopes = scopes
 
-	state, err := transport.GenerateState()
+	oc := &oauth.Config{Metadata: md, Resource: d.Resource, Client: client, HTTPClient: a.http, Now: a.now}
+	state, verifier := oauth.NewState(), oauth.NewVerifier()
+	authURL, err := oc.AuthCodeURL(redirect, state, oauth.S256Challenge(verifier), scopes)
 	if err != nil {
-		return nil, err
-	}
-	verifier, err := transport.GenerateCodeVerifier()
-	if err != nil {
-		return nil, err
-	}
-	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
-	if err != nil {
-		return nil, fmt.Errorf("build the authorization URL of %s: %w", a.server, err)
+		return nil, fmt.Errorf("the authorization server of %s: %w", a.server, err)
 	}
 
 	f := &Flow{URL: authURL, RedirectURI: redirect, a: a, done: make(chan struct{})}
@@ -169,7 +161,7 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 			page(w, http.StatusBadRequest, "Login failed", "The response carries no authorization code.")
 			f.end(nil, fmt.Errorf("the authorization response for %s carries no code", a.server))
 		default:
-			res, err := a.exchange(req.Context(), h, &hr, &idToken, q.Get("code"), q.Get("state"), verifier)
+			res, err := a.exchange(req.Context(), oc, &hr, redirect, q.Get("code"), verifier)
 			if err != nil {
 				page(w, http.StatusBadGateway, "Login failed", "mcpx could not get a token: see the terminal or the log.")
 			} else {
@@ -185,12 +177,13 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 }
 
 // exchange trades the code for tokens and saves them with the registration.
-func (a *Authenticator) exchange(ctx context.Context, h *transport.OAuthHandler, r *Record, idToken *atomic.Pointer[string], code, state, verifier string) (*LoginResult, error) {
+func (a *Authenticator) exchange(ctx context.Context, oc *oauth.Config, r *Record, redirect, code, verifier string) (*LoginResult, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := h.ProcessAuthorizationResponse(ctx, code, state, verifier); err != nil {
-		var oe transport.OAuthError
-		if errors.As(err, &oe) && oe.ErrorCode == "invalid_client" && a.cfg.ClientID == "" {
+	g, err := oc.Exchange(ctx, redirect, code, verifier)
+	if err != nil {
+		var oe *oauth.Error
+		if errors.As(err, &oe) && oe.Code == "invalid_client" && a.cfg.ClientID == "" {
 			// The authorization server forgot the registration mcpx kept:
 			// the next login registers again.
 			if ferr := a.ForgetRegistration(ctx); ferr == nil {
@@ -199,19 +192,18 @@ func (a *Authenticator) exchange(ctx context.Context, h *transport.OAuthHandler,
 		}
 		return nil, fmt.Errorf("exchange the authorization code of %s: %w", a.server, err)
 	}
-	if t := idToken.Load(); t != nil {
-		r.Account = accountOf(*t)
-		if err := a.save(ctx, r); err != nil {
-			return nil, err
-		}
+	r.Token = &g.Token
+	if g.IDToken != "" {
+		r.Account = accountOf(g.IDToken)
 	}
+	if err := a.save(ctx, r); err != nil {
+		return nil, err
+	}
+	a.cache(r.Token)
 	a.announce()
-	res := &LoginResult{Account: r.Account, Scopes: r.Scopes, Where: a.store.Where()}
-	if r.Token != nil {
-		if r.Token.Scope != "" {
-			res.Scopes = strings.Fields(r.Token.Scope)
-		}
-		res.ExpiresAt = r.Token.ExpiresAt
+	res := &LoginResult{Account: r.Account, Scopes: r.Scopes, Where: a.store.Where(), ExpiresAt: r.Token.ExpiresAt}
+	if r.Token.Scope != "" {
+		res.Scopes = strings.Fields(r.Token.Scope)
 	}
 	return res, nil
 }
@@ -227,41 +219,6 @@ func (a *Authenticator) ForgetRegistration(ctx context.Context) error {
 	r.ClientID, r.ClientSecret, r.AuthMethod, r.RedirectURI = "", "", "", ""
 	return a.save(ctx, r)
 }
-
-// sniffIDToken returns an HTTP client like a's that notes the id_token
-// of token responses (mcp-go's Token drops it), to say which account
-// logged in.
-func (a *Authenticator) sniffIDToken(idToken *atomic.Pointer[string]) *http.Client {
-	base := a.http.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	c := *a.http
-	c.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		resp, err := base.RoundTrip(req)
-		if err != nil || req.Method != http.MethodPost || resp.StatusCode/100 != 2 {
-			return resp, err
-		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		var v struct {
-			IDToken string `json:"id_token"`
-		}
-		if json.Unmarshal(b, &v) == nil && v.IDToken != "" {
-			idToken.Store(&v.IDToken)
-		}
-		resp.Body = io.NopCloser(bytes.NewReader(b))
-		return resp, nil
-	})
-	return &c
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // accountOf reads who logged in from an id_token's claims. The token is
 // not verified: the name is only shown to the user who just logged in.

@@ -432,3 +432,84 @@ func TestLoginTimeout(t *testing.T) {
 		t.Error("the redirect listener still answers after the login ended")
 	}
 }
+
+// cancelOnRefresh is a transport that ends a context once the server has
+// answered a refresh request, before its answer is read: the caller gives
+// up after the server rotated the refresh token.
+type cancelOnRefresh struct {
+	cancel context.CancelFunc
+	sent   atomic.Int64
+}
+
+func (c *cancelOnRefresh) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/token") {
+		c.sent.Add(1)
+		c.cancel()
+	}
+	return resp, err
+}
+
+// TestRefreshOutlivesItsCaller: a caller that gives up while its refresh
+// is at the server does not lose the rotated tokens the server issued.
+func TestRefreshOutlivesItsCaller(t *testing.T) {
+	srv := authtest.Start(t)
+	files := &auth.FileStore{Dir: t.TempDir()}
+	login(t, newAuth(t, srv, files))
+	ctx := context.Background()
+	key := auth.Key("remote", srv.URL)
+	r, _ := files.Load(ctx, key)
+	tok := *r.Token
+	tok.ExpiresAt = time.Now().Add(-time.Minute)
+	r.Token = &tok
+	if err := files.Save(ctx, key, r); err != nil {
+		t.Fatal(err)
+	}
+
+	callCtx, cancel := context.WithCancel(ctx)
+	tr := &cancelOnRefresh{cancel: cancel}
+	a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: files, HTTPClient: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Token(callCtx); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("the abandoned call: %v", err)
+	}
+	// The next caller waits for that refresh and gets its tokens.
+	got, err := a.Token(ctx)
+	if err != nil {
+		t.Fatalf("after an abandoned refresh: %v", err)
+	}
+	if n := tr.sent.Load(); n != 1 {
+		t.Errorf("refresh requests = %d, want 1", n)
+	}
+	now, _ := files.Load(ctx, key)
+	if now.Token == nil || got.AccessToken != now.Token.AccessToken || now.Token.RefreshToken == tok.RefreshToken {
+		t.Error("the rotated tokens were not stored")
+	}
+	if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
+		t.Fatalf("with the refreshed token: %d, %v", code, err)
+	}
+}
+
+// TestScopesFromResourceMetadata: a server whose 401 names no scope gets
+// asked for every scope its resource metadata lists (MCP's scope
+// selection); one that names some gets asked for those only.
+func TestScopesFromResourceMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		env, want string
+	}{
+		{"OAUTH_NO_SCOPE_HINT=1", "mcp:read mcp:admin"},
+		{"OAUTH_NO_SCOPE_HINT=0", "mcp:read"},
+	} {
+		srv := authtest.Start(t, tc.env)
+		res := login(t, newAuth(t, srv, &auth.FileStore{Dir: t.TempDir()}))
+		l := srv.Log(t)
+		if got := l.Authorize[0]["scope"]; got != tc.want {
+			t.Errorf("%s: authorize scope = %q, want %q", tc.env, got, tc.want)
+		}
+		if got := strings.Join(res.Scopes, " "); got != tc.want {
+			t.Errorf("%s: granted %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}

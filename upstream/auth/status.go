@@ -3,8 +3,6 @@ package auth
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -100,17 +98,12 @@ func (a *Authenticator) Logout(ctx context.Context) (LogoutResult, error) {
 }
 
 func (a *Authenticator) revoke(ctx context.Context, r *Record) (bool, error) {
-	h := a.handler(r, r.RedirectURI, r.Scopes)
-	md, err := h.GetServerMetadata(ctx)
+	c, err := a.oauthConfig(ctx, r)
 	if err != nil {
-		return false, fmt.Errorf("discover the authorization server: %w", err)
+		return false, err
 	}
-	if md.RevocationEndpoint == "" {
+	if c.Metadata.RevocationEndpoint == "" {
 		return false, nil
-	}
-	clientID, secret, method := r.ClientID, r.ClientSecret, r.AuthMethod
-	if a.cfg.ClientID != "" {
-		clientID, secret, method = a.cfg.ClientID, a.cfg.ClientSecret, ""
 	}
 	// The refresh token first: revoking it also ends the access tokens
 	// issued from it on most servers (RFC 7009 §2.1).
@@ -121,29 +114,8 @@ func (a *Authenticator) revoke(ctx context.Context, r *Record) (bool, error) {
 		if t.token == "" {
 			continue
 		}
-		form := url.Values{"token": {t.token}, "token_type_hint": {t.hint}}
-		basic := secret != "" && method == "client_secret_basic"
-		if !basic {
-			form.Set("client_id", clientID)
-			if secret != "" {
-				form.Set("client_secret", secret)
-			}
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.RevocationEndpoint, strings.NewReader(form.Encode()))
-		if err != nil {
+		if err := c.Revoke(ctx, t.token, t.hint); err != nil {
 			return false, err
-		}
-		if basic {
-			req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		resp, err := a.http.Do(req)
-		if err != nil {
-			return false, fmt.Errorf("revoke: %w", err)
-		}
-		discard(resp)
-		if resp.StatusCode != http.StatusOK {
-			return false, fmt.Errorf("revoke: the server answered %s", resp.Status)
 		}
 	}
 	return true, nil

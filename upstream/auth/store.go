@@ -12,8 +12,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/zalando/go-keyring"
+
+	"github.com/mcpx/mcpx/upstream/auth/oauth"
 )
 
 // ErrNotFound is returned by a [Store] that holds nothing for a key.
@@ -25,9 +26,9 @@ var ErrNotFound = errors.New("no stored login")
 type Record struct {
 	// Server and URL say whom the record is for; a record whose URL no
 	// longer matches the config is not used.
-	Server string           `json:"server"`
-	URL    string           `json:"url"`
-	Token  *transport.Token `json:"token,omitempty"`
+	Server string       `json:"server"`
+	URL    string       `json:"url"`
+	Token  *oauth.Token `json:"token,omitempty"`
 	// ClientID, ClientSecret and AuthMethod come from dynamic registration
 	// (or the config's clientId); RedirectURI is the one registered.
 	ClientID     string `json:"client_id,omitempty"`

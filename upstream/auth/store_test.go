@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mcpx/mcpx/upstream/auth/oauth"
 	"github.com/zalando/go-keyring"
 )
 
@@ -21,7 +21,7 @@ func TestFileStoreIsPrivate(t *testing.T) {
 	if _, err := s.Load(ctx, "k"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Load of nothing = %v, want ErrNotFound", err)
 	}
-	rec := &Record{Server: "s", URL: "http://h/mcp", Token: &transport.Token{AccessToken: "at-secret", RefreshToken: "rt-secret"}}
+	rec := &Record{Server: "s", URL: "http://h/mcp", Token: &oauth.Token{AccessToken: "at-secret", RefreshToken: "rt-secret"}}
 	if err := s.Save(ctx, "k", rec); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestKeyringStore(t *testing.T) {
 	files := &FileStore{Dir: t.TempDir()}
 	s := &KeyringStore{Keyring: k, Fallback: files}
 	ctx := context.Background()
-	small := &Record{Server: "s", Token: &transport.Token{AccessToken: "a"}}
+	small := &Record{Server: "s", Token: &oauth.Token{AccessToken: "a"}}
 	if err := s.Save(ctx, "k", small); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestKeyringStore(t *testing.T) {
 		t.Fatalf("a file was written although the keychain took the record: %v", entries)
 	}
 	// Too big for the keychain (Windows caps items): it goes to the file.
-	big := &Record{Server: "s", Token: &transport.Token{AccessToken: strings.Repeat("x", 400)}}
+	big := &Record{Server: "s", Token: &oauth.Token{AccessToken: strings.Repeat("x", 400)}}
 	if err := s.Save(ctx, "k", big); err != nil {
 		t.Fatal(err)
 	}

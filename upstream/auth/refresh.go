@@ -1,0 +1,109 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpx/mcpx/upstream/auth/oauth"
+)
+
+// refreshTimeout bounds a refresh, which goes on when its caller gives up.
+const refreshTimeout = 30 * time.Second
+
+// refresh exchanges the refresh token for new tokens, unless another
+// caller already replaced stale (the access token it saw). A refused
+// refresh token deletes the tokens: only a new login helps then.
+//
+// The refresh runs to its end even when ctx ends first: the server may
+// already have rotated the refresh token, and tokens it issued but mcpx
+// did not store would leave only a new login.
+func (a *Authenticator) refresh(ctx context.Context, stale string) (*oauth.Token, error) {
+	type result struct {
+		t   *oauth.Token
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
+		defer cancel()
+		t, err := a.refreshNow(ctx, stale)
+		done <- result{t, err}
+	}()
+	select {
+	case r := <-done:
+		return r.t, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.Token, error) {
+	a.refreshMu.Lock()
+	defer a.refreshMu.Unlock()
+	a.cache(nil)
+	r, err := a.record(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil || r.Token == nil {
+		return nil, &LoginRequiredError{Server: a.server}
+	}
+	if r.Token.AccessToken != stale && a.fresh(r.Token) {
+		a.cache(r.Token)
+		return r.Token, nil
+	}
+	if r.Token.RefreshToken == "" {
+		return nil, &LoginRequiredError{Server: a.server, Reason: "the access token expired and there is no refresh token"}
+	}
+	c, err := a.oauthConfig(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("refresh the token of %s: %w", a.server, err)
+	}
+	g, err := c.Refresh(ctx, r.Token.RefreshToken)
+	if err != nil {
+		var oe *oauth.Error
+		if errors.As(err, &oe) && (oe.Code == "invalid_grant" || oe.Code == "invalid_client" || oe.Code == "unauthorized_client") {
+			// Another mcpx process may have used the refresh token first
+			// (it rotates): its new tokens are in the store then.
+			if now, lerr := a.record(ctx); lerr == nil && now != nil && now.Token != nil &&
+				now.Token.RefreshToken != r.Token.RefreshToken && a.fresh(now.Token) {
+				a.cache(now.Token)
+				return now.Token, nil
+			}
+			r.Token = nil
+			if serr := a.save(ctx, r); serr != nil {
+				return nil, serr
+			}
+			return nil, &LoginRequiredError{Server: a.server, Reason: "the authorization server refused the refresh token: " + oe.Code}
+		}
+		return nil, fmt.Errorf("refresh the token of %s: %w", a.server, err)
+	}
+	r.Token = &g.Token
+	if err := a.save(ctx, r); err != nil {
+		return nil, err
+	}
+	a.cache(r.Token)
+	return r.Token, nil
+}
+
+// oauthConfig discovers the authorization server of the login in r (from
+// the resource metadata URL its login found) and returns the OAuth client
+// for it, with the config's client ID or r's registration.
+func (a *Authenticator) oauthConfig(ctx context.Context, r *Record) (*oauth.Config, error) {
+	d, err := oauth.Discover(ctx, a.http, a.url, r.ResourceMetadataURL)
+	if err != nil {
+		return nil, fmt.Errorf("discover the authorization server: %w", err)
+	}
+	return &oauth.Config{Metadata: d.Metadata, Resource: d.Resource, Client: a.client(r), HTTPClient: a.http, Now: a.now}, nil
+}
+
+// client is the client mcpx logs in as: the config's, else the one r
+// registered.
+func (a *Authenticator) client(r *Record) oauth.Client {
+	if a.cfg.ClientID != "" {
+		return oauth.Client{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret}
+	}
+	return oauth.Client{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.AuthMethod}
+}
