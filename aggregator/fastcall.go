@@ -37,9 +37,9 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 	if err != nil {
 		return false
 	}
-	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
+	// The listener, progress and the outbox's flusher come with ctx
+	// (requestContext); the batch only for this send, on the read loop.
 	ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
-	ctx = upstream.WithFlusher(ctx, s.out)  // answers leave together
 	if name == proxytool.Name && a.exposeProxy() {
 		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
 	}

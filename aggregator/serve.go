@@ -63,7 +63,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	// A read from a pipe cannot be interrupted, so the loop runs on its own
 	// and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
-	go func() { readErr <- s.readLoop(ctx, in) }()
+	go func() { readErr <- s.readLoop(s.requestContext(ctx), in) }()
 	var err error
 	select {
 	case err = <-readErr:
@@ -107,6 +107,16 @@ type stdioServer struct {
 	calls    map[string]chan message       // our requests to the client, by id
 	callSeq  int
 	listed   map[Kind]bool // lists fetched since the last list_changed
+}
+
+// requestContext is ctx with what every request of this client carries:
+// the client as a listener (route.go), where upstream progress goes, and
+// the outbox as the flusher of answers held on an upstream's reader
+// (fastcall.go). Set once for the read loop rather than per request: each
+// context.WithValue is an allocation on every call.
+func (s *stdioServer) requestContext(ctx context.Context) context.Context {
+	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
+	return upstream.WithFlusher(ctx, s.out)
 }
 
 // message is the envelope of any JSON-RPC message.
@@ -336,7 +346,6 @@ type rpcError struct {
 // mcp-go. A nil result and nil error means the answer was already written.
 func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.RawMessage, *rpcError) {
 	a := s.a
-	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 		if a.exposeDirect() {
