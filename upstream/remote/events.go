@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"strconv"
+	"time"
 )
 
 // event is one server-sent event.
@@ -18,6 +20,12 @@ type event struct {
 // the stream under it (see upstream's limitBodies), not here.
 type eventReader struct {
 	r *bufio.Reader
+	// lastID is the stream's last event ID, which a client resuming it
+	// sends as Last-Event-ID; it is set by events without data too.
+	lastID string
+	// retry is the reconnection time the stream asked for; 0 when it did
+	// not.
+	retry time.Duration
 }
 
 func newEventReader(r io.Reader) *eventReader {
@@ -25,8 +33,9 @@ func newEventReader(r io.Reader) *eventReader {
 }
 
 // next returns the next event that carries data; comments, retry hints
-// and empty events are skipped. It returns io.EOF when the stream ends,
-// an event cut off by the end included.
+// and events without data (a server's priming event) are skipped. It
+// returns io.EOF when the stream ends, an event cut off by the end
+// included.
 func (er *eventReader) next() (event, error) {
 	var ev event
 	var data []byte
@@ -41,14 +50,17 @@ func (er *eventReader) next() (event, error) {
 		}
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
 		if len(line) == 0 {
-			if hasData {
+			if ev.id != "" {
+				er.lastID = ev.id
+			}
+			if hasData && len(data) > 0 {
 				ev.data = data
 				if ev.name == "" {
 					ev.name = "message"
 				}
 				return ev, nil
 			}
-			ev = event{}
+			ev, data, hasData = event{}, nil, false
 			continue
 		}
 		if line[0] == ':' {
@@ -68,6 +80,10 @@ func (er *eventReader) next() (event, error) {
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				ev.id = string(value)
+			}
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil {
+				er.retry = time.Duration(ms) * time.Millisecond
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEventReader(t *testing.T) {
@@ -31,6 +32,9 @@ func TestEventReader(t *testing.T) {
 	}
 	if _, err := er.next(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("an event cut off by the end: err %v, want io.ErrUnexpectedEOF", err)
+	}
+	if er.lastID != "7" || er.retry != 100*time.Millisecond {
+		t.Errorf("last event ID %q, retry %s; want 7 and 100ms", er.lastID, er.retry)
 	}
 	if _, err := newEventReader(strings.NewReader("data: x\n\n")).next(); err != nil {
 		t.Errorf("a whole event: %v", err)

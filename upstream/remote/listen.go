@@ -14,8 +14,9 @@ import (
 func (t *Streamable) listenLoop() {
 	defer t.wg.Done()
 	log := t.opts.logger()
+	lastID := ""
 	for t.life.Err() == nil {
-		err := t.listenOnce()
+		err := t.listenOnce(&lastID)
 		switch {
 		case t.life.Err() != nil:
 			return
@@ -35,13 +36,19 @@ func (t *Streamable) listenLoop() {
 
 var errNoStream = errors.New("no GET stream (405)")
 
-func (t *Streamable) listenOnce() error {
+// listenOnce opens the GET stream once and delivers what comes on it. A
+// stream opened again asks, with Last-Event-ID, for what the server sent
+// after the last event read, so that nothing is lost in between.
+func (t *Streamable) listenOnce(lastID *string) error {
 	h := t.header()
 	req, err := newRequest(t.life, http.MethodGet, t.url, nil, h)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	if *lastID != "" {
+		req.Header.Set("Last-Event-ID", *lastID)
+	}
 	resp, err := t.opts.streamClient().Do(req)
 	if err != nil {
 		return err
@@ -62,6 +69,11 @@ func (t *Streamable) listenOnce() error {
 		return errors.New("the GET stream is not an event stream: " + resp.Header.Get("Content-Type"))
 	}
 	er := newEventReader(resp.Body)
+	defer func() {
+		if er.lastID != "" {
+			*lastID = er.lastID
+		}
+	}()
 	for {
 		ev, err := er.next()
 		if err != nil {

@@ -290,3 +290,64 @@ func TestSSEEndpointElsewhere(t *testing.T) {
 	}
 	tr.Close()
 }
+
+// TestStreamableResumes: a server that ends a request's stream after an
+// event ID, before the answer (as a 2025-11-25 server may, to be polled),
+// is asked again with a GET carrying Last-Event-ID after the reconnection
+// time it set, and the answer that comes there is the request's. A stream
+// ended before any event ID fails the request, since it cannot be
+// resumed.
+func TestStreamableResumes(t *testing.T) {
+	var mu sync.Mutex
+	var resumedFrom []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			resumedFrom = append(resumedFrom, r.Header.Get("Last-Event-ID"))
+			n := len(resumedFrom)
+			mu.Unlock()
+			if n == 1 { // the first resume ends at once, with one more event
+				fmt.Fprint(w, "id: e3\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":2}}\n\n")
+				return
+			}
+			fmt.Fprint(w, "id: e4\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"late\":true}}\n\n")
+			return
+		}
+		if readID(t, r) == "2" {
+			fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n")
+			return
+		}
+		// A priming event without data sets the ID and the reconnection time.
+		fmt.Fprint(w, "id: e1\nretry: 20\ndata:\n\n")
+		fmt.Fprint(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
+	}))
+	defer srv.Close()
+
+	tr := NewStreamable(srv.URL, Options{})
+	ctx := ctxT(t)
+	tr.Start(ctx)
+	var notes []string
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		p, _ := json.Marshal(n.Params.AdditionalFields)
+		notes = append(notes, string(p))
+	})
+	resp, err := tr.SendRequest(ctx, request(1, "tools/call"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Result) != `{"late":true}` {
+		t.Errorf("result %s", resp.Result)
+	}
+	mu.Lock()
+	if got := strings.Join(resumedFrom, " "); got != "e2 e3" {
+		t.Errorf("resumed from %q, want e2 then e3", got)
+	}
+	mu.Unlock()
+	if got := strings.Join(notes, " "); got != `{"progress":1} {"progress":2}` {
+		t.Errorf("progress %s, want each once, in order", got)
+	}
+	if _, err := tr.SendRequest(ctx, request(2, "tools/call")); err == nil || !strings.Contains(err.Error(), "ended the event stream before it answered") {
+		t.Errorf("a stream without event IDs that ends early: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -178,9 +179,59 @@ func (t *Streamable) SendRequest(ctx context.Context, req jsonrpc.Request) (*jso
 }
 
 // readStream delivers the events of a POST's stream until the answer
-// came (it is left in answer) or the stream ended.
+// came (it is left in answer) or the stream ended without it. A stream
+// that ended cleanly after giving an event ID is resumed with a GET
+// carrying Last-Event-ID, after the reconnection time it asked for: a
+// server may end a long request's stream and keep its answer for the
+// client to collect that way (2025-11-25, "resumability"). A stream that
+// broke off fails the request.
 func (t *Streamable) readStream(ctx context.Context, body io.Reader, answer <-chan *jsonrpc.Response) error {
 	er := newEventReader(body)
+	var resumed io.Closer
+	defer func() {
+		if resumed != nil {
+			resumed.Close()
+		}
+	}()
+	for {
+		err := t.deliverUntil(ctx, er, answer)
+		switch {
+		case err == nil || ctx.Err() != nil:
+			return err
+		case !errors.Is(err, io.EOF):
+			return fmt.Errorf("read the event stream: %w", err)
+		case er.lastID == "":
+			return errors.New("the server ended the event stream before it answered")
+		}
+		wait := defaultReconnect
+		if er.retry > 0 {
+			wait = max(er.retry, minReconnect)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+		next, err := t.resume(ctx, er.lastID)
+		if err != nil {
+			return fmt.Errorf("resume the event stream after event %q: %w", er.lastID, err)
+		}
+		if resumed != nil {
+			resumed.Close()
+		}
+		resumed = next
+		er.r.Reset(next) // the event ID and reconnection time carry on
+	}
+}
+
+// Reconnection times of a resumed stream: when the server gave none, and
+// the least taken from it, so that "retry: 0" cannot make a busy loop.
+const (
+	defaultReconnect = time.Second
+	minReconnect     = 10 * time.Millisecond
+)
+
+// deliverUntil delivers er's events until the answer came (nil) or the
+// stream ended (its error; io.EOF when it ended cleanly).
+func (t *Streamable) deliverUntil(ctx context.Context, er *eventReader, answer <-chan *jsonrpc.Response) error {
 	for {
 		ev, err := er.next()
 		if err != nil {
@@ -190,10 +241,7 @@ func (t *Streamable) readStream(ctx context.Context, body io.Reader, answer <-ch
 			if len(answer) > 0 {
 				return nil
 			}
-			if errors.Is(err, io.EOF) {
-				return errors.New("the server ended the event stream before it answered")
-			}
-			return fmt.Errorf("read the event stream: %w", err)
+			return err
 		}
 		if ev.name != "message" {
 			continue
@@ -203,6 +251,29 @@ func (t *Streamable) readStream(ctx context.Context, body io.Reader, answer <-ch
 			return nil
 		}
 	}
+}
+
+// resume opens the GET that carries on a stream from the event after
+// lastID.
+func (t *Streamable) resume(ctx context.Context, lastID string) (io.ReadCloser, error) {
+	req, err := newRequest(ctx, http.MethodGet, t.url, nil, t.header())
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := t.opts.client().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode != http.StatusOK:
+		return nil, statusError("GET", resp)
+	case mediaType(resp) != "text/event-stream":
+		drain(resp)
+		return nil, fmt.Errorf("the server answered with content type %q, not an event stream", resp.Header.Get("Content-Type"))
+	}
+	return resp.Body, nil
 }
 
 // SendNotification POSTs a notification. The initialized notification
