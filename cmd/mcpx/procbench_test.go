@@ -29,7 +29,11 @@ const fixtureTools = 10
 func buildMcpx(b *testing.B) string {
 	b.Helper()
 	exe := filepath.Join(b.TempDir(), "mcpx")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+	// As scripts/release builds what users get: static, without cgo, which
+	// also spares every start the dynamic loader.
+	cmd := exec.Command("go", "build", "-trimpath", "-o", exe, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build mcpx: %v\n%s", err, out)
 	}
 	return exe
