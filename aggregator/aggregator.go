@@ -404,7 +404,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 	}
 	// The upstream's own name goes in place of the exposed one; every
 	// other byte of the params passes as the client wrote it.
-	params, _, err = rawjson.Replace(orEmpty(params), "name", []byte(quote(e.Original)))
+	params, _, err = rawjson.Replace(orEmpty(params), "name", e.quotedOriginal())
 	if err != nil {
 		return nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
 	}
@@ -458,6 +458,14 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	return raw
+}
+
+// quotedOriginal is the entry's Original as a JSON string.
+func (e *Entry) quotedOriginal() []byte {
+	if e.quoted != nil {
+		return e.quoted
+	}
+	return []byte(quote(e.Original))
 }
 
 func quote(s string) string {

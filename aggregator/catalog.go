@@ -27,7 +27,10 @@ type Entry struct {
 	// or the URI template of a template.
 	Name string
 	// Original is the name, URI or template the source uses.
-	Original    string
+	Original string
+	// quoted is Original as a JSON string, made once (it replaces the
+	// exposed name in every call's params); nil: quote it each time.
+	quoted      []byte
 	Server      string
 	Title       string
 	Description string
@@ -158,7 +161,7 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 	if allow != nil && !allow(original) {
 		return nil
 	}
-	e := &Entry{Kind: kind, Name: original, Original: original, Server: server,
+	e := &Entry{Kind: kind, Name: original, Original: original, quoted: []byte(quote(original)), Server: server,
 		Title: head.Title, Description: head.Description, JSON: raw, src: m.src, direct: m.direct}
 	repaired := false
 	if kind == KindTool {

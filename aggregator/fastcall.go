@@ -65,7 +65,7 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	}
 	// As forwardNamed: the upstream's own name in place of the exposed
 	// one, every other byte as the client wrote it.
-	params, _, err := rawjson.Replace(orEmpty(params), "name", []byte(quote(e.Original)))
+	params, _, err := rawjson.Replace(orEmpty(params), "name", e.quotedOriginal())
 	if err != nil {
 		return false
 	}

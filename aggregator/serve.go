@@ -175,6 +175,10 @@ func parseMessage(line []byte) (message, error) {
 		if raw == nil || string(raw) == "null" {
 			return true
 		}
+		if v, ok := commonString(raw); ok {
+			*dst = v
+			return true
+		}
 		v, ok := rawjson.String(raw)
 		*dst = v
 		return ok
@@ -184,6 +188,25 @@ func parseMessage(line []byte) (message, error) {
 	}
 	m.ID, m.Params, m.Result, m.Error = env.ID, env.Params, env.Result, env.Error
 	return m, nil
+}
+
+// commonString returns, without allocating it, a string that nearly every
+// message carries (the version, a call's method) when raw is one of them
+// as JSON; false for any other.
+func commonString(raw []byte) (string, bool) {
+	switch string(raw) { // compared in place: no conversion is made
+	case `"2.0"`:
+		return "2.0", true
+	case `"tools/call"`:
+		return "tools/call", true
+	case `"notifications/cancelled"`:
+		return "notifications/cancelled", true
+	case `"notifications/progress"`:
+		return "notifications/progress", true
+	case `"ping"`:
+		return "ping", true
+	}
+	return "", false
 }
 
 func (s *stdioServer) dispatch(ctx context.Context, line []byte) {

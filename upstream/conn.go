@@ -284,7 +284,14 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 }
 
 // nextID is a request id of mcpx's own.
-func (cn *conn) nextID() string { return "mcpx-" + strconv.FormatInt(cn.ids.Add(1), 10) }
+func (cn *conn) nextID() string { return cn.ownID("mcpx-") }
+
+// ownID is prefix and a number unique on the connection, built in one
+// allocation: it is made on every call.
+func (cn *conn) ownID(prefix string) string {
+	var buf [40]byte
+	return string(strconv.AppendInt(append(buf[:0], prefix...), cn.ids.Add(1), 10))
+}
 
 // outcome is what a request returns given the transport's answer: the
 // result, the server's error as an *RPCError, or what went wrong on the

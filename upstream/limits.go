@@ -94,8 +94,12 @@ func (c *Client) limitCall(ctx context.Context, method string, params json.RawMe
 
 // timeoutCause returns the *TimeoutError that ended ctx, or nil.
 func timeoutCause(ctx context.Context) *TimeoutError {
+	cause := context.Cause(ctx)
+	if cause == nil {
+		return nil // the usual case, asked on every call: no allocation
+	}
 	var te *TimeoutError
-	if errors.As(context.Cause(ctx), &te) {
+	if errors.As(cause, &te) {
 		return te
 	}
 	return nil
