@@ -284,13 +284,14 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 }
 
 // nextID is a request id of mcpx's own.
-func (cn *conn) nextID() string { return cn.ownID("mcpx-") }
+func (cn *conn) nextID() string { return cn.ownID("mcpx-", "") }
 
-// ownID is prefix and a number unique on the connection, built in one
-// allocation: it is made on every call.
-func (cn *conn) ownID(prefix string) string {
-	var buf [40]byte
-	return string(strconv.AppendInt(append(buf[:0], prefix...), cn.ids.Add(1), 10))
+// ownID is a number unique on the connection between prefix and suffix,
+// built in one allocation: it is made on every call.
+func (cn *conn) ownID(prefix, suffix string) string {
+	var buf [48]byte
+	b := strconv.AppendInt(append(buf[:0], prefix...), cn.ids.Add(1), 10)
+	return string(append(b, suffix...))
 }
 
 // outcome is what a request returns given the transport's answer: the

@@ -105,7 +105,7 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 // progressToken is a progress token of mcpx's own, unique on the
 // connection.
 func (cn *conn) progressToken() string {
-	return cn.ownID("mcpx-progress-")
+	return cn.ownID("mcpx-progress-", "")
 }
 
 // relayProgress passes an upstream progress notification to the request

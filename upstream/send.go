@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/mcpx/mcpx/upstream/jsonrpc"
@@ -87,8 +86,8 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, me
 		done(nil, err)
 		return
 	}
-	id := cn.nextID()
-	key := strconv.Quote(id)
+	key := cn.ownID(`"mcpx-`, `"`) // the id as JSON, which pending is keyed by
+	id := key[1 : len(key)-1]
 	params, unroute := cn.routeProgress(ctx, params)
 	line, err := requestLine(json.RawMessage(key), method, params)
 	if err != nil {
