@@ -1,8 +1,12 @@
 package proxytool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // callAnnotations are the keys the proxy adds to each content item of a
@@ -127,12 +131,41 @@ func objectify(c json.RawMessage) json.RawMessage {
 
 // objectFields decodes a JSON object into its fields.
 func objectFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	if !json.Valid(raw) {
 		return nil, errors.New("it is not a JSON object")
 	}
-	if fields == nil {
-		return nil, errors.New("it is null, not an object")
+	fields, err := members(raw)
+	if err != nil {
+		if isNull(bytes.TrimSpace(raw)) {
+			return nil, errors.New("it is null, not an object")
+		}
+		return nil, errors.New("it is not a JSON object")
+	}
+	return fields, nil
+}
+
+// members splits a valid JSON object into its members, as json.Unmarshal
+// into a map would (the last of a repeated key wins, escaped keys
+// decoded), the values left where they are in raw: a proxied call's
+// result and arguments are split this way several times, and decoding
+// them through reflection was most of what the proxy tool added to a
+// call. Text that is not valid UTF-8 goes through encoding/json, which
+// makes each invalid byte U+FFFD in the keys too.
+func members(raw []byte) (map[string]json.RawMessage, error) {
+	if !utf8.Valid(raw) {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+			return nil, rawjson.ErrNotObject
+		}
+		return fields, nil
+	}
+	fields := make(map[string]json.RawMessage, 4)
+	err := rawjson.Members(raw, func(key string, value []byte) bool {
+		fields[key] = value
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return fields, nil
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // action is what one proxy call does.
@@ -214,8 +216,8 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if raw[0] != '{' {
 		return nil, fmt.Errorf("The proxy tool's arguments must be a JSON object such as {\"action\":\"list\",\"type\":\"tool\"}; got %s", shown(raw))
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	fields, err := members(raw)
+	if err != nil {
 		return nil, fmt.Errorf("The proxy tool's arguments cannot be decoded: %v", err)
 	}
 	return fields, nil
@@ -279,6 +281,9 @@ func promptArgs(args json.RawMessage) (json.RawMessage, error) {
 func stringValue(v json.RawMessage) (string, bool) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", false
+	}
+	if s, ok := rawjson.String(v); ok && utf8.ValidString(s) {
+		return s, true // no escapes: the bytes as they are
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {

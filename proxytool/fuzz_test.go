@@ -1,8 +1,10 @@
 package proxytool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -34,6 +36,7 @@ func FuzzDecodeArgs(f *testing.F) {
 	ctx := context.Background()
 
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameMembers(t, data)
 		fake.reset()
 		req, err := decodeArgs(data)
 		if err != nil {
@@ -122,4 +125,32 @@ func FuzzQuote(f *testing.F) {
 			t.Fatalf("appendQuoted(%q) decodes to %q, encoding/json's to %q", s, decoded, stdDecoded)
 		}
 	})
+}
+
+// sameMembers checks that members splits valid JSON as json.Unmarshal
+// into a map does: the same keys, each with the same bytes, and an error
+// for anything but an object.
+func sameMembers(t *testing.T, data []byte) {
+	t.Helper()
+	if !json.Valid(data) {
+		return
+	}
+	var want map[string]json.RawMessage
+	werr := json.Unmarshal(data, &want)
+	got, gerr := members(data)
+	if (werr == nil && want != nil) != (gerr == nil) {
+		t.Fatalf("members(%q): err %v; json.Unmarshal: %v, map %v", data, gerr, werr, want)
+	}
+	if gerr == nil && !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+		t.Fatalf("members(%q) = %q, json.Unmarshal %q", data, got, want)
+	}
+}
+
+func TestMembersAsUnmarshal(t *testing.T) {
+	for _, s := range []string{
+		`{}`, ` { "a" : 1 , "b":[1, {"c":2}] } `, `{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `{"a\"b":"x\ny"}`,
+		`{"":null}`, "{\"a\xff\":1,\"a\ufffd\":2}", `null`, `[]`, `"x"`, `1`,
+	} {
+		sameMembers(t, []byte(s))
+	}
 }
