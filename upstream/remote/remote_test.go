@@ -351,3 +351,39 @@ func TestStreamableResumes(t *testing.T) {
 		t.Errorf("a stream without event IDs that ends early: %v", err)
 	}
 }
+
+// TestStreamableCloseEndsRequests: Close ends a request whose answer's
+// stream is still open, at once and with ErrClosed, rather than leaving
+// it to the caller's deadline.
+func TestStreamableCloseEndsRequests(t *testing.T) {
+	opened, finished := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, ": working\n\n")
+		w.(http.Flusher).Flush()
+		close(opened)
+		select { // never answers
+		case <-r.Context().Done():
+		case <-finished:
+		}
+	}))
+	defer srv.Close()
+	defer close(finished)
+	tr := NewStreamable(srv.URL, Options{})
+	tr.Start(context.Background())
+	errs := make(chan error, 1)
+	go func() {
+		_, err := tr.SendRequest(context.Background(), request(1, "tools/call"))
+		errs <- err
+	}()
+	<-opened
+	tr.Close()
+	select {
+	case err := <-errs:
+		if !errors.Is(err, jsonrpc.ErrClosed) {
+			t.Errorf("the request ended with %v, want jsonrpc.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close left the request waiting")
+	}
+}

@@ -139,6 +139,23 @@ func (t *Streamable) SendRequest(ctx context.Context, req jsonrpc.Request) (*jso
 		return nil, err
 	}
 	defer done()
+	// The request ends with the transport too: a long answer's stream
+	// must not outlive Close, or the server ending the session.
+	callCtx := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.life, cancel)()
+	res, err := t.roundTrip(ctx, req, body, answer)
+	if err != nil && callCtx.Err() == nil {
+		if why := t.in.closedErr(); why != nil {
+			return nil, why
+		}
+	}
+	return res, err
+}
+
+// roundTrip POSTs a request and returns its answer.
+func (t *Streamable) roundTrip(ctx context.Context, req jsonrpc.Request, body []byte, answer <-chan *jsonrpc.Response) (*jsonrpc.Response, error) {
 	resp, err := t.post(ctx, body)
 	if err != nil {
 		return nil, err
