@@ -321,9 +321,9 @@ func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Re
 }
 
 // send is the transport's SendRequest, except that it returns as soon as
-// ctx ends: mcp-go writes a request before it looks at ctx, and a server
-// that stopped reading its stdin would hold that write, and the caller,
-// forever. The write itself ends when the connection is closed.
+// ctx ends whatever the layers below are doing: the HTTP transports
+// watch ctx, but the OAuth token read under them may wait on the OS
+// keychain, which does not. What is left ends with the connection.
 func (cn *conn) send(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
 	type reply struct {
 		resp *jsonrpc.Response

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
 
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/frame"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // pipeTransport speaks newline-delimited JSON-RPC on a child's stdin and

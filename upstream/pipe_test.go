@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
 
 	"github.com/mcpx/mcpx/upstream/frame"
+	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // pipePair is a pipeTransport and the server's ends of its pipes.

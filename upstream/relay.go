@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 

@@ -45,6 +45,20 @@ func readID(t *testing.T, r *http.Request) string {
 	return string(m.ID)
 }
 
+// noting starts a streamable transport to url that notes each
+// notification as its method and params.
+func noting(t *testing.T, url string) (*Streamable, context.Context, *[]string) {
+	tr := NewStreamable(url, Options{})
+	ctx := ctxT(t)
+	tr.Start(ctx)
+	notes := new([]string)
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		p, _ := json.Marshal(n.Params.AdditionalFields)
+		*notes = append(*notes, n.Method+string(p))
+	})
+	return tr, ctx, notes
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -182,14 +196,7 @@ func TestStreamableEventStream(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	tr := NewStreamable(srv.URL, Options{})
-	ctx := ctxT(t)
-	tr.Start(ctx)
-	var notes []string
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		p, _ := json.Marshal(n.Params.AdditionalFields)
-		notes = append(notes, n.Method+string(p))
-	})
+	tr, ctx, notes := noting(t, srv.URL)
 	tr.SetRequestHandler(func(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
 		return jsonrpc.NewResult(req.ID, json.RawMessage(`{"roots":[]}`)), nil
 	})
@@ -201,7 +208,7 @@ func TestStreamableEventStream(t *testing.T) {
 		t.Errorf("result %s", resp.Result)
 	}
 	want := `notifications/progress{"progress":1} notifications/progress{"progress":2} notifications/progress{"progress":3}`
-	if got := strings.Join(notes, " "); got != want {
+	if got := strings.Join(*notes, " "); got != want {
 		t.Errorf("notifications %s, want %s", got, want)
 	}
 
@@ -324,14 +331,7 @@ func TestStreamableResumes(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	tr := NewStreamable(srv.URL, Options{})
-	ctx := ctxT(t)
-	tr.Start(ctx)
-	var notes []string
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		p, _ := json.Marshal(n.Params.AdditionalFields)
-		notes = append(notes, string(p))
-	})
+	tr, ctx, notes := noting(t, srv.URL)
 	resp, err := tr.SendRequest(ctx, request(1, "tools/call"))
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +344,7 @@ func TestStreamableResumes(t *testing.T) {
 		t.Errorf("resumed from %q, want e2 then e3", got)
 	}
 	mu.Unlock()
-	if got := strings.Join(notes, " "); got != `{"progress":1} {"progress":2}` {
+	if got := strings.Join(*notes, " "); got != `notifications/progress{"progress":1} notifications/progress{"progress":2}` {
 		t.Errorf("progress %s, want each once, in order", got)
 	}
 	if _, err := tr.SendRequest(ctx, request(2, "tools/call")); err == nil || !strings.Contains(err.Error(), "ended the event stream before it answered") {
