@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/zalando/go-keyring"
@@ -258,9 +259,12 @@ type StoreOptions struct {
 }
 
 // OpenStore returns the OS keychain when it answers, else a [FileStore].
-// The decision is made once, by asking the keychain for an item that does
-// not exist: "not found" means it works; any other error, or no answer in
-// time, means there is none (a Linux box without a desktop session).
+// The decision is made once, on the store's first use, by asking the
+// keychain for an item that does not exist: "not found" means it works;
+// any other error, or no answer in time, means there is none (a Linux box
+// without a desktop session). Deferring it keeps the probe, a D-Bus round
+// trip or up to ProbeTimeout when the Secret Service hangs, out of every
+// start that never reads a login: most have no remote server at all.
 func OpenStore(opts *StoreOptions) (Store, error) {
 	var o StoreOptions
 	if opts != nil {
@@ -280,11 +284,46 @@ func OpenStore(opts *StoreOptions) (Store, error) {
 		o.ProbeTimeout = 3 * time.Second
 	}
 	files := &FileStore{Dir: o.Dir}
-	if o.NoKeyring || !keyringWorks(o.Keyring, o.ProbeTimeout) {
+	if o.NoKeyring {
 		return files, nil
 	}
-	return &KeyringStore{Keyring: o.Keyring, Fallback: files}, nil
+	return &probedStore{keyring: o.Keyring, files: files, timeout: o.ProbeTimeout}, nil
 }
+
+// probedStore is the keychain or the files, whichever the first use finds
+// working.
+type probedStore struct {
+	keyring Keyring
+	files   *FileStore
+	timeout time.Duration
+
+	once  sync.Once
+	store Store
+}
+
+func (p *probedStore) chosen() Store {
+	p.once.Do(func() {
+		p.store = p.files
+		if keyringWorks(p.keyring, p.timeout) {
+			p.store = &KeyringStore{Keyring: p.keyring, Fallback: p.files}
+		}
+	})
+	return p.store
+}
+
+func (p *probedStore) Load(ctx context.Context, key string) (*Record, error) {
+	return p.chosen().Load(ctx, key)
+}
+
+func (p *probedStore) Save(ctx context.Context, key string, r *Record) error {
+	return p.chosen().Save(ctx, key, r)
+}
+
+func (p *probedStore) Delete(ctx context.Context, key string) error {
+	return p.chosen().Delete(ctx, key)
+}
+
+func (p *probedStore) Where() string { return p.chosen().Where() }
 
 func keyringWorks(k Keyring, timeout time.Duration) bool {
 	done := make(chan error, 1)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,14 +129,56 @@ func TestOpenStoreFallsBackToFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs, isFile := s.(*FileStore)
-			if isFile != tc.file {
-				t.Fatalf("store = %T, want a file store: %v", s, tc.file)
+			want := "the OS keychain"
+			if tc.file {
+				want = dir
 			}
-			if isFile && fs.Dir != dir {
-				t.Errorf("dir = %q, want %q", fs.Dir, dir)
+			if got := s.Where(); got != want {
+				t.Fatalf("Where() = %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// countingKeyring counts the calls that reach the keychain.
+type countingKeyring struct {
+	memKeyring
+	calls atomic.Int32
+}
+
+func (k *countingKeyring) Get(service, user string) (string, error) {
+	k.calls.Add(1)
+	return k.memKeyring.Get(service, user)
+}
+
+// TestOpenStoreProbesOnFirstUse: opening the store asks the keychain
+// nothing (every start opens it, few need a login); the first use asks
+// once, and later uses go straight to the chosen store.
+func TestOpenStoreProbesOnFirstUse(t *testing.T) {
+	k := &countingKeyring{memKeyring: memKeyring{items: map[string]string{}}}
+	s, err := OpenStore(&StoreOptions{Dir: t.TempDir(), Keyring: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := k.calls.Load(); n != 0 {
+		t.Fatalf("OpenStore made %d keychain calls, want 0", n)
+	}
+	ctx := context.Background()
+	if _, err := s.Load(ctx, "a"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Load = %v, want ErrNotFound", err)
+	}
+	if err := s.Save(ctx, "a", &Record{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	// The probe, then the two loads.
+	if n := k.calls.Load(); n != 3 {
+		t.Errorf("keychain Get calls = %d, want 3 (one probe, two loads)", n)
+	}
+	if _, ok := k.items[keyringService+"/a"]; !ok {
+		t.Error("the record did not reach the keychain that answered the probe")
 	}
 }
 
