@@ -33,8 +33,16 @@ type supervisor struct {
 
 	wmu sync.Mutex // serialises events
 
-	// mu guards children and is held across each start, so that the
-	// orphan reaper never takes a command's exit status from its Wait.
+	// starting is held for reading by each start until its command is in
+	// children, and for writing by the orphan reaper: a command that
+	// exited before it was recorded would look like an orphan, and the
+	// reaper would take its exit status from its Wait. Starts run side by
+	// side: each waits for its command's exec, which on a busy machine
+	// takes a millisecond or more, and eight in a row made mcpx's start
+	// that much slower.
+	starting sync.RWMutex
+	inflight sync.WaitGroup // start requests being served
+
 	mu       sync.Mutex
 	children map[int]string // running command → its tag
 	seq      int
@@ -90,7 +98,11 @@ func (s *supervisor) serve() error {
 		}
 		switch m.Op {
 		case OpStart:
-			s.start(m, files)
+			s.inflight.Add(1)
+			go func() {
+				defer s.inflight.Done()
+				s.start(m, files)
+			}()
 		case OpSignal:
 			closeAll(files)
 			s.signal(m.PID, m.Force)
@@ -178,6 +190,8 @@ func (s *supervisor) start(m Message, stdio []*os.File) {
 	s.mu.Lock()
 	s.seq++
 	tag := strconv.Itoa(s.self) + "." + strconv.Itoa(s.seq)
+	s.mu.Unlock()
+	s.starting.RLock()
 	proc, err := os.StartProcess(m.Path, append([]string{m.Path}, m.Args...), &os.ProcAttr{
 		Dir:   m.Dir,
 		Env:   withTag(m.Env, tag),
@@ -185,10 +199,12 @@ func (s *supervisor) start(m Message, stdio []*os.File) {
 		Sys:   commandAttr(),
 	})
 	if err == nil {
+		s.mu.Lock()
 		s.children[proc.Pid] = tag
 		s.running.Add(1)
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
+	s.starting.RUnlock()
 	if err != nil {
 		s.send(Message{Op: OpFailed, ID: m.ID, Text: err.Error()})
 		return
@@ -263,6 +279,7 @@ func (s *supervisor) signalCommand(pid int, tag string, force bool) {
 // shutdown ends every tree once mcpx is gone: SIGTERM to each, time to
 // exit, then SIGKILL to whatever is left below the supervisor.
 func (s *supervisor) shutdown() {
+	s.inflight.Wait() // a command still starting is ended with the rest
 	s.mu.Lock()
 	for pid, tag := range s.children {
 		s.signalCommand(pid, tag, false)
@@ -289,6 +306,8 @@ func (s *supervisor) shutdown() {
 // reap reaps the orphans that were adopted and then exited. Commands are
 // left to their Wait.
 func (s *supervisor) reap() {
+	s.starting.Lock()
+	defer s.starting.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	reapOrphans(s.self, s.isCommand)
