@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -232,9 +233,9 @@ func (cn *conn) lostRemote(err error) { cn.markLost(fmt.Errorf("connection lost:
 // status and last stderr of a child that died, or what it wrote on stdout
 // instead of JSON-RPC.
 func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context, err error) error {
-	if cn.proc != nil && errors.Is(err, jsonrpc.ErrClosed) {
-		// A dead child shows up as a closed transport; give the reaper a
-		// moment to report how it ended.
+	if cn.proc != nil && childGone(err) {
+		// A dead child shows up as a closed transport or a broken pipe;
+		// give the reaper a moment to report how it ended.
 		waitFor(cn.proc.exited, 500*time.Millisecond)
 	}
 	if cn.proc != nil {
@@ -303,7 +304,7 @@ func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Re
 			go cn.cancelRequest(mcp.NewRequestId(id), context.Cause(ctx))
 			return nil, ctx.Err()
 		}
-		if errors.Is(err, jsonrpc.ErrClosed) && cn.proc != nil {
+		if childGone(err) && cn.proc != nil {
 			waitFor(cn.proc.exited, 200*time.Millisecond)
 			if perr := cn.proc.exitError(); perr != nil {
 				return nil, fmt.Errorf("%s: server %s", method, perr)
@@ -480,3 +481,10 @@ func (cn *conn) close() {
 }
 
 var _ io.Reader = (*lineWatch)(nil)
+
+// childGone reports whether err is how a child's end shows on its pipes:
+// the transport closed when stdout ended, or a write to a stdin that no
+// process reads any more (EPIPE), whichever the exit raced to first.
+func childGone(err error) bool {
+	return errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, syscall.EPIPE)
+}
