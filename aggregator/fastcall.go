@@ -88,6 +88,9 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 
 // isReady reports whether the first catalog is complete (see waitReady).
 func (a *Aggregator) isReady() bool {
+	if a.parent != nil && !a.parent.isReady() {
+		return false
+	}
 	select {
 	case <-a.ready:
 		return true

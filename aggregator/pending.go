@@ -24,6 +24,12 @@ func (a *Aggregator) awaitTool(ctx context.Context, name string) error {
 	}
 	c, cfg := a.pendingOwner(name)
 	if c == nil {
+		if a.parent != nil {
+			// A session's own catalog also serves the shared servers,
+			// which are the shared catalog's to wait for (and whose
+			// connect rebuilds this one).
+			return a.parent.awaitTool(ctx, name)
+		}
 		return nil
 	}
 	timeout := cfg.Timeout

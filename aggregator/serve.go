@@ -514,6 +514,10 @@ func (a *Aggregator) served(name string) bool {
 }
 
 func (a *Aggregator) waitReady(ctx context.Context) {
+	if a.parent != nil {
+		// A session's catalog is ready when the shared one is too.
+		a.parent.waitReady(ctx)
+	}
 	select {
 	case <-a.ready:
 	case <-ctx.Done():

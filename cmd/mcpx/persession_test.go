@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,33 @@ func TestServeHTTPPerSession(t *testing.T) {
 	}
 	if out := b.call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"mem_echo","arguments":{"message":"still"}}}`); !strings.Contains(out, "still") {
 		t.Errorf("session b after a ended: %s", out)
+	}
+}
+
+// TestServeHTTPPerSessionWaitsForShared: a session's call to a shared
+// server's tool waits for that server while it is still connecting, as a
+// call without perSession servers does, instead of answering "unknown
+// tool" because the session's own servers were ready first.
+func TestServeHTTPPerSessionWaitsForShared(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	mem := fx("--name", "mem")
+	mem["perSession"] = true
+	shared := fx("--name", "fx", "--init-gate", gate)
+	shared["timeout"] = "30s"
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "readyTimeout": "100ms", "servers": map[string]any{
+		"mem": mem,
+		"fx":  shared,
+	}})
+	srv := startHTTP(t, cfg, nil)
+	s := openRaw(t, srv.url+"/mcp")
+	// The shared server answers initialize only once the gate exists,
+	// which is after the call below was sent (unless this machine takes
+	// longer than the pause to send it: then the test proves nothing, but
+	// still passes only with the right answer).
+	opened := time.AfterFunc(300*time.Millisecond, func() { os.WriteFile(gate, nil, 0o600) })
+	defer opened.Stop()
+	out := s.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"hi"}}}`)
+	if !strings.Contains(out, `"hi"`) || strings.Contains(out, "isError") {
+		t.Fatalf("fx_echo while fx connects: %s", out)
 	}
 }
