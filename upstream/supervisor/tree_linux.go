@@ -28,6 +28,60 @@ type procEntry struct {
 	zombie          bool
 }
 
+// childrenOf lists the children of a process.
+type childrenOf func(pid int) []procEntry
+
+// newChildrenOf reads each process's children from the kernel's own lists
+// (/proc/<pid>/task/<tid>/children) as the walk reaches it, which costs
+// what the tree holds; reading every process's stat instead costs what the
+// machine runs, hundreds of processes on a desktop, at every exit and
+// every SIGCHLD. Kernels built without CONFIG_PROC_CHILDREN (rare; every
+// major distribution has it) get that full read, once per walk.
+func newChildrenOf() childrenOf {
+	self := strconv.Itoa(os.Getpid())
+	if _, err := os.Stat("/proc/" + self + "/task/" + self + "/children"); err != nil {
+		return snapshot()
+	}
+	return liveChildren
+}
+
+// liveChildren returns pid's children, listed per thread: a child is on the
+// list of the thread that forked it, and an adopted orphan on one of a
+// subreaper's threads.
+func liveChildren(pid int) []procEntry {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // gone meanwhile
+	}
+	var out []procEntry
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(b) {
+			kid, err := strconv.Atoi(string(f))
+			if err != nil {
+				continue
+			}
+			if e, ok := readStat(kid); ok {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// snapshot reads every process once and answers from that.
+func snapshot() childrenOf {
+	byParent := map[int][]procEntry{}
+	for _, p := range readProcs() {
+		byParent[p.ppid] = append(byParent[p.ppid], p)
+	}
+	return func(pid int) []procEntry { return byParent[pid] }
+}
+
 // readProcs lists every process, from /proc.
 func readProcs() []procEntry {
 	dir, err := os.ReadDir("/proc")
@@ -40,54 +94,55 @@ func readProcs() []procEntry {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
+		if p, ok := readStat(pid); ok {
+			out = append(out, p)
 		}
-		// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(string(f[1]))
-		pgid, _ := strconv.Atoi(string(f[2]))
-		out = append(out, procEntry{pid: pid, ppid: ppid, pgid: pgid, zombie: string(f[0]) == "Z"})
 	}
 	return out
+}
+
+// readStat reads one process's entry; ok is false once it is gone.
+func readStat(pid int) (procEntry, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procEntry{}, false
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procEntry{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 {
+		return procEntry{}, false
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	pgid, _ := strconv.Atoi(string(f[2]))
+	return procEntry{pid: pid, ppid: ppid, pgid: pgid, zombie: string(f[0]) == "Z"}, true
 }
 
 // below returns the living (not zombie) processes under roots, with the
 // roots themselves when withRoots; with a nonzero outside, only those not
 // in that process group (which a signal to the group reaches anyway).
-func below(procs []procEntry, roots []int, withRoots bool, outside int) []int {
-	children := map[int][]procEntry{}
-	for _, p := range procs {
-		children[p.ppid] = append(children[p.ppid], p)
-	}
+func below(children childrenOf, roots []procEntry, withRoots bool, outside int) []int {
 	keep := func(p procEntry) bool { return !p.zombie && (outside == 0 || p.pgid != outside) }
 	var out []int
 	if withRoots {
-		for _, p := range procs {
-			for _, r := range roots {
-				if p.pid == r && keep(p) {
-					out = append(out, p.pid)
-				}
+		for _, r := range roots {
+			if keep(r) {
+				out = append(out, r.pid)
 			}
 		}
 	}
-	queue := append([]int(nil), roots...)
+	queue := append([]procEntry(nil), roots...)
 	for len(queue) > 0 {
-		pid := queue[0]
+		p := queue[0]
 		queue = queue[1:]
-		for _, c := range children[pid] {
+		for _, c := range children(p.pid) {
 			if keep(c) {
 				out = append(out, c.pid)
 			}
-			queue = append(queue, c.pid)
+			queue = append(queue, c)
 		}
 	}
 	return out
@@ -96,7 +151,7 @@ func below(procs []procEntry, roots []int, withRoots bool, outside int) []int {
 // descendants returns the living descendants of root; with a nonzero
 // outside, only those not in that process group.
 func descendants(root, outside int) []int {
-	return below(readProcs(), []int{root}, false, outside)
+	return below(newChildrenOf(), []procEntry{{pid: root}}, false, outside)
 }
 
 // adopted returns the orphans the supervisor self adopted from the command
@@ -104,22 +159,22 @@ func descendants(root, outside int) []int {
 // only those not in that process group. isCommand names the supervisor's
 // own commands, which are never orphans.
 func adopted(self int, tag string, isCommand func(int) bool, outside int) []int {
-	procs := readProcs()
+	children := newChildrenOf()
 	want := []byte(TreeEnv + "=" + tag + "\x00")
-	var roots []int
-	for _, p := range procs {
-		if p.ppid != self || p.zombie || isCommand(p.pid) {
+	var roots []procEntry
+	for _, p := range children(self) {
+		if p.zombie || isCommand(p.pid) {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
 		if err == nil && (bytes.Contains(env, append([]byte{0}, want...)) || bytes.HasPrefix(env, want)) {
-			roots = append(roots, p.pid)
+			roots = append(roots, p)
 		}
 	}
 	if len(roots) == 0 {
 		return nil
 	}
-	return below(procs, roots, true, outside)
+	return below(children, roots, true, outside)
 }
 
 // signalTree sends sig to the processes list returns: for SIGKILL first
@@ -153,8 +208,8 @@ func signalTree(list func() []int, sig syscall.Signal) {
 // never with -1, so a command's own status (which exec collects) is never
 // taken.
 func reapOrphans(self int, isCommand func(int) bool) {
-	for _, p := range readProcs() {
-		if p.ppid == self && p.zombie && !isCommand(p.pid) {
+	for _, p := range newChildrenOf()(self) {
+		if p.zombie && !isCommand(p.pid) {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
 		}
