@@ -8,6 +8,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpx/mcpx/proxytool"
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Kind is the kind of a catalog entry.
@@ -135,47 +136,65 @@ func build(members []*member, sep string) *Catalog {
 	return c
 }
 
-// add decodes one capability object and files it under its exposed name,
-// unless it is filtered out, malformed, or its name is taken.
+// add reads one capability object and files it under its exposed name,
+// unless it is filtered out, malformed, or its name is taken. It runs for
+// every item of every server at each rebuild (each connect, each list
+// change): it reads the few members it needs in one scan and splices the
+// exposed name into the bytes, rather than decoding the whole object and
+// encoding it again.
 func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string,
 	allow func(string) bool, index map[string]*Entry, list *[]*Entry) *Entry {
 	server := m.src.Name()
 	// Exact keys: encoding/json would also take "Name" or "NAME" for name,
-	// and the upstream must get back exactly the name it listed.
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+	// and the upstream must get back exactly the name it listed. A
+	// repeated key counts by its last value, as a decoder would.
+	var original, title, description string
+	var inputSchema, outputSchema []byte
+	err := rawjson.Scan(raw, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is(key):
+			original, _ = rawjson.String(v)
+		case k.Is("title"):
+			title, _ = rawjson.String(v)
+		case k.Is("description"):
+			description, _ = rawjson.String(v)
+		case k.Is("inputSchema"):
+			inputSchema = v
+		case k.Is("outputSchema"):
+			outputSchema = v
+		}
+		return true
+	})
+	if err != nil {
 		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s is not a JSON object", server, kind))
 		return nil
 	}
-	str := func(k string) string {
-		var v string
-		_ = json.Unmarshal(fields[k], &v)
-		return v
-	}
-	original := str(key)
 	if original == "" {
 		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s has no %q", server, kind, key))
 		return nil
 	}
-	head := struct{ Title, Description string }{str("title"), str("description")}
 	if allow != nil && !allow(original) {
 		return nil
 	}
 	e := &Entry{Kind: kind, Name: original, Original: original, quoted: []byte(quote(original)), Server: server,
-		Title: head.Title, Description: head.Description, JSON: raw, src: m.src, direct: m.direct}
-	repaired := false
-	if kind == KindTool {
-		for _, p := range repairToolSchemas(fields) {
-			repaired = true
-			c.Problems = append(c.Problems, fmt.Sprintf("server %s: tool %q: %s", server, original, p))
-		}
-	}
+		Title: title, Description: description, JSON: raw, src: m.src, direct: m.direct}
 	if key == "name" {
 		e.Name = exposedName(m.prefix, sep, original)
 	}
-	if e.Name != original || repaired {
-		fields["name"] = json.RawMessage(quote(e.Name))
-		e.JSON = marshalRaw(fields, raw)
+	if kind == KindTool && (!isObjectSchema(inputSchema) || outputSchema != nil && string(outputSchema) != "null" && !isObjectSchema(outputSchema)) {
+		// Rare: decode, repair, encode.
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw, &fields) == nil {
+			for _, p := range repairToolSchemas(fields) {
+				c.Problems = append(c.Problems, fmt.Sprintf("server %s: tool %q: %s", server, original, p))
+			}
+			fields["name"] = json.RawMessage(quote(e.Name))
+			e.JSON = marshalRaw(fields, raw)
+		}
+	} else if e.Name != original {
+		if renamed, _, err := rawjson.Replace(raw, "name", []byte(quote(e.Name))); err == nil {
+			e.JSON = renamed
+		}
 	}
 	if prev, taken := index[e.Name]; taken {
 		c.Collisions = append(c.Collisions, Collision{Kind: kind, Name: e.Name, Kept: prev.Server, Dropped: server, Original: original})
@@ -207,11 +226,11 @@ func repairToolSchemas(fields map[string]json.RawMessage) []string {
 // isObjectSchema reports whether raw is a JSON schema object whose type is
 // "object", as MCP requires of tool schemas.
 func isObjectSchema(raw json.RawMessage) bool {
-	var s map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &s) != nil {
+	if len(raw) == 0 || raw[0] != '{' {
 		return false
 	}
-	return string(s["type"]) == `"object"`
+	t, err := rawjson.Get(raw, "type")
+	return err == nil && string(t) == `"object"`
 }
 
 // marshalRaw encodes v without escaping <, > and & (which the upstream may
