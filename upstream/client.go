@@ -190,10 +190,11 @@ type Client struct {
 	ready     chan struct{} // closed after the first connect attempt
 	readyOnce sync.Once
 	tail      stderrTail
-	logLevel  string     // asked for by the client; applied on every connect
-	slots     *fifo      // maxConcurrent; nil for no limit
-	proc      *process   // the child of the attempt or connection under way, for Kill
-	watch     *lineWatch // its stdout, for the last line that was not JSON-RPC
+	logLevel  string      // asked for by the client; applied on every connect
+	slots     *fifo       // maxConcurrent; nil for no limit
+	limits    *callLimits // callTimeout and maxCallTime; nil for none
+	proc      *process    // the child of the attempt or connection under way, for Kill
+	watch     *lineWatch  // its stdout, for the last line that was not JSON-RPC
 
 	remembered bool          // the catalog shown came from the cache (or was stored there)
 	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
@@ -211,14 +212,15 @@ type Client struct {
 func New(cfg config.Server, opts *Options) *Client {
 	o := opts.withDefaults()
 	c := &Client{
-		cfg:   cfg,
-		opts:  o,
-		log:   o.Logger.WithPrefix(cfg.Name),
-		ready: make(chan struct{}),
-		known: make(chan struct{}),
-		done:  make(chan struct{}),
-		slots: newFIFO(cfg.MaxConcurrent),
-		life:  newLifecycle(),
+		cfg:    cfg,
+		opts:   o,
+		log:    o.Logger.WithPrefix(cfg.Name),
+		ready:  make(chan struct{}),
+		known:  make(chan struct{}),
+		done:   make(chan struct{}),
+		slots:  newFIFO(cfg.MaxConcurrent),
+		limits: newCallLimits(cfg.Name, cfg.Limits),
+		life:   newLifecycle(),
 	}
 	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
 	if !cfg.Enabled {

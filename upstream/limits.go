@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpx/mcpx/config"
 )
 
 // The names of the limits, as the config and the errors call them.
@@ -45,50 +47,187 @@ func (e *TimeoutError) Is(target error) bool { return target == context.Deadline
 
 type keepAliveKey struct{}
 
-// keepAlive returns the function a progress notification for the request
-// under ctx calls to restart its callTimeout; nil when there is none.
-func keepAlive(ctx context.Context) func() {
-	f, _ := ctx.Value(keepAliveKey{}).(func())
-	return f
+// keepAlive returns what a progress notification for the request under
+// ctx restarts the callTimeout of; nil when the request has none.
+func keepAlive(ctx context.Context) *limitedCall {
+	lc, _ := ctx.Value(keepAliveKey{}).(*limitedCall)
+	return lc
+}
+
+// callLimits applies a server's callTimeout and maxCallTime with one timer
+// for all its calls. A timer per call and per limit cost every call two
+// timers in the runtime's heap and, on a process that was idle between
+// calls, a wake-up of the thread asleep in the network poller so that it
+// would see the new timer: a tenth of a sequential call's CPU.
+//
+// Every call to a server has the same limits, so deadlines come in the
+// order calls start (maxCallTime) or last show life (callTimeout): two
+// lists in that order, whose fronts expire first. A new deadline is never
+// earlier than one already listed, so the timer is never moved earlier:
+// it is set when the lists go from empty and, when it fires, for the
+// fronts left.
+type callLimits struct {
+	server                   string
+	callTimeout, maxCallTime time.Duration
+
+	mu    sync.Mutex
+	idle  linkedlist.List // *limitedCall, by last life (callTimeout)
+	total linkedlist.List // *limitedCall, by start (maxCallTime)
+	timer *time.Timer
+	armed bool // the timer will fire
+}
+
+// limitedCall is one call under its server's limits: its context, which
+// ends with a *TimeoutError as its cause when a limit runs out.
+type limitedCall struct {
+	context.Context
+	cancel context.CancelCauseFunc
+	limits *callLimits
+	method string
+	params json.RawMessage // for the error's target, read only then
+
+	lastLife, start time.Time
+	idleAt, totalAt *linkedlist.Element // nil once off the list
+}
+
+// Value makes the call its own keep-alive (see keepAlive), without a
+// context.WithValue of its own.
+func (lc *limitedCall) Value(key any) any {
+	if _, ok := key.(keepAliveKey); ok {
+		return lc
+	}
+	return lc.Context.Value(key)
 }
 
 // limitCall applies the server's callTimeout and maxCallTime to one
 // request: the returned context ends with a *TimeoutError as its cause,
 // and carries the keep-alive that progress for the request calls. stop
-// releases the timers.
+// takes the call off the limits and releases its context.
 func (c *Client) limitCall(ctx context.Context, method string, params json.RawMessage) (context.Context, func()) {
-	l := c.cfg.Limits
-	if l.CallTimeout <= 0 && l.MaxCallTime <= 0 {
+	l := c.limits
+	if l == nil {
 		return ctx, func() {}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	expire := func(limit string, after time.Duration) func() {
-		return func() {
-			cancel(&TimeoutError{Server: c.cfg.Name, Method: method, Target: target(params), Limit: limit, After: after})
+	lc := &limitedCall{limits: l, method: method, params: params}
+	lc.Context, lc.cancel = context.WithCancelCause(ctx)
+	l.add(lc)
+	return lc, lc.stop
+}
+
+func newCallLimits(server string, l config.Limits) *callLimits {
+	if l.CallTimeout <= 0 && l.MaxCallTime <= 0 {
+		return nil
+	}
+	return &callLimits{server: server, callTimeout: l.CallTimeout, maxCallTime: l.MaxCallTime}
+}
+
+func (l *callLimits) add(lc *limitedCall) {
+	now := time.Now()
+	lc.lastLife, lc.start = now, now
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.callTimeout > 0 {
+		lc.idleAt = l.idle.PushBack(lc)
+	}
+	if l.maxCallTime > 0 {
+		lc.totalAt = l.total.PushBack(lc)
+	}
+	if !l.armed {
+		l.arm(now)
+	}
+}
+
+// keepAlive restarts the call's callTimeout: progress came for it.
+func (lc *limitedCall) keepAlive() {
+	l := lc.limits
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lc.idleAt != nil { // a call that already timed out stays timed out
+		lc.lastLife = time.Now()
+		l.idle.MoveToBack(lc.idleAt)
+	}
+}
+
+func (lc *limitedCall) stop() {
+	l := lc.limits
+	l.mu.Lock()
+	l.remove(lc)
+	l.mu.Unlock()
+	lc.cancel(nil)
+}
+
+// remove takes lc off both lists; l.mu is held.
+func (l *callLimits) remove(lc *limitedCall) {
+	if lc.idleAt != nil {
+		l.idle.Remove(lc.idleAt)
+		lc.idleAt = nil
+	}
+	if lc.totalAt != nil {
+		l.total.Remove(lc.totalAt)
+		lc.totalAt = nil
+	}
+}
+
+// next is when the first listed call runs out of a limit; ok is false
+// when no call is listed. l.mu is held.
+func (l *callLimits) next() (at time.Time, ok bool) {
+	if e := l.idle.Front(); e != nil {
+		at, ok = e.Value.(*limitedCall).lastLife.Add(l.callTimeout), true
+	}
+	if e := l.total.Front(); e != nil {
+		if t := e.Value.(*limitedCall).start.Add(l.maxCallTime); !ok || t.Before(at) {
+			at, ok = t, true
 		}
 	}
-	var timers []*time.Timer
-	if d := l.MaxCallTime; d > 0 {
-		timers = append(timers, time.AfterFunc(d, expire(LimitMaxCallTime, d)))
+	return at, ok
+}
+
+// arm sets the timer for the next deadline, if any; l.mu is held.
+func (l *callLimits) arm(now time.Time) {
+	at, ok := l.next()
+	l.armed = ok
+	if !ok {
+		return
 	}
-	if d := l.CallTimeout; d > 0 {
-		t := time.AfterFunc(d, expire(LimitCallTimeout, d))
-		timers = append(timers, t)
-		var mu sync.Mutex
-		ctx = context.WithValue(ctx, keepAliveKey{}, func() {
-			mu.Lock()
-			defer mu.Unlock()
-			// A timer that already fired stays fired: the call is over.
-			if t.Stop() {
-				t.Reset(d)
-			}
-		})
+	if l.timer == nil {
+		l.timer = time.AfterFunc(at.Sub(now), l.expire)
+		return
 	}
-	return ctx, func() {
-		for _, t := range timers {
-			t.Stop()
+	l.timer.Reset(at.Sub(now))
+}
+
+// expire ends the calls whose limit has run out, and sets the timer for
+// the next.
+func (l *callLimits) expire() {
+	type ended struct {
+		lc    *limitedCall
+		limit string
+		after time.Duration
+	}
+	var out []ended
+	now := time.Now()
+	l.mu.Lock()
+	for e := l.idle.Front(); e != nil; e = l.idle.Front() {
+		lc := e.Value.(*limitedCall)
+		if now.Before(lc.lastLife.Add(l.callTimeout)) {
+			break
 		}
-		cancel(nil)
+		l.remove(lc)
+		out = append(out, ended{lc, LimitCallTimeout, l.callTimeout})
+	}
+	for e := l.total.Front(); e != nil; e = l.total.Front() {
+		lc := e.Value.(*limitedCall)
+		if now.Before(lc.start.Add(l.maxCallTime)) {
+			break
+		}
+		l.remove(lc)
+		out = append(out, ended{lc, LimitMaxCallTime, l.maxCallTime})
+	}
+	l.arm(now)
+	l.mu.Unlock()
+	for _, x := range out {
+		x.lc.cancel(&TimeoutError{Server: l.server, Method: x.lc.method, Target: target(x.lc.params),
+			Limit: x.limit, After: x.after})
 	}
 }
 

@@ -2,8 +2,12 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/config"
 )
 
 // TestFIFOOrder: waiters get slots in the order they came, and one whose
@@ -60,5 +64,88 @@ func TestFIFOOrder(t *testing.T) {
 	}
 	if newFIFO(0) != nil {
 		t.Error("newFIFO(0) should be nil: no limit")
+	}
+}
+
+// done waits for ctx to end, failing the test after 10s.
+func done(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not end", what)
+	}
+}
+
+// timedOut returns the limit ctx ran out of, or "" when it ended otherwise.
+func timedOut(ctx context.Context) string {
+	if te := timeoutCause(ctx); te != nil {
+		return te.Limit + " " + te.Target
+	}
+	return ""
+}
+
+// TestCallLimitsOneTimer: the calls of a server share one timer, and still
+// each runs out of its own callTimeout, restarted by its progress, or its
+// maxCallTime; a call that ended is never timed out, and the timer is set
+// again for calls that come after it went idle.
+func TestCallLimitsOneTimer(t *testing.T) {
+	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 300 * time.Millisecond})}
+	call := func(name string) (context.Context, func()) {
+		return c.limitCall(context.Background(), "tools/call", json.RawMessage(`{"name":"`+name+`"}`))
+	}
+	a, stopA := call("a")
+	defer stopA()
+	b, stopB := call("b")
+	defer stopB()
+	ended, stopEnded := call("ended")
+	cc, stopC := call("c")
+	defer stopC()
+	stopEnded()
+	// b shows life while a and c run out.
+	alive := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-alive:
+				return
+			case <-time.After(20 * time.Millisecond):
+				keepAlive(b).keepAlive()
+			}
+		}
+	}()
+	done(t, a, "a")
+	done(t, cc, "c")
+	if b.Err() != nil {
+		t.Errorf("b timed out while it showed life: %v", context.Cause(b))
+	}
+	close(alive)
+	done(t, b, "b")
+	for ctx, want := range map[context.Context]string{a: "callTimeout a", b: "callTimeout b", cc: "callTimeout c"} {
+		if got := timedOut(ctx); got != want {
+			t.Errorf("ended with %q, want %q", got, want)
+		}
+	}
+	if got := timedOut(ended); got != "" || ended.Err() != context.Canceled {
+		t.Errorf("a call stopped in time ended with %q, %v", got, ended.Err())
+	}
+
+	// Every call is over: the timer fired with nothing left. A new call
+	// sets it again.
+	later, stopLater := call("later")
+	defer stopLater()
+	done(t, later, "a call after the timer went idle")
+	if got := timedOut(later); got != "callTimeout later" {
+		t.Errorf("later ended with %q", got)
+	}
+
+	// maxCallTime caps a call whatever its progress.
+	c = &Client{limits: newCallLimits("s", config.Limits{CallTimeout: time.Hour, MaxCallTime: 200 * time.Millisecond})}
+	capped, stopCapped := call("capped")
+	defer stopCapped()
+	keepAlive(capped).keepAlive()
+	done(t, capped, "capped")
+	if got := timedOut(capped); got != "maxCallTime capped" {
+		t.Errorf("capped ended with %q", got)
 	}
 }

@@ -28,7 +28,7 @@ func WithProgress(ctx context.Context, report func(params json.RawMessage)) cont
 type progressRoute struct {
 	token  json.RawMessage // the caller's token, exactly as it was sent; nil when it sent none
 	report func(json.RawMessage)
-	touch  func() // restarts the call's callTimeout; nil when it has none
+	touch  *limitedCall // whose callTimeout progress restarts; nil when it has none
 }
 
 // routeProgress swaps the caller's progress token in params for one of
@@ -122,7 +122,7 @@ func (cn *conn) relayProgress(n mcp.JSONRPCNotification) {
 	}
 	route := v.(progressRoute)
 	if route.touch != nil {
-		route.touch()
+		route.touch.keepAlive()
 	}
 	if route.report == nil {
 		return

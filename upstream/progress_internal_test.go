@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -14,8 +16,9 @@ import (
 // swapped and comes back on relay.
 func TestRouteProgressOwnToken(t *testing.T) {
 	cn := &conn{}
-	touched := 0
-	ctx := context.WithValue(context.Background(), keepAliveKey{}, func() { touched++ })
+	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: time.Minute})}
+	ctx, stop := c.limitCall(context.Background(), "tools/call", nil)
+	defer stop()
 	for _, params := range []string{
 		`{}`,
 		` { } `,
