@@ -171,16 +171,20 @@ func mcpxConn(b testing.TB) *callConn {
 		outW.Close()
 	}()
 	c := &callConn{w: inW, r: frame.NewReader(outR, 0)}
-	b.Cleanup(func() {
-		inW.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			b.Error("mcpx serve did not end after stdin closed")
-		}
-		inR.Close()
-		outR.Close()
-	})
+	var once sync.Once
+	c.close = func() {
+		once.Do(func() {
+			inW.Close()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				b.Error("mcpx serve did not end after stdin closed")
+			}
+			inR.Close()
+			outR.Close()
+		})
+	}
+	b.Cleanup(c.close)
 	c.handshake(b)
 	// The first call waits for the upstream to be ready.
 	c.call(b, fmt.Appendf(nil, echoCall, 0, "fx_echo"))

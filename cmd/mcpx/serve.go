@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/charmbracelet/log"
@@ -63,6 +64,9 @@ given together; stdio is served alone unless --http is given.`,
 					return exitWith(ios, 2, err)
 				}
 			}
+			if os.Getenv("GOGC") == "" {
+				defer debug.SetGCPercent(debug.SetGCPercent(serveGCPercent))
+			}
 			s, err := open(cmd.Context(), ios, g, true)
 			if err != nil {
 				return err
@@ -95,6 +99,16 @@ given together; stdio is served alone unless --http is given.`,
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token HTTP clients must send (else MCPX_HTTP_TOKEN, else http.token)")
 	return cmd
 }
+
+// serveGCPercent is the garbage collector's GOGC while serving, unless
+// the environment sets one. What serve keeps (the catalog, buffers) is a
+// few MB while every call leaves a few KB of garbage, so at the default
+// of 100 the collector ran every few hundred calls under load. At 400 it
+// runs a quarter as often, and the heap stays under 16 MB before the
+// first collection (4 MB at 100): the idle RSS does not change.
+// 64 concurrent callers of an out-of-process mcpx: 0.56-0.57 of a direct
+// connection's throughput at 100, 0.58-0.59 at 400.
+const serveGCPercent = 400
 
 // handTypedServe is what `mcpx serve` says when stdin is a terminal.
 const handTypedServe = "mcpx serve is waiting for an MCP client to speak JSON-RPC on stdin: an MCP client (Claude Desktop, Cursor, ...) runs this command itself.\n" +

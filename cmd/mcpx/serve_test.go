@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -458,4 +460,36 @@ func startEverything(t *testing.T, entry, mode string) string {
 	})
 	waitPort(t, port, 20*time.Second, logs)
 	return fmt.Sprintf("http://localhost:%d", port)
+}
+
+// gcPercent reads the collector's GOGC as the runtime reports it.
+func gcPercent() uint64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestServeGCPercent: serve collects garbage at serveGCPercent while it
+// runs, and puts back what it found; a GOGC in the environment wins. Not
+// parallel: the setting is the whole process's.
+func TestServeGCPercent(t *testing.T) {
+	before := gcPercent()
+	if before == serveGCPercent {
+		t.Fatalf("GOGC is already %d: the test could not tell serve's setting", before)
+	}
+	c := mcpxConn(t)
+	if got := gcPercent(); got != serveGCPercent {
+		t.Errorf("GOGC while serving = %d, want %d", got, serveGCPercent)
+	}
+	c.close()
+	if got := gcPercent(); got != before {
+		t.Errorf("GOGC after serve = %d, want %d back", got, before)
+	}
+
+	t.Setenv("GOGC", strconv.FormatUint(before, 10))
+	c = mcpxConn(t)
+	if got := gcPercent(); got != before {
+		t.Errorf("GOGC while serving with GOGC=%d in the environment = %d", before, got)
+	}
+	c.close()
 }
