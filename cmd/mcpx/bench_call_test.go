@@ -302,21 +302,56 @@ func concurrent(b *testing.B, c *callConn, name string, callers, per int) {
 
 // BenchmarkCallConcurrent: 64 callers at once on one connection, directly
 // and through mcpx (exposed directly); it reports mcpx's throughput as a
-// share of the direct connection's.
+// share of the direct connection's, with mcpx serving in this process (its
+// allocations counted with the benchmark's) and as its own process, the
+// built binary, as a client runs it. The second is the one to read: on
+// two cores a third process competes for the CPU, and serve's GOGC
+// applies to mcpx alone.
 func BenchmarkCallConcurrent(b *testing.B) {
 	const callers, per = 64, 8
-	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
-	var td, tc, tm time.Duration
+	direct, relay, mcpx, proc := directConn(b), copyConn(b), mcpxConn(b), processConn(b, buildMcpx(b))
+	var td, tc, tm, tp time.Duration
 	for b.Loop() {
 		td += timed(func() { concurrent(b, direct, "echo", callers, per) })
 		tc += timed(func() { concurrent(b, relay, "echo", callers, per) })
 		tm += timed(func() { concurrent(b, mcpx, "fx_echo", callers, per) })
+		tp += timed(func() { concurrent(b, proc, "fx_echo", callers, per) })
 	}
 	calls := float64(b.N * callers * per)
 	b.ReportMetric(calls/td.Seconds(), "calls/s-direct")
 	b.ReportMetric(calls/tc.Seconds(), "calls/s-copy")
 	b.ReportMetric(calls/tm.Seconds(), "calls/s-mcpx")
+	b.ReportMetric(calls/tp.Seconds(), "calls/s-process")
 	b.ReportMetric(float64(td)/float64(tm), "throughput-mcpx/direct")
+	b.ReportMetric(float64(td)/float64(tp), "throughput-process/direct")
+}
+
+// processConn runs `mcpx serve --stdio` from exe, as its own process, over
+// the fixture (expose both), and connects to it.
+func processConn(b testing.TB, exe string) *callConn {
+	cfg := writeConfig(b, map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}})
+	cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	c := &callConn{w: in, r: frame.NewReader(out, 0)}
+	c.close = func() {
+		in.Close()
+		_ = cmd.Wait()
+	}
+	b.Cleanup(c.close)
+	c.handshake(b)
+	c.call(b, fmt.Appendf(nil, echoCall, 0, "fx_echo")) // waits for the upstream
+	return c
 }
 
 // BenchmarkCallLargeResult: a 10 MB tool result (the fixture's big tool)
