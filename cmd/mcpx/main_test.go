@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +22,12 @@ var fixture string
 // follows the URL (the test server approves at once) to mcpx's callback.
 const browseEnv = "MCPX_TEST_BROWSE"
 
+// copyRelayEnv makes the test binary a relay process that runs its
+// arguments as a command and only copies bytes between its own stdio and
+// the command's: the least a process between client and server can cost
+// (BenchmarkCallConcurrent).
+const copyRelayEnv = "MCPX_TEST_COPY_RELAY"
+
 // testDir is TestMain's temporary directory.
 var testDir string
 
@@ -36,6 +43,9 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(runMainEnv) == "1" {
 		os.Exit(run(os.Args[1:], systemStreams()))
+	}
+	if os.Getenv(copyRelayEnv) == "1" {
+		os.Exit(copyRelay(os.Args[1:]))
 	}
 	dir, err := os.MkdirTemp("", "mcpx-test-")
 	if err != nil {
@@ -58,4 +68,29 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// copyRelay runs command and copies stdin to it and its stdout back.
+func copyRelay(command []string) int {
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 1
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "copy relay:", err)
+		return 1
+	}
+	go func() {
+		_, _ = io.Copy(in, os.Stdin)
+		in.Close()
+	}()
+	_, _ = io.Copy(os.Stdout, out)
+	_ = cmd.Wait()
+	return 0
 }
