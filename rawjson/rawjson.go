@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
 )
 
 // ErrNotObject is returned for input that is not one JSON object.
@@ -135,7 +134,7 @@ func Set(b []byte, key string, value []byte) ([]byte, error) {
 	empty := b[skipSpace(b, open)] == '}'
 	out = make([]byte, 0, len(b)+len(key)+len(value)+4)
 	out = append(out, b[:open]...)
-	out = strconv.AppendQuote(out, key)
+	out = AppendString(out, key)
 	out = append(out, ':')
 	out = append(out, value...)
 	if !empty {
@@ -265,4 +264,20 @@ func String(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// AppendString appends s to b as a JSON string. Names and tokens are
+// nearly always printable ASCII, which is copied as it is; anything else
+// is encoded by encoding/json. (strconv.Quote is Go syntax: its \x escapes
+// are not JSON.)
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -104,3 +104,16 @@ func TestScanKeys(t *testing.T) {
 		t.Errorf("Scan and Get allocate %.0f times per message, want 0", allocs)
 	}
 }
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "tools/call", "mcpx-progress-12", `say "hi"`, `a\b`, "tab\there", "\x7f", "é", "<&>", "\u2028"} {
+		got := AppendString([]byte("x"), s)
+		if got[0] != 'x' {
+			t.Fatalf("AppendString(%q) lost the prefix: %s", s, got)
+		}
+		var back string
+		if err := json.Unmarshal(got[1:], &back); err != nil || back != s {
+			t.Errorf("AppendString(%q) = %s: decodes to %q, %v", s, got[1:], back, err)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -217,7 +216,7 @@ func requestLine(id json.RawMessage, method string, params any) ([]byte, error) 
 	line = append(line, `{"jsonrpc":"2.0","id":`...)
 	line = append(line, id...)
 	line = append(line, `,"method":`...)
-	line = strconv.AppendQuote(line, method)
+	line = rawjson.AppendString(line, method)
 	if len(raw) > 0 {
 		line = append(line, `,"params":`...)
 		line = append(line, oneLine(raw)...)

@@ -98,3 +98,18 @@ func TestPipeTransportDeafServer(t *testing.T) {
 		t.Errorf("a request after the break: %v, want errDeaf", err)
 	}
 }
+
+// TestRequestLineIsJSON: a method passed through from a client is written
+// as a JSON string whatever it holds (Go's quoting would write \x7f).
+func TestRequestLineIsJSON(t *testing.T) {
+	for _, method := range []string{"tools/call", "x/\x7f", "é/ü", `a"b\c`} {
+		line, err := requestLine(json.RawMessage(`"mcpx-1"`), method, json.RawMessage(`{"a":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ Method string }
+		if err := json.Unmarshal(line, &m); err != nil || m.Method != method {
+			t.Errorf("requestLine(%q) = %s: method %q, %v", method, line, m.Method, err)
+		}
+	}
+}

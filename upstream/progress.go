@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -54,7 +53,7 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 			own := cn.progressToken()
 			swapped := make([]byte, 0, len(p)+len(own)+32)
 			swapped = append(swapped, `{"_meta":{"progressToken":`...)
-			swapped = strconv.AppendQuote(swapped, own)
+			swapped = rawjson.AppendString(swapped, own)
 			swapped = append(swapped, '}')
 			if rest := bytes.TrimLeft(p[1:], " \t\r\n"); len(rest) > 0 && rest[0] != '}' {
 				swapped = append(swapped, ',')
@@ -90,7 +89,7 @@ func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json
 		token, report = nil, nil
 	}
 	own := cn.progressToken()
-	meta, err = rawjson.Set(meta, "progressToken", []byte(strconv.Quote(own)))
+	meta, err = rawjson.Set(meta, "progressToken", rawjson.AppendString(nil, own))
 	if err != nil {
 		return params, func() {}
 	}
