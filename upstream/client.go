@@ -200,6 +200,7 @@ type Client struct {
 	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
 	knownOnce  sync.Once
 	life       lifecycle
+	asked      asked // what a new connection is asked again; guarded by mu
 
 	lifeMu  sync.Mutex // guards started and cancel
 	started bool
@@ -367,6 +368,7 @@ func (c *Client) run(ctx context.Context) {
 			c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
 				"prompts", len(cn.catalog.Prompts), "in", elapsed.Round(time.Millisecond))
 			c.setConnected(cn, elapsed)
+			c.restore(ctx, cn)
 			c.markReady()
 			switch c.awake(ctx, cn, learning) {
 			case endStopped:

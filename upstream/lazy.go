@@ -1,9 +1,11 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -123,10 +125,18 @@ func (c *Client) begin() {
 	}
 }
 
-// track keeps the resource subscriptions of the live connection, which
-// keep the server awake.
+// track keeps what a connection was asked that lasts: the resource
+// subscriptions, which keep the server awake, and, across connections,
+// them and the log level (see restore).
 func (c *Client) track(method string, params json.RawMessage) {
-	if method != "resources/subscribe" && method != "resources/unsubscribe" {
+	switch method {
+	case "logging/setLevel":
+		c.mu.Lock()
+		c.asked.level = bytes.Clone(params)
+		c.mu.Unlock()
+		return
+	case "resources/subscribe", "resources/unsubscribe":
+	default:
 		return
 	}
 	var p struct {
@@ -138,10 +148,62 @@ func (c *Client) track(method string, params json.RawMessage) {
 	c.mu.Lock()
 	if method == "resources/subscribe" {
 		c.life.subs[p.URI] = true
+		if c.asked.subs == nil {
+			c.asked.subs = map[string]json.RawMessage{}
+		}
+		c.asked.subs[p.URI] = bytes.Clone(params)
 	} else {
 		delete(c.life.subs, p.URI)
+		delete(c.asked.subs, p.URI)
 	}
 	c.mu.Unlock()
+	poke(c.life.activity)
+}
+
+// asked is what the Client's callers asked of the server that a new
+// connection (after a crash, a lost connection or a sleep) must be asked
+// again: the server starts knowing nothing of it, while the sessions
+// served still expect their log level and their resources' updates.
+type asked struct {
+	level json.RawMessage            // the last logging/setLevel's params; nil: none
+	subs  map[string]json.RawMessage // uri -> its resources/subscribe's params
+}
+
+// restore asks the new connection cn what the one before it was asked.
+// What fails is logged: the connection is still good for everything else.
+func (c *Client) restore(ctx context.Context, cn *conn) {
+	c.mu.Lock()
+	level, subs := c.asked.level, maps.Clone(c.asked.subs)
+	c.mu.Unlock()
+	if level == nil && len(subs) == 0 {
+		return
+	}
+	timeout := c.cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if level != nil {
+		if _, err := cn.request(ctx, "logging/setLevel", level); err != nil {
+			c.log.Warn("could not set the log level again on the new connection", "err", c.opts.Redact(err.Error()))
+		}
+	}
+	for uri, params := range subs {
+		if _, err := cn.request(ctx, "resources/subscribe", params); err != nil {
+			c.log.Warn("could not subscribe again on the new connection", "uri", uri, "err", c.opts.Redact(err.Error()))
+			continue
+		}
+		c.mu.Lock()
+		_, still := c.asked.subs[uri]
+		if still {
+			c.life.subs[uri] = true
+		}
+		c.mu.Unlock()
+		if !still { // unsubscribed meanwhile
+			_, _ = cn.request(ctx, "resources/unsubscribe", params)
+		}
+	}
 	poke(c.life.activity)
 }
 

@@ -2,12 +2,15 @@ package upstream_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -140,4 +143,40 @@ func TestListChanged(t *testing.T) {
 			t.Errorf("%d tools, want 16", n)
 		}
 	})
+}
+
+// TestReconnectRestoresSession: a server that restarts is asked again for
+// the log level and the resource subscriptions its Client was asked for,
+// and not for a subscription that was dropped.
+func TestReconnectRestoresSession(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	opts := reconnectOptions()
+	opts.Logger = log.New(&buf)
+	c := connect(t, stdioServer("restarting"), opts)
+	ctx := context.Background()
+	for _, r := range []struct{ method, params string }{
+		{"logging/setLevel", `{"level":"debug"}`},
+		{"resources/subscribe", `{"uri":"fx://kept"}`},
+		{"resources/subscribe", `{"uri":"fx://dropped"}`},
+		{"resources/unsubscribe", `{"uri":"fx://dropped"}`},
+	} {
+		if _, err := c.Request(ctx, r.method, json.RawMessage(r.params)); err != nil {
+			t.Fatalf("%s: %v", r.method, err)
+		}
+	}
+	count := func(s string) int { return strings.Count(buf.String(), s) }
+	eventually(t, 5*time.Second, func() bool { return count(`resources/unsubscribe {"uri":"fx://dropped"}`) == 1 },
+		"the server did not log the requests:\n%s", buf.String())
+
+	if _, err := callTool(t, c, "crash", nil); err == nil {
+		t.Fatal("crash answered")
+	}
+	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) }, "not connected again: %+v", c.Status())
+	eventually(t, 5*time.Second, func() bool {
+		return count(`logging/setLevel {"level":"debug"}`) == 2 && count(`resources/subscribe {"uri":"fx://kept"}`) == 2
+	}, "the new server was not asked again for the level and the subscription:\n%s", buf.String())
+	if n := count(`resources/subscribe {"uri":"fx://dropped"}`); n != 1 {
+		t.Errorf("a dropped subscription was asked for %d times, want once:\n%s", n, buf.String())
+	}
 }
