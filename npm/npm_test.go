@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package npm_test checks mcpx's npm packaging end to end, the way an MCP
 // client uses it: scripts/release builds and packs the linux-x64 platform
 // package and the main package, npm installs both tarballs offline into an

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -93,7 +92,7 @@ func LaunchChromium(tb testing.TB, extensionURL, token string, args ...string) *
 		"--user-data-dir=" + filepath.Join(dir, "profile"),
 		"--load-extension=" + ext, "--disable-extensions-except=" + ext},
 		append(args, "about:blank")...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	c := &Chromium{Name: name, cmd: cmd, out: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = c.out, c.out
 	cmd.WaitDelay = 2 * time.Second // children that keep the output pipe open
@@ -112,13 +111,12 @@ func LaunchChromium(tb testing.TB, extensionURL, token string, args ...string) *
 // and waits for it. It is idempotent.
 func (c *Chromium) Close() {
 	c.closeOnce.Do(func() {
-		pid := c.cmd.Process.Pid
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		stopGroup(c.cmd.Process, false)
 		select {
 		case <-c.exited:
 		case <-time.After(2 * time.Second):
 		}
-		_ = syscall.Kill(-pid, syscall.SIGKILL) // whatever of the group is left
+		stopGroup(c.cmd.Process, true) // whatever of the group is left
 		<-c.exited
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -294,7 +293,7 @@ func pidsAlive(t testing.TB, dir string) []int {
 		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
 			continue
 		}
-		if syscall.Kill(pid, 0) == nil {
+		if processAlive(pid) {
 			alive = append(alive, pid)
 		}
 	}

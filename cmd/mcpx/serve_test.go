@@ -352,7 +352,7 @@ func assertAllGone(t *testing.T, pids string, within time.Duration) {
 		}
 		if time.Now().After(deadline) {
 			for _, p := range alive {
-				syscall.Kill(p, syscall.SIGKILL)
+				killPid(p)
 			}
 			t.Fatalf("processes still running after mcpx exited: %v", alive)
 		}
@@ -448,14 +448,14 @@ func startEverything(t *testing.T, entry, mode string) string {
 	port := freePort(t)
 	cmd := exec.Command("node", entry, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	logs := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 		cmd.Wait()
 	})
 	waitPort(t, port, 20*time.Second, logs)
