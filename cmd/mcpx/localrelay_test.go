@@ -140,7 +140,8 @@ func freeLoopbackAddr(t *testing.T) string {
 }
 
 // TestRelayCommandOnATakenAddress: mcpx relay says the address is taken
-// (by a relay there is nothing to join) and exits 1.
+// (by a relay there is nothing to join) and exits 1; a non-loopback
+// address is a usage error: exit 2.
 func TestRelayCommandOnATakenAddress(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -153,7 +154,7 @@ func TestRelayCommandOnATakenAddress(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	_, errOut, code = runCLI(t, "", "relay", "--listen", "0.0.0.0:5555")
-	if code != 1 || !strings.Contains(errOut, "not a loopback address") {
+	if code != 2 || !strings.Contains(errOut, "not a loopback address") {
 		t.Fatalf("non-loopback: exit %d, stderr:\n%s", code, errOut)
 	}
 }

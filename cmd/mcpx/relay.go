@@ -22,6 +22,9 @@ serve of this user joins it on /mcp with the secret kept in
 relay and the others join; with it running, they all join.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := relay.CheckLoopback(o.listen); err != nil {
+				return exitWith(ios, 2, err) // a usage error, like any bad flag
+			}
 			level := g.logLevel
 			if level == "" {
 				level = "info"
