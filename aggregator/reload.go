@@ -35,6 +35,10 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 		restart[n] = true
 	}
 	uo := a.uo
+	root := a.root()
+	root.levels.mu.Lock()
+	level := root.levels.applied // what a new server is set to, as the others were
+	root.levels.mu.Unlock()
 	a.srvMu.Lock()
 	old := map[string]*upstream.Client{}
 	for _, c := range a.upstreams {
@@ -66,10 +70,14 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 		}
 		c, kept := old[s.Name]
 		if !kept || restart[s.Name] {
-			if kept {
-				stop = append(stop, c)
-			}
+			prev := c
 			c = upstream.New(s, &uo)
+			if kept {
+				stop = append(stop, prev)
+				c.Carry(prev) // the sessions' log level and subscriptions
+			} else if level != "" {
+				_ = c.SetLogLevel(a.ctx, level) // not connected: kept for its connect
+			}
 			start = append(start, c)
 		}
 		delete(old, s.Name)

@@ -200,7 +200,9 @@ type Client struct {
 	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
 	knownOnce  sync.Once
 	life       lifecycle
-	asked      asked // what a new connection is asked again; guarded by mu
+	// subscribed holds the params of each resource subscription, by
+	// URI, that every new connection is asked for again; guarded by mu.
+	subscribed map[string]json.RawMessage
 
 	lifeMu  sync.Mutex // guards started and cancel
 	started bool
@@ -368,7 +370,7 @@ func (c *Client) run(ctx context.Context) {
 			c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
 				"prompts", len(cn.catalog.Prompts), "in", elapsed.Round(time.Millisecond))
 			c.setConnected(cn, elapsed)
-			c.restore(ctx, cn)
+			c.resubscribe(ctx, cn)
 			c.markReady()
 			switch c.awake(ctx, cn, learning) {
 			case endStopped:

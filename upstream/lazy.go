@@ -126,56 +126,63 @@ func (c *Client) begin() {
 }
 
 // track keeps what a connection was asked that lasts: the resource
-// subscriptions, which keep the server awake, and, across connections,
-// them and the log level (see restore).
+// subscriptions, which keep the server awake and which every later
+// connection is asked for again (see resubscribe), and the log level,
+// which every connection is set to as it starts.
 func (c *Client) track(method string, params json.RawMessage) {
 	switch method {
-	case "logging/setLevel":
-		c.mu.Lock()
-		c.asked.level = bytes.Clone(params)
-		c.mu.Unlock()
-		return
-	case "resources/subscribe", "resources/unsubscribe":
+	case "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
 	default:
 		return
 	}
 	var p struct {
-		URI string `json:"uri"`
+		URI   string `json:"uri"`
+		Level string `json:"level"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
 	c.mu.Lock()
-	if method == "resources/subscribe" {
+	switch method {
+	case "logging/setLevel":
+		c.logLevel = p.Level
+	case "resources/subscribe":
 		c.life.subs[p.URI] = true
-		if c.asked.subs == nil {
-			c.asked.subs = map[string]json.RawMessage{}
+		if c.subscribed == nil {
+			c.subscribed = map[string]json.RawMessage{}
 		}
-		c.asked.subs[p.URI] = bytes.Clone(params)
-	} else {
+		c.subscribed[p.URI] = bytes.Clone(params)
+	default:
 		delete(c.life.subs, p.URI)
-		delete(c.asked.subs, p.URI)
+		delete(c.subscribed, p.URI)
 	}
 	c.mu.Unlock()
 	poke(c.life.activity)
 }
 
-// asked is what the Client's callers asked of the server that a new
-// connection (after a crash, a lost connection or a sleep) must be asked
-// again: the server starts knowing nothing of it, while the sessions
-// served still expect their log level and their resources' updates.
-type asked struct {
-	level json.RawMessage            // the last logging/setLevel's params; nil: none
-	subs  map[string]json.RawMessage // uri -> its resources/subscribe's params
+// Carry makes c, not yet started, begin where from is: its connections
+// get from's log level and are asked for from's resource subscriptions.
+// A Client that replaces another (its config changed) carries on with
+// the sessions that subscribed through the one before.
+func (c *Client) Carry(from *Client) {
+	from.mu.Lock()
+	level, subs := from.logLevel, maps.Clone(from.subscribed)
+	from.mu.Unlock()
+	c.mu.Lock()
+	c.logLevel, c.subscribed = level, subs
+	c.mu.Unlock()
 }
 
-// restore asks the new connection cn what the one before it was asked.
-// What fails is logged: the connection is still good for everything else.
-func (c *Client) restore(ctx context.Context, cn *conn) {
+// resubscribe asks the new connection cn for the resource subscriptions
+// the connections before it were asked for: a server that restarted, or
+// slept, knows nothing of them, while the sessions served still expect
+// their resources' updates. What fails is logged: the connection is still
+// good for everything else.
+func (c *Client) resubscribe(ctx context.Context, cn *conn) {
 	c.mu.Lock()
-	level, subs := c.asked.level, maps.Clone(c.asked.subs)
+	subs := maps.Clone(c.subscribed)
 	c.mu.Unlock()
-	if level == nil && len(subs) == 0 {
+	if len(subs) == 0 {
 		return
 	}
 	timeout := c.cfg.Timeout
@@ -184,18 +191,13 @@ func (c *Client) restore(ctx context.Context, cn *conn) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if level != nil {
-		if _, err := cn.request(ctx, "logging/setLevel", level); err != nil {
-			c.log.Warn("could not set the log level again on the new connection", "err", c.opts.Redact(err.Error()))
-		}
-	}
 	for uri, params := range subs {
 		if _, err := cn.request(ctx, "resources/subscribe", params); err != nil {
 			c.log.Warn("could not subscribe again on the new connection", "uri", uri, "err", c.opts.Redact(err.Error()))
 			continue
 		}
 		c.mu.Lock()
-		_, still := c.asked.subs[uri]
+		_, still := c.subscribed[uri]
 		if still {
 			c.life.subs[uri] = true
 		}

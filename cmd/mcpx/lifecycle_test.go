@@ -350,3 +350,43 @@ func TestServeReloadsConfig(t *testing.T) {
 		t.Errorf("server a was disturbed along the way: pids %v, then %v", aPids, got)
 	}
 }
+
+// TestServeReloadCarriesSession: a server restarted by a config change is
+// set to the session's log level and asked for its resource subscriptions
+// again, and a server the change adds is set to the level too.
+func TestServeReloadCarriesSession(t *testing.T) {
+	servers := map[string]any{"b": fx("--name", "b")}
+	doc := map[string]any{"expose": "direct", "servers": servers}
+	cfg := writeConfig(t, doc)
+	c := startServe(t, cfg)
+	c.initialize()
+	for _, r := range []struct{ method, params string }{
+		{"logging/setLevel", `{"level":"debug"}`},
+		{"resources/subscribe", `{"uri":"fx://kept"}`},
+	} {
+		if _, rpcErr := c.request(r.method, json.RawMessage(r.params)); rpcErr != nil {
+			t.Fatalf("%s: %+v", r.method, rpcErr)
+		}
+	}
+	lines := func(parts ...string) int {
+		n := 0
+		for _, line := range strings.Split(c.stderr.String(), "\n") {
+			all := true
+			for _, p := range parts {
+				all = all && strings.Contains(line, p)
+			}
+			if all {
+				n++
+			}
+		}
+		return n
+	}
+	c.waitStderr(10*time.Second, "resources/subscribe", "fx://kept")
+
+	servers["b"] = fx("--name", "b", "--tools", "1") // changed: restarted
+	servers["c"] = fx("--name", "c")                 // added
+	saveByRename(t, cfg, doc)
+	eventuallyTrue(t, 20*time.Second, func() bool {
+		return lines("resources/subscribe", "fx://kept") == 2 && lines("logging/setLevel", "debug") == 3
+	}, "after the reload, the new b was not asked for the subscription and the level, or c for the level")
+}
