@@ -82,6 +82,44 @@ type Authenticator struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced when a login is saved
 	cached  *oauth.Token  // the last token seen fresh; nil: read the store
+	// found is the last discovery, and found.from the resource metadata
+	// URL it started from: a refresh reuses it rather than fetching the
+	// metadata documents again (two to four requests before each
+	// refresh). A refresh that fails other than by an OAuth error forgets
+	// it, so the next one looks again.
+	found *discovered
+}
+
+type discovered struct {
+	from string
+	d    *oauth.Discovery
+}
+
+// discover returns the authorization server of the resource whose
+// metadata is at metadataURL ("" when the server's 401 named none), from
+// the last discovery when it started there.
+func (a *Authenticator) discover(ctx context.Context, metadataURL string) (*oauth.Discovery, error) {
+	a.mu.Lock()
+	f := a.found
+	a.mu.Unlock()
+	if f != nil && f.from == metadataURL {
+		return f.d, nil
+	}
+	d, err := oauth.Discover(ctx, a.http, a.url, metadataURL)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.found = &discovered{from: metadataURL, d: d}
+	a.mu.Unlock()
+	return d, nil
+}
+
+// forgetDiscovery makes the next discover fetch the documents again.
+func (a *Authenticator) forgetDiscovery() {
+	a.mu.Lock()
+	a.found = nil
+	a.mu.Unlock()
 }
 
 // New returns the Authenticator of one server.

@@ -101,7 +101,9 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	}
 	hr := *r
 	hr.Token = nil // a login starts over; the old token stays until it succeeds
-	d, err := oauth.Discover(ctx, a.http, a.url, hr.ResourceMetadataURL)
+	// A login looks again: the server may have moved.
+	a.forgetDiscovery()
+	d, err := a.discover(ctx, hr.ResourceMetadataURL)
 	if err != nil {
 		return nil, fmt.Errorf("discover the authorization server of %s: %w", a.server, err)
 	}

@@ -513,3 +513,43 @@ func TestScopesFromResourceMetadata(t *testing.T) {
 		}
 	}
 }
+
+// wellKnownCounter counts the requests for metadata documents.
+type wellKnownCounter struct{ n atomic.Int32 }
+
+func (c *wellKnownCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.Contains(req.URL.Path, "/.well-known/") {
+		c.n.Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestRefreshReusesDiscovery: the login discovers the authorization
+// server; the refreshes after it use what it found instead of fetching
+// the metadata documents again.
+func TestRefreshReusesDiscovery(t *testing.T) {
+	srv := authtest.Start(t)
+	counter := &wellKnownCounter{}
+	a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: &auth.FileStore{Dir: t.TempDir()},
+		HTTPClient: &http.Client{Transport: counter, Timeout: 30 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login(t, a)
+	if counter.n.Load() == 0 {
+		t.Fatal("the login fetched no metadata document: the counter sees nothing")
+	}
+	afterLogin := counter.n.Load()
+	for i := 1; i <= 2; i++ {
+		srv.Expire(t)
+		if code, err := mcpCall(a, srv.URL); err != nil || code != 200 {
+			t.Fatalf("call %d after the token expired: %d, %v", i, code, err)
+		}
+	}
+	if n := srv.Log(t).Refreshes; n != 2 {
+		t.Fatalf("refreshes = %d, want 2", n)
+	}
+	if n := counter.n.Load() - afterLogin; n != 0 {
+		t.Errorf("the refreshes fetched %d metadata documents, want 0", n)
+	}
+}

@@ -78,6 +78,8 @@ func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.To
 			}
 			return nil, &LoginRequiredError{Server: a.server, Reason: "the authorization server refused the refresh token: " + oe.Code}
 		}
+		// Not an answer from a token endpoint: it may have moved.
+		a.forgetDiscovery()
 		return nil, fmt.Errorf("refresh the token of %s: %w", a.server, err)
 	}
 	r.Token = &g.Token
@@ -88,11 +90,11 @@ func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.To
 	return r.Token, nil
 }
 
-// oauthConfig discovers the authorization server of the login in r (from
-// the resource metadata URL its login found) and returns the OAuth client
-// for it, with the config's client ID or r's registration.
+// oauthConfig finds the authorization server of the login in r (from the
+// resource metadata URL its login found; see discover) and returns the
+// OAuth client for it, with the config's client ID or r's registration.
 func (a *Authenticator) oauthConfig(ctx context.Context, r *Record) (*oauth.Config, error) {
-	d, err := oauth.Discover(ctx, a.http, a.url, r.ResourceMetadataURL)
+	d, err := a.discover(ctx, r.ResourceMetadataURL)
 	if err != nil {
 		return nil, fmt.Errorf("discover the authorization server: %w", err)
 	}
