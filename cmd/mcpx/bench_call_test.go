@@ -223,9 +223,13 @@ func timed(f func()) time.Duration {
 // through the copy relay, through mcpx exposed directly and through the
 // proxy tool. It reports µs per call of each and mcpx's ratios to the
 // copy relay and to direct, and mcpx's allocations per call (this
-// process's, less the copy relay's: the client's own are the same).
+// process's, less the copy relay's: the client's own are the same). The
+// copy relay and mcpx run in this process; process-mcpx/copy is the same
+// ratio with each as a process of its own (the built binary, and the test
+// binary as a copy relay), as a client runs mcpx.
 func BenchmarkCallSequential(b *testing.B) {
 	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
+	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b))
 	echo := fmt.Appendf(nil, echoCall, 1, "echo")
 	mcpxEcho := fmt.Appendf(nil, echoCall, 1, "fx_echo")
 	proxied := fmt.Appendf(nil, proxyCall, 1)
@@ -234,15 +238,18 @@ func BenchmarkCallSequential(b *testing.B) {
 		func() { relay.call(b, echo) },
 		func() { mcpx.call(b, mcpxEcho) },
 		func() { mcpx.call(b, proxied) },
+		func() { relayProc.call(b, echo) },
+		func() { proc.call(b, mcpxEcho) },
+		func() { proc.call(b, proxied) },
 	}
-	var t [4]time.Duration
+	var t [7]time.Duration
 	for b.Loop() {
 		for i, f := range calls {
 			t[i] += timed(f)
 		}
 	}
 	// Allocations, each target on its own so that nothing else counts.
-	m := measure(200, calls)
+	m := measure(200, calls[:4])
 	n := float64(b.N)
 	b.ReportMetric(float64(t[0].Microseconds())/n, "µs/direct")
 	b.ReportMetric(float64(t[1].Microseconds())/n, "µs/copy")
@@ -251,6 +258,9 @@ func BenchmarkCallSequential(b *testing.B) {
 	b.ReportMetric(float64(t[2])/float64(t[1]), "mcpx/copy")
 	b.ReportMetric(float64(t[3])/float64(t[1]), "proxy/copy")
 	b.ReportMetric(float64(t[2])/float64(t[0]), "mcpx/direct")
+	b.ReportMetric(float64(t[5])/float64(t[4]), "process-mcpx/copy")
+	b.ReportMetric(float64(t[6])/float64(t[4]), "process-proxy/copy")
+	b.ReportMetric(float64(t[4])/float64(t[0]), "copyprocess/direct")
 	b.ReportMetric((float64(m[2].allocs)-float64(m[1].allocs))/200, "mcpx-allocs/call")
 	b.ReportMetric((float64(m[3].allocs)-float64(m[1].allocs))/200, "proxy-allocs/call")
 	b.ReportMetric((float64(m[2].bytes)-float64(m[1].bytes))/200, "mcpx-B/call")
