@@ -150,10 +150,7 @@ func (cn *conn) resync() {
 	}
 
 	c := cn.c
-	timeout := c.cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := c.timeout()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	go func() {

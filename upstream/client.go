@@ -210,6 +210,15 @@ type Client struct {
 	done    chan struct{} // closed when nothing of the Client runs any more
 }
 
+// timeout is how long the server gets to connect, and a call to wait for
+// it: its config's timeout, config.DefaultTimeout when it has none.
+func (c *Client) timeout() time.Duration {
+	if c.cfg.Timeout > 0 {
+		return c.cfg.Timeout
+	}
+	return config.DefaultTimeout
+}
+
 // New returns a Client for one configured server. It does nothing until
 // [Client.Start].
 func New(cfg config.Server, opts *Options) *Client {

@@ -107,10 +107,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		return nil, fmt.Errorf("start: %w", err)
 	}
 
-	timeout := c.cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := c.timeout()
 	tctx, tcancel := context.WithTimeout(life, timeout)
 	defer tcancel()
 

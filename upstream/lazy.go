@@ -46,10 +46,7 @@ func (c *Client) broadcast() {
 // sleeping one woken, up to the server's timeout; a failed one fails at
 // once with its last error.
 func (c *Client) acquire(ctx context.Context) (*conn, error) {
-	timeout := c.cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := c.timeout()
 	var deadline <-chan time.Time
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -185,10 +182,7 @@ func (c *Client) resubscribe(ctx context.Context, cn *conn) {
 	if len(subs) == 0 {
 		return
 	}
-	timeout := c.cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := c.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for uri, params := range subs {
