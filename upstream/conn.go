@@ -62,8 +62,10 @@ type conn struct {
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
 
-	ids      atomic.Int64
-	progress sync.Map // own progress token -> progressRoute
+	ids atomic.Int64
+
+	progressMu sync.Mutex
+	progress   map[string]progressRoute // by the request's own id, its token
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -266,13 +268,13 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 			err error
 		}
 		ch := make(chan reply, 1)
-		cn.start(ctx, pipe, nil, method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
+		cn.start(ctx, pipe, nil, keepAlive(ctx), method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
 		r := <-ch
 		return r.res, r.err
 	}
 	id := cn.nextID()
-	params, unroute := cn.routeProgress(ctx, params)
-	defer unroute()
+	params, routed := cn.routeProgress(ctx, id, keepAlive(ctx), params)
+	defer cn.unroute(id, routed)
 	req := jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
 	if len(params) > 0 {
 		req.Params = params
@@ -297,6 +299,10 @@ func (cn *conn) ownID(prefix, suffix string) string {
 // way, with notifications/cancelled sent when ctx ended it.
 func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Response, err error) (json.RawMessage, error) {
 	if err != nil {
+		if te := (*TimeoutError)(nil); errors.As(err, &te) {
+			go cn.cancelRequest(mcp.NewRequestId(id), te)
+			return nil, te
+		}
 		if ctx.Err() != nil {
 			go cn.cancelRequest(mcp.NewRequestId(id), context.Cause(ctx))
 			return nil, ctx.Err()

@@ -77,41 +77,68 @@ type callLimits struct {
 	armed bool // the timer will fire
 }
 
-// limitedCall is one call under its server's limits: its context, which
-// ends with a *TimeoutError as its cause when a limit runs out.
+// limitedCall is one call under its server's limits. It is not a
+// context: a call sent without waiting (Client.Send) is ended by its
+// expiry hook, so that the limits cost it no context of its own, which
+// with its registration under the caller's was a tenth of such a call's
+// CPU under load (BenchmarkCallConcurrent). A call that waits
+// (Client.Request) gets a context from limitCall that the hook cancels.
 type limitedCall struct {
-	context.Context
-	cancel context.CancelCauseFunc
 	limits *callLimits
 	method string
 	params json.RawMessage // for the error's target, read only then
 
+	// Guarded by limits.mu.
 	lastLife, start time.Time
 	idleAt, totalAt *linkedlist.Element // nil once off the list
+	expired         *TimeoutError       // the limit that ran out, once one has
+	onExpiry        func(*TimeoutError) // ends the call when a limit runs out
+	stopped         bool
 }
 
-// Value makes the call its own keep-alive (see keepAlive), without a
-// context.WithValue of its own.
-func (lc *limitedCall) Value(key any) any {
-	if _, ok := key.(keepAliveKey); ok {
-		return lc
+// limit puts one request under the server's callTimeout and maxCallTime,
+// which start now; nil when the server has neither. stop takes it off.
+func (c *Client) limit(method string, params json.RawMessage) *limitedCall {
+	l := c.limits
+	if l == nil {
+		return nil
 	}
-	return lc.Context.Value(key)
+	lc := &limitedCall{limits: l, method: method, params: params}
+	l.add(lc)
+	return lc
+}
+
+// limitedContext is the context of a call that waits under its limits:
+// it ends with a *TimeoutError as its cause when a limit runs out, and
+// carries the call for progress to keep alive (see keepAlive).
+type limitedContext struct {
+	context.Context
+	lc *limitedCall
+}
+
+func (c limitedContext) Value(key any) any {
+	if _, ok := key.(keepAliveKey); ok {
+		return c.lc
+	}
+	return c.Context.Value(key)
 }
 
 // limitCall applies the server's callTimeout and maxCallTime to one
-// request: the returned context ends with a *TimeoutError as its cause,
-// and carries the keep-alive that progress for the request calls. stop
-// takes the call off the limits and releases its context.
+// request that waits for its answer: the returned context ends with a
+// *TimeoutError as its cause, and carries the keep-alive that progress for
+// the request calls. stop takes the call off the limits and releases its
+// context.
 func (c *Client) limitCall(ctx context.Context, method string, params json.RawMessage) (context.Context, func()) {
-	l := c.limits
-	if l == nil {
+	lc := c.limit(method, params)
+	if lc == nil {
 		return ctx, func() {}
 	}
-	lc := &limitedCall{limits: l, method: method, params: params}
-	lc.Context, lc.cancel = context.WithCancelCause(ctx)
-	l.add(lc)
-	return lc, lc.stop
+	ctx, cancel := context.WithCancelCause(ctx)
+	lc.onExpire(func(te *TimeoutError) { cancel(te) })
+	return limitedContext{ctx, lc}, func() {
+		lc.stop()
+		cancel(nil)
+	}
 }
 
 func newCallLimits(server string, l config.Limits) *callLimits {
@@ -137,6 +164,35 @@ func (l *callLimits) add(lc *limitedCall) {
 	}
 }
 
+// onExpire sets what ends the call when a limit runs out, in place of
+// what was set before; when one already has, f runs now. Nil-safe: a call
+// without limits never expires.
+func (lc *limitedCall) onExpire(f func(*TimeoutError)) {
+	if lc == nil {
+		return
+	}
+	l := lc.limits
+	l.mu.Lock()
+	te := lc.expired
+	if te == nil && !lc.stopped {
+		lc.onExpiry = f
+	}
+	l.mu.Unlock()
+	if te != nil {
+		f(te)
+	}
+}
+
+// timedOut returns the limit that ran out, or nil.
+func (lc *limitedCall) timedOut() *TimeoutError {
+	if lc == nil {
+		return nil
+	}
+	lc.limits.mu.Lock()
+	defer lc.limits.mu.Unlock()
+	return lc.expired
+}
+
 // keepAlive restarts the call's callTimeout: progress came for it.
 func (lc *limitedCall) keepAlive() {
 	l := lc.limits
@@ -148,12 +204,18 @@ func (lc *limitedCall) keepAlive() {
 	}
 }
 
+// stop takes the call off the limits: it ended, and never expires now.
+// Nil-safe.
 func (lc *limitedCall) stop() {
+	if lc == nil {
+		return
+	}
 	l := lc.limits
 	l.mu.Lock()
 	l.remove(lc)
+	lc.stopped = true
+	lc.onExpiry = nil
 	l.mu.Unlock()
-	lc.cancel(nil)
 }
 
 // remove takes lc off both lists; l.mu is held.
@@ -196,39 +258,56 @@ func (l *callLimits) arm(now time.Time) {
 	l.timer.Reset(at.Sub(now))
 }
 
+// ranOut is a call whose limit ran out, as expire collects it.
+type ranOut struct {
+	lc *limitedCall
+	te *TimeoutError
+}
+
 // expire ends the calls whose limit has run out, and sets the timer for
-// the next.
+// the next. The errors are made outside the lock (naming the target reads
+// the params), and each call's hook runs outside it too.
 func (l *callLimits) expire() {
-	type ended struct {
-		lc    *limitedCall
-		limit string
-		after time.Duration
-	}
-	var out []ended
 	now := time.Now()
 	l.mu.Lock()
-	for e := l.idle.Front(); e != nil; e = l.idle.Front() {
-		lc := e.Value.(*limitedCall)
-		if now.Before(lc.lastLife.Add(l.callTimeout)) {
-			break
-		}
-		l.remove(lc)
-		out = append(out, ended{lc, LimitCallTimeout, l.callTimeout})
-	}
-	for e := l.total.Front(); e != nil; e = l.total.Front() {
-		lc := e.Value.(*limitedCall)
-		if now.Before(lc.start.Add(l.maxCallTime)) {
-			break
-		}
-		l.remove(lc)
-		out = append(out, ended{lc, LimitMaxCallTime, l.maxCallTime})
-	}
+	out := l.takeExpired(&l.idle, now, LimitCallTimeout, l.callTimeout, func(lc *limitedCall) time.Time { return lc.lastLife }, nil)
+	out = l.takeExpired(&l.total, now, LimitMaxCallTime, l.maxCallTime, func(lc *limitedCall) time.Time { return lc.start }, out)
 	l.arm(now)
 	l.mu.Unlock()
-	for _, x := range out {
-		x.lc.cancel(&TimeoutError{Server: l.server, Method: x.lc.method, Target: target(x.lc.params),
-			Limit: x.limit, After: x.after})
+	for i := range out {
+		out[i].te.Target = target(out[i].lc.params)
 	}
+	hooks := make([]func(*TimeoutError), len(out))
+	l.mu.Lock()
+	for i, x := range out {
+		if !x.lc.stopped {
+			x.lc.expired = x.te
+			hooks[i] = x.lc.onExpiry
+			x.lc.onExpiry = nil
+		}
+	}
+	l.mu.Unlock()
+	for i, f := range hooks {
+		if f != nil {
+			f(out[i].te)
+		}
+	}
+}
+
+// takeExpired takes the calls off list from its front while their limit,
+// counted from since, has run out by now, and appends them to out; l.mu is
+// held.
+func (l *callLimits) takeExpired(list *linkedlist.List, now time.Time, limit string, after time.Duration,
+	since func(*limitedCall) time.Time, out []ranOut) []ranOut {
+	for e := list.Front(); e != nil; e = list.Front() {
+		lc := e.Value.(*limitedCall)
+		if now.Before(since(lc).Add(after)) {
+			break
+		}
+		l.remove(lc)
+		out = append(out, ranOut{lc, &TimeoutError{Server: l.server, Method: lc.method, Limit: limit, After: after}})
+	}
+	return out
 }
 
 // timeoutCause returns the *TimeoutError that ended ctx, or nil.
@@ -305,6 +384,21 @@ func (f *fifo) enqueue(run func()) (now bool, withdraw func() bool) {
 		f.waiters.Remove(e)
 		return true
 	}
+}
+
+// tryAcquire takes a slot when one is free and nobody waits, and reports
+// whether it did. It spares the usual call the closure enqueue takes.
+func (f *fifo) tryAcquire() bool {
+	if f == nil {
+		return true
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.free > 0 && f.waiters.Len() == 0 {
+		f.free--
+		return true
+	}
+	return false
 }
 
 // acquire takes a slot, waiting in line until one is free or ctx ends.

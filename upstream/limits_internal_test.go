@@ -152,3 +152,45 @@ func TestCallLimitsOneTimer(t *testing.T) {
 		t.Errorf("capped ended with %q", got)
 	}
 }
+
+// TestLimitedCallHooks: a call sent without waiting has no context of its
+// own; its limit running out calls the hook it has then, a hook set after
+// that runs at once with the same error, and a stopped call never runs
+// one.
+func TestLimitedCallHooks(t *testing.T) {
+	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 100 * time.Millisecond})}
+	fired := make(chan *TimeoutError, 4)
+	hook := func(te *TimeoutError) { fired <- te }
+
+	stopped := c.limit("tools/call", json.RawMessage(`{"name":"stopped"}`))
+	stopped.onExpire(func(te *TimeoutError) { t.Errorf("a stopped call expired: %v", te) })
+	stopped.stop()
+
+	lc := c.limit("tools/call", json.RawMessage(`{"name":"late"}`))
+	lc.onExpire(func(*TimeoutError) { t.Error("a replaced hook ran") })
+	lc.onExpire(hook)
+	var te *TimeoutError
+	select {
+	case te = <-fired:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's callTimeout never ran out")
+	}
+	if te.Limit != LimitCallTimeout || te.Target != "late" || lc.timedOut() != te {
+		t.Errorf("expired with %+v (timedOut %v), want callTimeout of late", te, lc.timedOut())
+	}
+	lc.onExpire(hook) // as a started call sets its abort after the fact
+	select {
+	case again := <-fired:
+		if again != te {
+			t.Errorf("a hook set after expiry got %v, want %v", again, te)
+		}
+	default:
+		t.Error("a hook set after the call expired did not run")
+	}
+	var none *limitedCall // a server without limits
+	none.onExpire(hook)
+	none.stop()
+	if none.timedOut() != nil {
+		t.Error("a call without limits timed out")
+	}
+}

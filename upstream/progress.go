@@ -31,80 +31,92 @@ type progressRoute struct {
 }
 
 // routeProgress swaps the caller's progress token in params for one of
-// the connection's own and registers the route. A request under a
-// callTimeout gets a token of mcpx's own even when the caller sent none,
-// so that a server reporting progress keeps its call alive. It returns
-// params as they are, and a no-op, when there is nothing to route.
-func (cn *conn) routeProgress(ctx context.Context, params json.RawMessage) (json.RawMessage, func()) {
+// the connection's own, the request's id (unique on the connection, and
+// made already), and registers the route. A request under a callTimeout
+// (touch) gets a token even when the caller sent none, so that a server
+// reporting progress keeps its call alive. It returns params as they are,
+// and false, when there is nothing to route; unroute undoes it.
+func (cn *conn) routeProgress(ctx context.Context, id string, touch *limitedCall, params json.RawMessage) (json.RawMessage, bool) {
 	report, _ := ctx.Value(progressKey{}).(func(json.RawMessage))
-	touch := keepAlive(ctx)
 	if report == nil && touch == nil || len(params) == 0 {
-		return params, func() {}
+		return params, false
 	}
 	if touch == nil && !bytes.Contains(params, []byte(`"progressToken"`)) {
 		// Most calls ask for no progress: one scan of the bytes, not a
 		// decode of the params, tells.
-		return params, func() {}
+		return params, false
 	}
 	if touch != nil && !bytes.Contains(params, []byte(`"_meta"`)) {
 		// The common case under a callTimeout: no _meta, so a token of
 		// mcpx's own goes first, without a scan of the params.
 		if p := bytes.TrimLeft(params, " \t\r\n"); len(p) > 1 && p[0] == '{' {
-			own := cn.progressToken()
-			swapped := make([]byte, 0, len(p)+len(own)+32)
+			swapped := make([]byte, 0, len(p)+len(id)+32)
 			swapped = append(swapped, `{"_meta":{"progressToken":`...)
-			swapped = rawjson.AppendString(swapped, own)
+			swapped = rawjson.AppendString(swapped, id)
 			swapped = append(swapped, '}')
 			if rest := bytes.TrimLeft(p[1:], " \t\r\n"); len(rest) > 0 && rest[0] != '}' {
 				swapped = append(swapped, ',')
 			}
 			swapped = append(swapped, p[1:]...)
-			cn.progress.Store(own, progressRoute{touch: touch})
-			return swapped, func() { cn.progress.Delete(own) }
+			cn.route(id, progressRoute{touch: touch})
+			return swapped, true
 		}
 	}
 	// The token is spliced into the caller's bytes: everything else in
 	// the params reaches the server as it was sent.
 	meta, err := rawjson.Get(params, "_meta")
 	if err != nil {
-		return params, func() {}
+		return params, false
 	}
 	if string(meta) == "null" {
 		meta = nil
 	}
 	if meta != nil && meta[0] != '{' {
-		return params, func() {} // not an object: leave it to the server
+		return params, false // not an object: leave it to the server
 	}
 	var token []byte
 	if meta != nil {
 		if token, err = rawjson.Get(meta, "progressToken"); err != nil {
-			return params, func() {}
+			return params, false
 		}
 	}
 	if len(token) == 0 || string(token) == "null" || report == nil {
 		// Nothing to relay: progress, if any, only keeps the call alive.
 		if touch == nil {
-			return params, func() {}
+			return params, false
 		}
 		token, report = nil, nil
 	}
-	own := cn.progressToken()
-	meta, err = rawjson.Set(meta, "progressToken", rawjson.AppendString(nil, own))
+	meta, err = rawjson.Set(meta, "progressToken", rawjson.AppendString(nil, id))
 	if err != nil {
-		return params, func() {}
+		return params, false
 	}
 	swapped, err := rawjson.Set(params, "_meta", meta)
 	if err != nil {
-		return params, func() {}
+		return params, false
 	}
-	cn.progress.Store(own, progressRoute{token: token, report: report, touch: touch})
-	return swapped, func() { cn.progress.Delete(own) }
+	cn.route(id, progressRoute{token: token, report: report, touch: touch})
+	return swapped, true
 }
 
-// progressToken is a progress token of mcpx's own, unique on the
-// connection.
-func (cn *conn) progressToken() string {
-	return cn.ownID("mcpx-progress-", "")
+// route sends the progress for token to r.
+func (cn *conn) route(token string, r progressRoute) {
+	cn.progressMu.Lock()
+	defer cn.progressMu.Unlock()
+	if cn.progress == nil {
+		cn.progress = map[string]progressRoute{}
+	}
+	cn.progress[token] = r
+}
+
+// unroute drops the route of token, when routeProgress made one.
+func (cn *conn) unroute(token string, routed bool) {
+	if !routed {
+		return
+	}
+	cn.progressMu.Lock()
+	delete(cn.progress, token)
+	cn.progressMu.Unlock()
 }
 
 // relayProgress passes an upstream progress notification to the request
@@ -115,11 +127,12 @@ func (cn *conn) relayProgress(n mcp.JSONRPCNotification) {
 	if !ok {
 		return
 	}
-	v, ok := cn.progress.Load(own)
+	cn.progressMu.Lock()
+	route, ok := cn.progress[own]
+	cn.progressMu.Unlock()
 	if !ok {
 		return
 	}
-	route := v.(progressRoute)
 	if route.touch != nil {
 		route.touch.keepAlive()
 	}

@@ -11,14 +11,14 @@ import (
 )
 
 // TestRouteProgressOwnToken: under a callTimeout a request gets a
-// progress token of mcpx's own, spliced into its params with every other
-// byte kept, whether it had _meta or not; the caller's own token is
-// swapped and comes back on relay.
+// progress token of mcpx's own, its id, spliced into its params with
+// every other byte kept, whether it had _meta or not; the caller's own
+// token is swapped.
 func TestRouteProgressOwnToken(t *testing.T) {
 	cn := &conn{}
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: time.Minute})}
-	ctx, stop := c.limitCall(context.Background(), "tools/call", nil)
-	defer stop()
+	lc := c.limit("tools/call", nil)
+	defer lc.stop()
 	for _, params := range []string{
 		`{}`,
 		` { } `,
@@ -26,7 +26,8 @@ func TestRouteProgressOwnToken(t *testing.T) {
 		`{"name":"echo","_meta":{"other":1}}`,
 		`{"name":"echo","_meta":{"progressToken":7}}`,
 	} {
-		got, unroute := cn.routeProgress(ctx, json.RawMessage(params))
+		const id = "mcpx-7"
+		got, routed := cn.routeProgress(context.Background(), id, lc, json.RawMessage(params))
 		if !json.Valid(got) {
 			t.Fatalf("%s -> invalid JSON %s", params, got)
 		}
@@ -36,10 +37,10 @@ func TestRouteProgressOwnToken(t *testing.T) {
 		}
 		tok, _ := rawjson.Get(meta, "progressToken")
 		own, ok := rawjson.String(tok)
-		if !ok {
-			t.Fatalf("%s -> %s: no token of mcpx's own", params, got)
+		if !ok || own != id || !routed {
+			t.Fatalf("%s -> %s (routed %v): want the token %q of mcpx's own", params, got, routed, id)
 		}
-		if _, ok := cn.progress.Load(own); !ok {
+		if _, ok := cn.progress[own]; !ok {
 			t.Errorf("%s: token %s not routed", params, own)
 		}
 		for _, key := range []string{"name", "arguments"} {
@@ -49,8 +50,8 @@ func TestRouteProgressOwnToken(t *testing.T) {
 				t.Errorf("%s -> %s: %s changed", params, got, key)
 			}
 		}
-		unroute()
-		if _, ok := cn.progress.Load(own); ok {
+		cn.unroute(id, routed)
+		if _, ok := cn.progress[own]; ok {
 			t.Errorf("%s: route left after unroute", params)
 		}
 	}

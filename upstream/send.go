@@ -38,69 +38,85 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	c.begin()
 	c.mu.Unlock()
 	batch := batchOf(ctx) // only while this goroutine sends: not for a later turn
-	ctx, stop := c.limitCall(ctx, method, params)
+	lc := c.limit(method, params)
 	finish := func(res json.RawMessage, err error) {
-		if te := timeoutCause(ctx); err != nil && te != nil {
-			err = te
-		}
-		stop()
+		lc.stop()
 		c.slots.release()
 		c.release()
 		done(c.settle(ctx, cn, method, params, res, err))
 	}
-	var stopWaiting atomic.Pointer[func() bool]
+	if c.slots.tryAcquire() {
+		lc.onExpire(cn.start(ctx, pipe, batch, lc, method, params, finish))
+		return true
+	}
+	c.sendInLine(ctx, cn, pipe, batch, lc, method, params, finish, done)
+	return true
+}
+
+// sendInLine is Send past maxConcurrent: the request waits in line, with
+// no goroutine, and is started by whichever call frees a slot. Until then
+// ctx ending or a limit running out take it out of the line.
+func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, batch *Batch, lc *limitedCall, method string,
+	params json.RawMessage, finish, done func(json.RawMessage, error)) {
+	var stopWaiting, withdrawing atomic.Pointer[func() bool]
+	giveUp := func(err error) {
+		w := withdrawing.Load()
+		if w == nil || !(*w)() {
+			return // it has its slot: cn.start and its expiry end it from there
+		}
+		lc.stop()
+		c.release()
+		done(c.settle(ctx, cn, method, params, nil, err))
+	}
+	lc.onExpire(func(te *TimeoutError) { giveUp(te) })
 	now, withdraw := c.slots.enqueue(func() {
 		if unwait := stopWaiting.Load(); unwait != nil {
 			(*unwait)() // else its goroutine would start when the call ends
 		}
-		cn.start(ctx, pipe, nil, method, params, finish)
+		lc.onExpire(cn.start(ctx, pipe, nil, lc, method, params, finish))
 	})
 	if now {
-		cn.start(ctx, pipe, batch, method, params, finish)
-		return true
+		lc.onExpire(cn.start(ctx, pipe, batch, lc, method, params, finish))
+		return
 	}
-	unwait := context.AfterFunc(ctx, func() {
-		if !withdraw() {
-			return // it has its slot: cn.start watches ctx from there
-		}
-		err := context.Cause(ctx)
-		if te := timeoutCause(ctx); te != nil {
-			err = te
-		}
-		stop()
-		c.release()
-		done(c.settle(ctx, cn, method, params, nil, err))
-	})
+	withdrawing.Store(&withdraw)
+	unwait := context.AfterFunc(ctx, func() { giveUp(context.Cause(ctx)) })
 	stopWaiting.Store(&unwait)
-	return true
+	if te := lc.timedOut(); te != nil {
+		giveUp(te) // ran out before it could be withdrawn
+	}
 }
 
 // start sends a raw request over a stdio pipe, or leaves it in batch when
 // that is not nil, and returns without waiting: done gets the result or
 // error exactly once when the answer comes (on the pipe's reader, so it
 // must not block), the transport ends, or ctx does, which also sends
-// notifications/cancelled.
-func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, method string, params json.RawMessage,
-	done func(json.RawMessage, error)) {
+// notifications/cancelled. touch is the call's limits, which progress
+// for it keeps alive; nil when it has none.
+//
+// The returned abort ends the request when a limit runs out, as ctx
+// ending would, with the *TimeoutError; an answer that came first wins.
+func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, touch *limitedCall, method string,
+	params json.RawMessage, done func(json.RawMessage, error)) (abort func(*TimeoutError)) {
 	if err := ctx.Err(); err != nil {
 		done(nil, err)
-		return
+		return noAbort
 	}
 	key := cn.ownID(`"mcpx-`, `"`) // the id as JSON, which pending is keyed by
 	id := key[1 : len(key)-1]
-	params, unroute := cn.routeProgress(ctx, params)
+	params, routed := cn.routeProgress(ctx, id, touch, params)
 	line, err := requestLine(json.RawMessage(key), method, params)
 	if err != nil {
-		unroute()
+		cn.unroute(id, routed)
 		done(nil, err)
-		return
+		return noAbort
 	}
 	var stopWatch func() bool
 	finish := func(resp *jsonrpc.Response, err error) {
 		if stopWatch != nil {
 			stopWatch()
 		}
-		unroute()
+		cn.unroute(id, routed)
 		f := flusherOf(ctx)
 		if err != nil {
 			// Rare, and outcome may wait a moment for the exit status
@@ -131,4 +147,12 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, me
 		defer close(watching)
 	}
 	pipe.start(ctx, batch, key, line, finish)
+	return func(te *TimeoutError) {
+		if pipe.forget(key) {
+			finish(nil, te)
+		}
+	}
 }
+
+// noAbort is the abort of a request that never went out.
+func noAbort(*TimeoutError) {}
