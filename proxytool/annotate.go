@@ -20,46 +20,85 @@ func callAnnotations(kind Kind, path string) map[string]json.RawMessage {
 }
 
 // annotateToolResult merges ann into the annotations of every content item
-// of a CallToolResult. Everything else, in the items and in the result
-// (isError, structuredContent, _meta, fields unknown to us), is kept.
+// of a CallToolResult, spliced into the bytes the server wrote: everything
+// else, in the items and in the result (isError, structuredContent, _meta,
+// fields unknown to us), is kept as it was, in its order. Splitting the
+// result and each item into maps and writing them out again was a fifth of
+// a proxied call's CPU (BenchmarkCallSequential's proxy).
 func annotateToolResult(raw json.RawMessage, ann map[string]json.RawMessage) (json.RawMessage, error) {
-	res, err := objectFields(raw)
-	if err != nil {
-		return nil, err
+	if !json.Valid(raw) {
+		return nil, errors.New("it is not a JSON object")
 	}
-	var content []json.RawMessage
-	if c := res["content"]; len(c) > 0 && !isNull(c) {
-		if err := json.Unmarshal(c, &content); err != nil {
+	content, err := rawjson.Get(raw, "content")
+	if err != nil {
+		if isNull(bytes.TrimSpace(raw)) {
+			return nil, errors.New("it is null, not an object")
+		}
+		return nil, errors.New("it is not a JSON object")
+	}
+	annotations := marshalObject(ann)
+	items := make([]byte, 0, len(content)+(len(annotations)+16)*4)
+	items = append(items, '[')
+	if len(content) > 0 && !isNull(content) {
+		first := true
+		err := rawjson.Elements(content, func(item []byte) bool {
+			if !first {
+				items = append(items, ',')
+			}
+			first = false
+			items = appendAnnotated(items, item, ann, annotations)
+			return true
+		})
+		if err != nil {
 			return nil, errors.New("its content is not an array")
 		}
 	}
-	for i, item := range content {
-		content[i] = annotate(item, ann)
-	}
-	if content == nil {
-		content = []json.RawMessage{}
-	}
-	res["content"] = marshalArray(content)
-	return marshalObject(res), nil
+	return rawjson.Set(raw, "content", append(items, ']'))
 }
 
-// annotate merges ann into one content item's annotations, keeping the keys
-// it has (audience, priority, ...). An item that is not an object is
-// returned as it is; annotations that are not an object are replaced.
-func annotate(item json.RawMessage, ann map[string]json.RawMessage) json.RawMessage {
-	fields, err := objectFields(item)
+// appendAnnotated appends a content item with ann merged into its
+// annotations (already written out: annotations), keeping the keys it has
+// (audience, priority, ...). An item that is not an object is appended as
+// it is; annotations that are not an object are replaced.
+func appendAnnotated(dst, item []byte, ann map[string]json.RawMessage, annotations []byte) []byte {
+	have, err := rawjson.Get(item, "annotations")
 	if err != nil {
-		return item
+		return append(dst, item...)
 	}
-	merged, err := objectFields(fields["annotations"])
+	if have == nil {
+		// The usual item: its annotations go first, nothing is copied twice.
+		open := bytes.IndexByte(item, '{') + 1
+		dst = append(dst, item[:open]...)
+		dst = append(dst, `"annotations":`...)
+		dst = append(dst, annotations...)
+		if rest := bytes.TrimLeft(item[open:], " \t\r\n"); rest[0] != '}' {
+			dst = append(dst, ',')
+		}
+		return append(dst, item[open:]...)
+	}
+	merged := annotations
+	if have[0] == '{' {
+		// ann's members, then those of its own that ann does not set.
+		merged = append([]byte(nil), annotations[:len(annotations)-1]...)
+		rawjson.Scan(have, func(key rawjson.Key, value []byte) bool {
+			for k := range ann {
+				if key.Is(k) {
+					return true
+				}
+			}
+			if len(merged) > 1 {
+				merged = append(merged, ',')
+			}
+			merged = append(append(append(merged, key...), ':'), value...)
+			return true
+		})
+		merged = append(merged, '}')
+	}
+	out, _, err := rawjson.Replace(item, "annotations", merged)
 	if err != nil {
-		merged = make(map[string]json.RawMessage, len(ann))
+		return append(dst, item...)
 	}
-	for k, v := range ann {
-		merged[k] = v
-	}
-	fields["annotations"] = marshalObject(merged)
-	return marshalObject(fields)
+	return append(dst, out...)
 }
 
 // resourceAsToolResult turns a ReadResourceResult into a CallToolResult:

@@ -37,6 +37,7 @@ func FuzzDecodeArgs(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameMembers(t, data)
+		sameAnnotated(t, data)
 		fake.reset()
 		req, err := decodeArgs(data)
 		if err != nil {

@@ -17,6 +17,9 @@ import (
 // ErrNotObject is returned for input that is not one JSON object.
 var ErrNotObject = errors.New("not a JSON object")
 
+// ErrNotArray is returned for input that is not one JSON array.
+var ErrNotArray = errors.New("not a JSON array")
+
 // Members calls f with the key and raw value of each top-level member of
 // the object in b, in order, until f returns false. A key is compared by
 // its bytes between the quotes; one written with escapes is decoded first.
@@ -143,12 +146,46 @@ func Set(b []byte, key string, value []byte) ([]byte, error) {
 	return append(out, b[open:]...), nil
 }
 
-func trailing(b []byte, i int) error {
+// Elements calls f with the raw value of each element of the array in b,
+// in order, until f returns false.
+func Elements(b []byte, f func(value []byte) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrNotArray
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return end(b, i+1, ErrNotArray)
+	}
+	for {
+		e := skipValue(b, i)
+		if e < 0 {
+			return ErrNotArray
+		}
+		if !f(b[i:e]) {
+			return nil
+		}
+		i = skipSpace(b, e)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == ']':
+			return end(b, i+1, ErrNotArray)
+		default:
+			return ErrNotArray
+		}
+	}
+}
+
+// end returns err unless only space follows b[i-1].
+func end(b []byte, i int, err error) error {
 	if skipSpace(b, i) != len(b) {
-		return ErrNotObject
+		return err
 	}
 	return nil
 }
+
+func trailing(b []byte, i int) error { return end(b, i, ErrNotObject) }
 
 // keyIs reports whether the quoted key q reads as key.
 func keyIs(q []byte, key string) bool {

@@ -2,6 +2,7 @@ package rawjson
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,34 @@ func TestAppendString(t *testing.T) {
 		if err := json.Unmarshal(got[1:], &back); err != nil || back != s {
 			t.Errorf("AppendString(%q) = %s: decodes to %q, %v", s, got[1:], back, err)
 		}
+	}
+}
+
+// TestElements: the elements of an array come as their raw bytes, nested
+// and spaced ones included, and anything but one array is refused.
+func TestElements(t *testing.T) {
+	for in, want := range map[string][]string{
+		`[]`:                                     nil,
+		` [ ] `:                                  nil,
+		`[1]`:                                    {`1`},
+		` [ {"a":[1,"]"]} , "x,y" ,null,[[]] ] `: {`{"a":[1,"]"]}`, `"x,y"`, `null`, `[[]]`},
+	} {
+		var got []string
+		if err := Elements([]byte(in), func(v []byte) bool { got = append(got, string(v)); return true }); err != nil {
+			t.Errorf("Elements(%s): %v", in, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Elements(%s) = %q, want %q", in, got, want)
+		}
+	}
+	for _, in := range []string{``, `{}`, `[1,]`, `[1 2]`, `[1`, `[1]x`, `["a]`, `[,1]`} {
+		if err := Elements([]byte(in), func([]byte) bool { return true }); err != ErrNotArray {
+			t.Errorf("Elements(%s) = %v, want ErrNotArray", in, err)
+		}
+	}
+	n := 0
+	Elements([]byte(`[1,2,3]`), func([]byte) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("Elements went on after f returned false: %d calls", n)
 	}
 }
