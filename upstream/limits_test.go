@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,4 +207,64 @@ func TestSendMaxConcurrent(t *testing.T) {
 	if stats := mustCallText(t, c1, "stats", nil); stats != `{"active":0,"peak":1}` {
 		t.Errorf("server stats %s: a call that waited in line reached the server", stats)
 	}
+}
+
+// TestSendTimeoutRaces: calls whose callTimeout runs out about when their
+// answers (or progress, or a free slot) come each end exactly once, with
+// the result or a *TimeoutError, and the server goes on answering.
+func TestSendTimeoutRaces(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("racy", "--limit-tools")
+	srv.CallTimeout = 5 * time.Millisecond
+	srv.MaxConcurrent = 16
+	c := connect(t, srv, nil)
+	const n = 300
+	var ended [n]atomic.Int32
+	var results, timeouts atomic.Int32
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		params := json.RawMessage(fmt.Sprintf(`{"name":"sleep","arguments":{"ms":%d}}`, i%10))
+		sent := c.Send(context.Background(), "tools/call", params, func(_ json.RawMessage, err error) {
+			if ended[i].Add(1) != 1 {
+				t.Errorf("call %d ended twice, the second time with %v", i, err)
+				return
+			}
+			defer wg.Done()
+			var te *upstream.TimeoutError
+			switch {
+			case err == nil:
+				results.Add(1)
+			case errors.As(err, &te):
+				timeouts.Add(1)
+			default:
+				t.Errorf("call %d: %v, want its result or a *TimeoutError", i, err)
+			}
+		})
+		if !sent {
+			t.Fatal("Send refused a call to a connected stdio server")
+		}
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(30 * time.Second):
+		t.Fatal("not every call ended")
+	}
+	t.Logf("%d results, %d timeouts", results.Load(), timeouts.Load())
+	// The server goes on, and a call that timed out was cancelled there,
+	// which stops it. Under a 5ms limit any one call may time out on a
+	// busy machine, so each is asked until it gets through.
+	text := func(tool string, args any) string {
+		raw, err := callTool(t, c, tool, args)
+		if err != nil {
+			return err.Error()
+		}
+		return decodeResult(t, raw).Content[0].Text
+	}
+	eventually(t, 10*time.Second, func() bool { return text("echo", map[string]any{"message": "after"}) == "after" },
+		"echo after the races never got through")
+	eventually(t, 10*time.Second, func() bool { return strings.HasPrefix(text("stats", nil), `{"active":0,`) },
+		"the server still runs calls: %s", text("stats", nil))
 }
