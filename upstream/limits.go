@@ -80,8 +80,8 @@ type callLimits struct {
 // limitedCall is one call under its server's limits. It is not a
 // context: a call sent without waiting (Client.Send) is ended by its
 // expiry hook, so that the limits cost it no context of its own, which
-// with its registration under the caller's was a tenth of such a call's
-// CPU under load (BenchmarkCallConcurrent). A call that waits
+// with its registration under the caller's was about a fifth of such a
+// call's CPU under load (BenchmarkCallConcurrent). A call that waits
 // (Client.Request) gets a context from limitCall that the hook cancels.
 type limitedCall struct {
 	limits *callLimits
