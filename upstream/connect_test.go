@@ -354,3 +354,17 @@ func findByKey(t testing.TB, items []json.RawMessage, key, value string) json.Ra
 	t.Fatalf("no item with %s %q among %d", key, value, len(items))
 	return nil
 }
+
+// TestListsTogether: the catalog's four lists are asked for together. The
+// server here answers none of them before it has all four requests, so a
+// client asking one at a time never connects.
+func TestListsTogether(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("together", "--hold-lists")
+	srv.Timeout = 5 * time.Second
+	c := connect(t, srv, nil)
+	st := c.Status()
+	if st.Tools == 0 || st.Resources == 0 || st.ResourceTemplates == 0 || st.Prompts == 0 {
+		t.Errorf("status %+v: want every list of the fixture", st)
+	}
+}
