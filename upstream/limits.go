@@ -368,8 +368,7 @@ func (f *fifo) enqueue(run func()) (now bool, withdraw func() bool) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.free > 0 && f.waiters.Len() == 0 {
-		f.free--
+	if f.takeFree() {
 		return true, nil
 	}
 	w := &waiter{run: run}
@@ -394,6 +393,11 @@ func (f *fifo) tryAcquire() bool {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.takeFree()
+}
+
+// takeFree takes a free slot when nobody waits for one; f.mu is held.
+func (f *fifo) takeFree() bool {
 	if f.free > 0 && f.waiters.Len() == 0 {
 		f.free--
 		return true
