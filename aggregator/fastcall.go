@@ -12,7 +12,8 @@ import (
 // sender is a source that takes a request without a goroutine waiting
 // for its answer: an upstream over stdio (upstream.Client.Send).
 type sender interface {
-	Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool
+	Send(ctx context.Context, method string, params json.RawMessage,
+		done func(json.RawMessage, error)) (cancel func(cause error), ok bool)
 }
 
 // sendCall starts a tools/call of an upstream tool straight from the
@@ -24,18 +25,18 @@ type sender interface {
 // call's cost over a byte-copying relay (BenchmarkCallSequential).
 //
 // The proxy tool's calls of a tool go the same way (proxytool.Proxy.Send).
-// It reports false, having done nothing, when the call needs handle: any
-// other method or proxy action, a tool not served, a source that is not
-// an upstream connected over stdio, or before the first catalog is
-// complete.
-func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) bool {
+// cancel ends the call early; ctx must never end (see running). ok is
+// false, having done nothing, when the call needs handle: any other
+// method or proxy action, a tool not served, a source that is not an
+// upstream connected over stdio, or before the first catalog is complete.
+func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
 	a := s.a
 	if m.Method != "tools/call" || !a.isReady() {
-		return false
+		return nil, false
 	}
 	name, err := paramString(m.Params, "name")
 	if err != nil {
-		return false
+		return nil, false
 	}
 	// The listener, progress and the outbox's flusher come with ctx
 	// (requestContext); the batch only for this send, on the read loop.
@@ -44,7 +45,7 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
 	}
 	if !a.served(name) {
-		return false
+		return nil, false
 	}
 	return a.sendTool(ctx, name, m.Params, func(res json.RawMessage, err error) {
 		done(a.toolOutcome(name, res, err))
@@ -54,26 +55,27 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 // sendTool is forwardNamed for tools/call without waiting: it sends the
 // call of the tool served as name to a source that can take it now (a
 // sender), and reports false, having done nothing, for any other.
-func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawMessage, done func(json.RawMessage, error)) bool {
+func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawMessage,
+	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	e, ok := a.Catalog().Tool(name)
 	if !ok {
-		return false
+		return nil, false
 	}
 	src, ok := e.src.(sender)
 	if !ok {
-		return false
+		return nil, false
 	}
 	// As forwardNamed: the upstream's own name in place of the exposed
 	// one, every other byte as the client wrote it.
 	params, _, err := rawjson.Replace(orEmpty(params), "name", e.quotedOriginal())
 	if err != nil {
-		return false
+		return nil, false
 	}
 	end := func() {}
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
 		end = a.callers.begin(e.src.Name(), l) // route.go, as request does
 	}
-	sent := src.Send(ctx, "tools/call", params, func(res json.RawMessage, err error) {
+	cancel, sent := src.Send(ctx, "tools/call", params, func(res json.RawMessage, err error) {
 		end()
 		if err != nil {
 			a.offerStepUp(e.src, err)
@@ -83,7 +85,7 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	if !sent {
 		end()
 	}
-	return sent
+	return cancel, sent
 }
 
 // isReady reports whether the first catalog is complete (see waitReady).

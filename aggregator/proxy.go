@@ -101,13 +101,14 @@ var _ proxytool.Sender = proxyCatalog{}
 
 // Send is Call for a tools/call that a source can take without waiting
 // (sendTool); it reports false for anything else.
-func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
+func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMessage,
+	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	if method != "tools/call" {
-		return false
+		return nil, false
 	}
 	name, err := paramString(params, "name")
 	if err != nil {
-		return false
+		return nil, false
 	}
 	return p.a.sendTool(ctx, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
 }

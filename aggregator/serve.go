@@ -42,7 +42,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]context.CancelFunc{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
+	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
 	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	s.l = l
@@ -63,7 +63,9 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	// A read from a pipe cannot be interrupted, so the loop runs on its own
 	// and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
-	go func() { readErr <- s.readLoop(s.requestContext(ctx), in) }()
+	rctx := s.requestContext(ctx)
+	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(rctx)
+	go func() { readErr <- s.readLoop(rctx, in) }()
 	var err error
 	select {
 	case err = <-readErr:
@@ -79,7 +81,14 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	cancel(err)
 	s.mu.Lock()
 	s.closing = true
+	stop := make([]*running, 0, len(s.inflight))
+	for _, r := range s.inflight {
+		stop = append(stop, r)
+	}
 	s.mu.Unlock()
+	for _, r := range stop { // those answered from an upstream's reader watch no context
+		r.cancel()
+	}
 	if !waitWithin(&s.wg, a.opts.Drain) {
 		a.log.Warn("calls still running after the client left; leaving them to the shutdown")
 	}
@@ -99,12 +108,16 @@ type stdioServer struct {
 	// the read loop uses it.
 	batch upstream.Batch
 	wg    sync.WaitGroup
+	// sendCtx is what the read loop sends calls under: the session's
+	// values, but no end (see running); done is the session's end.
+	sendCtx context.Context
+	done    <-chan struct{}
 
 	mu       sync.Mutex
-	inflight map[string]context.CancelFunc // by raw request id
-	closing  bool                          // no new requests start
-	initSeen atomic.Bool                   // an initialize request was read
-	calls    map[string]chan message       // our requests to the client, by id
+	inflight map[string]*running     // by raw request id
+	closing  bool                    // no new requests start
+	initSeen atomic.Bool             // an initialize request was read
+	calls    map[string]chan message // our requests to the client, by id
 	callSeq  int
 	listed   map[Kind]bool // lists fetched since the last list_changed
 }
@@ -273,10 +286,10 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 		}
 		if json.Unmarshal(m.Params, &p) == nil {
 			s.mu.Lock()
-			cancel := s.inflight[string(p.RequestID)]
+			r := s.inflight[string(p.RequestID)]
 			s.mu.Unlock()
-			if cancel != nil {
-				cancel()
+			if r != nil {
+				r.cancel()
 			}
 		}
 	case string(mcp.MethodNotificationInitialized):
@@ -294,31 +307,33 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 }
 
 func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) {
-	ctx, cancel := context.WithCancel(ctx)
 	key := string(m.ID)
+	r := &running{}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		cancel()
 		return
 	}
 	if _, dup := s.inflight[key]; dup {
 		s.mu.Unlock()
-		cancel()
 		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: id "+key+" is already in use by a request in flight", nil)
 		return
 	}
-	s.inflight[key] = cancel
+	s.inflight[key] = r
 	s.wg.Add(1)
 	s.mu.Unlock()
-	if s.sendCall(ctx, m, func(result json.RawMessage, rpcErr *rpcError) {
-		s.answer(ctx, m, result, rpcErr, cancel, false)
-	}) {
-		return // answered from the upstream's reader: fastcall.go
+	if stop, ok := s.sendCall(s.sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
+		s.answer(r, m, result, rpcErr, false)
+	}); ok {
+		r.started(stop) // answered from the upstream's reader: fastcall.go
+		return
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	r.started(func(error) { cancel() })
 	go func() {
+		defer cancel()
 		result, rpcErr := s.handle(ctx, m, line)
-		s.answer(ctx, m, result, rpcErr, cancel, true)
+		s.answer(r, m, result, rpcErr, true)
 	}()
 }
 
@@ -326,10 +341,8 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 // the request was cancelled. Only a caller that may wait (wait) writes
 // the answer itself when nothing is queued; an upstream's reader holds it
 // for the outbox's next Flush.
-func (s *stdioServer) answer(ctx context.Context, m message, result json.RawMessage, rpcErr *rpcError,
-	cancel context.CancelFunc, wait bool) {
+func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcErr *rpcError, wait bool) {
 	defer s.wg.Done()
-	defer cancel()
 	// Free the id before answering: a client may reuse it as soon as
 	// it has the answer.
 	s.mu.Lock()
@@ -340,7 +353,7 @@ func (s *stdioServer) answer(ctx context.Context, m message, result json.RawMess
 		// waiting forever.
 		rpcErr = &rpcError{code: mcp.INTERNAL_ERROR, message: m.Method + ": the server returned no result"}
 	}
-	if ctx.Err() != nil {
+	if r.isCancelled() || s.ended() {
 		// Cancelled by the client (no answer is expected) or shutting
 		// down (nobody is left to read it).
 		return
@@ -621,5 +634,15 @@ func (s *stdioServer) forwardNotes(ctx context.Context) {
 				s.out.raw(b)
 			}
 		}
+	}
+}
+
+// ended reports whether the session has ended.
+func (s *stdioServer) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
 	}
 }

@@ -81,30 +81,34 @@ func decodeCall(params json.RawMessage) (req request, meta json.RawMessage, errR
 
 // Sender is an optional ability of a [Catalog]: sending a request without
 // waiting for its answer. done gets what Call would return, exactly once,
-// possibly on another goroutine, and must not block. Send reports false,
-// having sent nothing, when the request must go through Call instead.
+// possibly on another goroutine, and must not block; cancel ends the
+// request early, done then getting the cause. ok is false, having sent
+// nothing, when the request must go through Call instead.
 type Sender interface {
-	Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool
+	Send(ctx context.Context, method string, params json.RawMessage,
+		done func(json.RawMessage, error)) (cancel func(cause error), ok bool)
 }
 
 // Send answers a tools/call of the proxy tool as Call does, but without
 // waiting, when its catalog is a [Sender] that can take the upstream
 // request now: a call of a tool. done gets the CallToolResult, exactly
-// once, possibly on another goroutine; it must not block. Send reports
-// false, having done nothing, for everything else (list, info, resources,
-// prompts, a tool not found, arguments in error), which Call answers.
-func (p *Proxy) Send(ctx context.Context, params json.RawMessage, done func(json.RawMessage)) bool {
+// once, possibly on another goroutine; it must not block. cancel ends the
+// call early, as the [Sender]'s does, done then getting the error result
+// for the cause. ok is false, having done nothing, for
+// everything else (list, info, resources, prompts, a tool not found,
+// arguments in error), which Call answers.
+func (p *Proxy) Send(ctx context.Context, params json.RawMessage, done func(json.RawMessage)) (cancel func(cause error), ok bool) {
 	s, ok := p.c.(Sender)
 	if !ok {
-		return false
+		return nil, false
 	}
 	req, meta, errResult := decodeCall(params)
 	if errResult != nil || req.action != actionCall || req.kind != KindTool {
-		return false
+		return nil, false
 	}
 	it, err := p.resolve(KindTool, req.path)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	return s.Send(ctx, "tools/call", toolParams(it, req, meta), func(raw json.RawMessage, err error) {
 		done(toolResultSafe(it, req, raw, err))

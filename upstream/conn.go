@@ -296,12 +296,13 @@ func (cn *conn) ownID(prefix, suffix string) string {
 
 // outcome is what a request returns given the transport's answer: the
 // result, the server's error as an *RPCError, or what went wrong on the
-// way, with notifications/cancelled sent when ctx ended it.
+// way, with notifications/cancelled sent when ctx ended it or mcpx
+// aborted it (a limit, or the caller's cancel).
 func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Response, err error) (json.RawMessage, error) {
 	if err != nil {
-		if te := (*TimeoutError)(nil); errors.As(err, &te) {
-			go cn.cancelRequest(mcp.NewRequestId(id), te)
-			return nil, te
+		if a, ok := err.(aborted); ok {
+			go cn.cancelRequest(mcp.NewRequestId(id), a.cause)
+			return nil, a.cause
 		}
 		if ctx.Err() != nil {
 			go cn.cancelRequest(mcp.NewRequestId(id), context.Cause(ctx))

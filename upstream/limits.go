@@ -77,11 +77,13 @@ type callLimits struct {
 	armed bool // the timer will fire
 }
 
-// limitedCall is one call under its server's limits. It is not a
-// context: a call sent without waiting (Client.Send) is ended by its
-// expiry hook, so that the limits cost it no context of its own, which
-// with its registration under the caller's was about a fifth of such a
-// call's CPU under load (BenchmarkCallConcurrent). A call that waits
+// limitedCall is one call under its server's limits, and what ends it
+// early. It is not a context: a call sent without waiting (Client.Send)
+// is ended by its hook, when a limit runs out or its caller cancels it,
+// so that neither costs it a context of its own. Those contexts, with
+// their registration under the caller's, were about a fifth of such a
+// call's CPU under load (BenchmarkCallConcurrent) and a tenth of a
+// sequential one's (BenchmarkCallSequential). A call that waits
 // (Client.Request) gets a context from limitCall that the hook cancels.
 type limitedCall struct {
 	limits *callLimits
@@ -91,20 +93,27 @@ type limitedCall struct {
 	// Guarded by limits.mu.
 	lastLife, start time.Time
 	idleAt, totalAt *linkedlist.Element // nil once off the list
-	expired         *TimeoutError       // the limit that ran out, once one has
-	onExpiry        func(*TimeoutError) // ends the call when a limit runs out
+	ended           error               // the limit that ran out (*TimeoutError) or the cancel's cause, once either came
+	onEnd           func(error)         // ends the call when a limit runs out or it is cancelled
 	stopped         bool
 }
 
 // limit puts one request under the server's callTimeout and maxCallTime,
 // which start now; nil when the server has neither. stop takes it off.
 func (c *Client) limit(method string, params json.RawMessage) *limitedCall {
-	l := c.limits
-	if l == nil {
+	if c.limits.none() {
 		return nil
 	}
+	return c.limits.start(method, params)
+}
+
+// start puts one request under the limits, which may be none: the record
+// is then only what cancels the call (see Client.Send).
+func (l *callLimits) start(method string, params json.RawMessage) *limitedCall {
 	lc := &limitedCall{limits: l, method: method, params: params}
-	l.add(lc)
+	if !l.none() {
+		l.add(lc)
+	}
 	return lc
 }
 
@@ -134,7 +143,7 @@ func (c *Client) limitCall(ctx context.Context, method string, params json.RawMe
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	lc.onExpire(func(te *TimeoutError) { cancel(te) })
+	lc.onExpire(func(err error) { cancel(err) })
 	return limitedContext{ctx, lc}, func() {
 		lc.stop()
 		cancel(nil)
@@ -142,11 +151,11 @@ func (c *Client) limitCall(ctx context.Context, method string, params json.RawMe
 }
 
 func newCallLimits(server string, l config.Limits) *callLimits {
-	if l.CallTimeout <= 0 && l.MaxCallTime <= 0 {
-		return nil
-	}
-	return &callLimits{server: server, callTimeout: l.CallTimeout, maxCallTime: l.MaxCallTime}
+	return &callLimits{server: server, callTimeout: max(l.CallTimeout, 0), maxCallTime: max(l.MaxCallTime, 0)}
 }
+
+// none reports whether the server has neither limit.
+func (l *callLimits) none() bool { return l.callTimeout == 0 && l.maxCallTime == 0 }
 
 func (l *callLimits) add(lc *limitedCall) {
 	now := time.Now()
@@ -164,33 +173,54 @@ func (l *callLimits) add(lc *limitedCall) {
 	}
 }
 
-// onExpire sets what ends the call when a limit runs out, in place of
-// what was set before; when one already has, f runs now. Nil-safe: a call
+// onExpire sets what ends the call when a limit runs out (with the
+// *TimeoutError) or it is cancelled (with the cause), in place of what was
+// set before; when either came already, f runs now. Nil-safe: a call
 // without limits never expires.
-func (lc *limitedCall) onExpire(f func(*TimeoutError)) {
+func (lc *limitedCall) onExpire(f func(error)) {
 	if lc == nil {
 		return
 	}
 	l := lc.limits
 	l.mu.Lock()
-	te := lc.expired
-	if te == nil && !lc.stopped {
-		lc.onExpiry = f
+	err := lc.ended
+	if err == nil && !lc.stopped {
+		lc.onEnd = f
 	}
 	l.mu.Unlock()
-	if te != nil {
-		f(te)
+	if err != nil {
+		f(err)
 	}
 }
 
-// timedOut returns the limit that ran out, or nil.
-func (lc *limitedCall) timedOut() *TimeoutError {
+// endedBy returns the limit that ran out or the cancel's cause, or nil.
+func (lc *limitedCall) endedBy() error {
 	if lc == nil {
 		return nil
 	}
 	lc.limits.mu.Lock()
 	defer lc.limits.mu.Unlock()
-	return lc.expired
+	return lc.ended
+}
+
+// cancel ends the call with cause as a limit running out would: the hook
+// runs now, or when it is set. A call that ended or stopped already is
+// left as it is.
+func (lc *limitedCall) cancel(cause error) {
+	l := lc.limits
+	l.mu.Lock()
+	if lc.ended != nil || lc.stopped {
+		l.mu.Unlock()
+		return
+	}
+	l.remove(lc)
+	lc.ended = cause
+	f := lc.onEnd
+	lc.onEnd = nil
+	l.mu.Unlock()
+	if f != nil {
+		f(cause)
+	}
 }
 
 // keepAlive restarts the call's callTimeout: progress came for it.
@@ -214,7 +244,7 @@ func (lc *limitedCall) stop() {
 	l.mu.Lock()
 	l.remove(lc)
 	lc.stopped = true
-	lc.onExpiry = nil
+	lc.onEnd = nil
 	l.mu.Unlock()
 }
 
@@ -277,13 +307,13 @@ func (l *callLimits) expire() {
 	for i := range out {
 		out[i].te.Target = target(out[i].lc.params)
 	}
-	hooks := make([]func(*TimeoutError), len(out))
+	hooks := make([]func(error), len(out))
 	l.mu.Lock()
 	for i, x := range out {
-		if !x.lc.stopped {
-			x.lc.expired = x.te
-			hooks[i] = x.lc.onExpiry
-			x.lc.onExpiry = nil
+		if !x.lc.stopped && x.lc.ended == nil {
+			x.lc.ended = x.te
+			hooks[i] = x.lc.onEnd
+			x.lc.onEnd = nil
 		}
 	}
 	l.mu.Unlock()

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -159,30 +160,33 @@ func TestCallLimitsOneTimer(t *testing.T) {
 // one.
 func TestLimitedCallHooks(t *testing.T) {
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 100 * time.Millisecond})}
-	fired := make(chan *TimeoutError, 4)
-	hook := func(te *TimeoutError) { fired <- te }
+	fired := make(chan error, 4)
+	hook := func(err error) { fired <- err }
 
 	stopped := c.limit("tools/call", json.RawMessage(`{"name":"stopped"}`))
-	stopped.onExpire(func(te *TimeoutError) { t.Errorf("a stopped call expired: %v", te) })
+	stopped.onExpire(func(err error) { t.Errorf("a stopped call expired: %v", err) })
 	stopped.stop()
+	stopped.cancel(context.Canceled) // ended already: nothing runs
 
 	lc := c.limit("tools/call", json.RawMessage(`{"name":"late"}`))
-	lc.onExpire(func(*TimeoutError) { t.Error("a replaced hook ran") })
+	lc.onExpire(func(error) { t.Error("a replaced hook ran") })
 	lc.onExpire(hook)
-	var te *TimeoutError
+	var err error
 	select {
-	case te = <-fired:
+	case err = <-fired:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call's callTimeout never ran out")
 	}
-	if te.Limit != LimitCallTimeout || te.Target != "late" || lc.timedOut() != te {
-		t.Errorf("expired with %+v (timedOut %v), want callTimeout of late", te, lc.timedOut())
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Limit != LimitCallTimeout || te.Target != "late" || lc.endedBy() != err {
+		t.Errorf("expired with %v (endedBy %v), want callTimeout of late", err, lc.endedBy())
 	}
-	lc.onExpire(hook) // as a started call sets its abort after the fact
+	lc.cancel(context.Canceled) // ended already: nothing runs
+	lc.onExpire(hook)           // as a started call sets its abort after the fact
 	select {
 	case again := <-fired:
-		if again != te {
-			t.Errorf("a hook set after expiry got %v, want %v", again, te)
+		if again != err {
+			t.Errorf("a hook set after expiry got %v, want %v", again, err)
 		}
 	default:
 		t.Error("a hook set after the call expired did not run")
@@ -190,7 +194,51 @@ func TestLimitedCallHooks(t *testing.T) {
 	var none *limitedCall // a server without limits
 	none.onExpire(hook)
 	none.stop()
-	if none.timedOut() != nil {
+	if none.endedBy() != nil {
 		t.Error("a call without limits timed out")
+	}
+}
+
+// TestLimitedCallCancel: cancel ends a call through the same hook as a
+// limit, once, takes it off the limits, and works for a server without
+// limits too, which is how Client.Send's callers cancel.
+func TestLimitedCallCancel(t *testing.T) {
+	for _, limits := range []config.Limits{{CallTimeout: 50 * time.Millisecond}, {}} {
+		l := newCallLimits("s", limits)
+		got := make(chan error, 4)
+		lc := l.start("tools/call", nil)
+		lc.onExpire(func(err error) { got <- err })
+		cause := errors.New("the client cancelled")
+		lc.cancel(cause)
+		lc.cancel(context.Canceled) // a second cancel changes nothing
+		if err := <-got; err != cause {
+			t.Errorf("limits %+v: the hook got %v, want the cause", limits, err)
+		}
+		l.mu.Lock()
+		listed := l.idle.Len() + l.total.Len()
+		l.mu.Unlock()
+		if listed != 0 {
+			t.Errorf("limits %+v: a cancelled call is still under the limits", limits)
+		}
+		early := l.start("tools/call", nil)
+		early.cancel(cause) // before the call set its hook: it runs when set
+		early.onExpire(func(err error) { got <- err })
+		select {
+		case err := <-got:
+			if err != cause {
+				t.Errorf("limits %+v: a hook set after cancel got %v", limits, err)
+			}
+		default:
+			t.Errorf("limits %+v: a hook set after cancel did not run", limits)
+		}
+		if limits.CallTimeout > 0 {
+			time.Sleep(2 * limits.CallTimeout) // past both deadlines: nothing may expire twice
+			l.expire()
+		}
+		select {
+		case err := <-got:
+			t.Errorf("limits %+v: a cancelled call ended again with %v", limits, err)
+		default:
+		}
 	}
 }

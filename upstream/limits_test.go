@@ -145,12 +145,75 @@ func TestMaxConcurrent(t *testing.T) {
 // Send will not take the request.
 func send(t *testing.T, c *upstream.Client, ctx context.Context, tool string, args string) <-chan error {
 	t.Helper()
+	ch, _ := sendCancelable(t, c, ctx, tool, args)
+	return ch
+}
+
+// sendCancelable is send that also returns the call's cancel.
+func sendCancelable(t *testing.T, c *upstream.Client, ctx context.Context, tool string, args string) (<-chan error, func(error)) {
+	t.Helper()
 	ch := make(chan error, 1)
 	params := json.RawMessage(`{"name":"` + tool + `","arguments":` + args + `}`)
-	if !c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { ch <- err }) {
+	cancel, ok := c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { ch <- err })
+	if !ok {
 		t.Fatalf("Send refused a call to a connected stdio server")
 	}
-	return ch
+	return ch, cancel
+}
+
+// TestSendCancel: the cancel Send returns ends a call whose context never
+// ends, as the serving loop's calls are: in line, the call is withdrawn
+// without reaching the server; running, the server is told to stop it.
+// Either way done gets the cause, once, and a cancel after the answer
+// changes nothing.
+func TestSendCancel(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("cancels", "--limit-tools")
+	srv.MaxConcurrent = 1 // and no callTimeout: cancel is the only way out
+	c := connect(t, srv, nil)
+	running := make(chan struct{}, 100)
+	ctx := context.WithoutCancel(upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} }))
+	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":60000,"steps":600},"_meta":{"progressToken":1}}`)
+	busy := make(chan error, 1)
+	stopBusy, ok := c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { busy <- err })
+	if !ok {
+		t.Fatal("Send refused the first call")
+	}
+	select {
+	case <-running: // the first progress: the call holds the slot
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first call never reported progress")
+	}
+	cause := errors.New("the client cancelled")
+	queued, withdraw := sendCancelable(t, c, ctx, "echo", `{"message":"queued"}`)
+	withdraw(cause)
+	if err := <-queued; err != cause {
+		t.Errorf("call cancelled in line: err = %v, want the cause", err)
+	}
+	stopBusy(cause)
+	select {
+	case err := <-busy:
+		if err != cause {
+			t.Errorf("running call cancelled: err = %v, want the cause", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancel did not end the running call")
+	}
+	// The slot is free again, and the server was told to stop the call
+	// (it would otherwise sleep a minute), which the withdrawn one never
+	// reached.
+	answered, late := sendCancelable(t, c, ctx, "echo", `{"message":"after"}`)
+	if err := <-answered; err != nil {
+		t.Errorf("a call after the cancels: %v", err)
+	}
+	late(cause) // after the answer: nothing to end
+	eventually(t, 10*time.Second, func() bool { return strings.HasPrefix(mustCallText(t, c, "stats", nil), `{"active":0,`) },
+		"the server still runs the cancelled call: %s", mustCallText(t, c, "stats", nil))
+	select {
+	case err := <-answered:
+		t.Errorf("a cancel after the answer ended the call again: %v", err)
+	default:
+	}
 }
 
 // TestSendMaxConcurrent: calls sent without waiting keep maxConcurrent
@@ -183,7 +246,7 @@ func TestSendMaxConcurrent(t *testing.T) {
 	ctx := upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} })
 	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":3000,"steps":60},"_meta":{"progressToken":1}}`)
 	busy := make(chan error, 1)
-	if !c1.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { busy <- err }) {
+	if _, ok := c1.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { busy <- err }); !ok {
 		t.Fatal("Send refused the first call")
 	}
 	select {
@@ -225,7 +288,7 @@ func TestSendTimeoutRaces(t *testing.T) {
 	wg.Add(n)
 	for i := range n {
 		params := json.RawMessage(fmt.Sprintf(`{"name":"sleep","arguments":{"ms":%d}}`, i%10))
-		sent := c.Send(context.Background(), "tools/call", params, func(_ json.RawMessage, err error) {
+		_, sent := c.Send(context.Background(), "tools/call", params, func(_ json.RawMessage, err error) {
 			if ended[i].Add(1) != 1 {
 				t.Errorf("call %d ended twice, the second time with %v", i, err)
 				return

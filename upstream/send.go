@@ -19,12 +19,20 @@ import (
 // call frees a slot; ctx ending, callTimeout or maxCallTime take it out
 // of the line or cancel it.
 //
-// It reports false, having sent nothing, when the request must go
-// through Request instead: a remote server, or one not connected yet. It
-// exists for the serving loop: answering a call there needs no goroutine
-// of its own and no hand-off from the reader to it, the largest costs of
-// a call after the pipe syscalls (BenchmarkCallSequential).
-func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, done func(json.RawMessage, error)) bool {
+// cancel ends the request as ctx ending would: done gets the cause, and
+// the server is sent notifications/cancelled. A caller
+// that keeps its own record of each call cancels through it and passes a
+// ctx that never ends (context.WithoutCancel): a context per call, and
+// the watch on it, were a tenth of a sequential call's CPU
+// (BenchmarkCallSequential). After done, cancel does nothing.
+//
+// ok is false, having sent nothing, when the request must go through
+// Request instead: a remote server, or one not connected yet. Send exists
+// for the serving loop: answering a call there needs no goroutine of its
+// own and no hand-off from the reader to it, the largest costs of a call
+// after the pipe syscalls.
+func (c *Client) Send(ctx context.Context, method string, params json.RawMessage,
+	done func(json.RawMessage, error)) (cancel func(cause error), ok bool) {
 	c.mu.Lock()
 	cn := c.conn
 	var pipe *pipeTransport
@@ -33,12 +41,16 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	}
 	if pipe == nil {
 		c.mu.Unlock()
-		return false
+		return nil, false
 	}
 	c.begin()
 	c.mu.Unlock()
 	batch := batchOf(ctx) // only while this goroutine sends: not for a later turn
-	lc := c.limit(method, params)
+	lc := c.limits.start(method, params)
+	touch := lc // what progress keeps alive
+	if c.limits.none() {
+		touch = nil
+	}
 	finish := func(res json.RawMessage, err error) {
 		lc.stop()
 		c.slots.release()
@@ -46,17 +58,17 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		done(c.settle(ctx, cn, method, params, res, err))
 	}
 	if c.slots.tryAcquire() {
-		lc.onExpire(cn.start(ctx, pipe, batch, lc, method, params, finish))
-		return true
+		lc.onExpire(cn.start(ctx, pipe, batch, touch, method, params, finish))
+		return lc.cancel, true
 	}
-	c.sendInLine(ctx, cn, pipe, batch, lc, method, params, finish, done)
-	return true
+	c.sendInLine(ctx, cn, pipe, batch, lc, touch, method, params, finish, done)
+	return lc.cancel, true
 }
 
 // sendInLine is Send past maxConcurrent: the request waits in line, with
 // no goroutine, and is started by whichever call frees a slot. Until then
 // ctx ending or a limit running out take it out of the line.
-func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, batch *Batch, lc *limitedCall, method string,
+func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, batch *Batch, lc, touch *limitedCall, method string,
 	params json.RawMessage, finish, done func(json.RawMessage, error)) {
 	var stopWaiting, withdrawing atomic.Pointer[func() bool]
 	giveUp := func(err error) {
@@ -68,22 +80,22 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 		c.release()
 		done(c.settle(ctx, cn, method, params, nil, err))
 	}
-	lc.onExpire(func(te *TimeoutError) { giveUp(te) })
+	lc.onExpire(giveUp)
 	now, withdraw := c.slots.enqueue(func() {
 		if unwait := stopWaiting.Load(); unwait != nil {
 			(*unwait)() // else its goroutine would start when the call ends
 		}
-		lc.onExpire(cn.start(ctx, pipe, nil, lc, method, params, finish))
+		lc.onExpire(cn.start(ctx, pipe, nil, touch, method, params, finish))
 	})
 	if now {
-		lc.onExpire(cn.start(ctx, pipe, batch, lc, method, params, finish))
+		lc.onExpire(cn.start(ctx, pipe, batch, touch, method, params, finish))
 		return
 	}
 	withdrawing.Store(&withdraw)
 	unwait := context.AfterFunc(ctx, func() { giveUp(context.Cause(ctx)) })
 	stopWaiting.Store(&unwait)
-	if te := lc.timedOut(); te != nil {
-		giveUp(te) // ran out before it could be withdrawn
+	if err := lc.endedBy(); err != nil {
+		giveUp(err) // ran out or was cancelled before it could be withdrawn
 	}
 }
 
@@ -94,10 +106,11 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 // notifications/cancelled. touch is the call's limits, which progress
 // for it keeps alive; nil when it has none.
 //
-// The returned abort ends the request when a limit runs out, as ctx
-// ending would, with the *TimeoutError; an answer that came first wins.
+// The returned abort ends the request when a limit runs out (with the
+// *TimeoutError) or its caller cancels it, as ctx ending would; an answer
+// that came first wins.
 func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, touch *limitedCall, method string,
-	params json.RawMessage, done func(json.RawMessage, error)) (abort func(*TimeoutError)) {
+	params json.RawMessage, done func(json.RawMessage, error)) (abort func(error)) {
 	if err := ctx.Err(); err != nil {
 		done(nil, err)
 		return noAbort
@@ -147,12 +160,19 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 		defer close(watching)
 	}
 	pipe.start(ctx, batch, key, line, finish)
-	return func(te *TimeoutError) {
+	return func(cause error) {
 		if pipe.forget(key) {
-			finish(nil, te)
+			finish(nil, aborted{cause})
 		}
 	}
 }
 
 // noAbort is the abort of a request that never went out.
-func noAbort(*TimeoutError) {}
+func noAbort(error) {}
+
+// aborted is how a request that mcpx ended before its answer reaches
+// outcome: the server is told, and the caller gets the cause.
+type aborted struct{ cause error }
+
+func (a aborted) Error() string { return a.cause.Error() }
+func (a aborted) Unwrap() error { return a.cause }

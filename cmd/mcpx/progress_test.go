@@ -91,3 +91,30 @@ func TestServeProgressAndCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestClientLeavingCancelsCalls: when the client goes, a call still in
+// flight is cancelled at its upstream, which is told with its own id, and
+// mcpx ends without waiting for the call's answer.
+func TestClientLeavingCancelsCalls(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{"fx": fx()}})
+	c := startServe(t, cfg)
+	c.initialize()
+	c.request("tools/list", map[string]any{})
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fx_sleep","arguments":{"ms":60000}}}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(c.stderr.String(), "sleep 60000ms: started") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the call never reached the upstream:\n%s", c.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.stop()
+	log := c.stderr.String()
+	if !strings.Contains(log, `cancelling request "mcpx-`) {
+		t.Errorf("the upstream was not told that the call was cancelled:\n%s", log)
+	}
+	if strings.Contains(log, "calls still running") {
+		t.Errorf("mcpx waited for a call of a client that had gone:\n%s", log)
+	}
+}
