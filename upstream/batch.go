@@ -100,20 +100,38 @@ func (t *pipeTransport) hold(b *Batch, line []byte, failed func(error)) {
 // flushHeld writes the lines held for a batch. The write is bounded by
 // the transport's life rather than by one call's context: it carries
 // several calls, and each of them ends on its own context anyway.
+//
+// The buffers are kept for the next batch when the write was done here,
+// as it nearly always is: growing them afresh for every batch was most
+// of the allocation under many concurrent calls (BenchmarkCallConcurrent).
 func (t *pipeTransport) flushHeld() {
 	t.held.mu.Lock()
 	lines, failed := t.held.lines, t.held.failed
+	if len(failed) == 0 {
+		t.held.mu.Unlock()
+		return // the buffers stay for the next batch
+	}
 	t.held.lines, t.held.failed = nil, nil
 	t.held.mu.Unlock()
-	if len(failed) == 0 {
-		return
-	}
-	t.post(context.Background(), lines, func(err error) {
+	settled := t.post(context.Background(), lines, func(err error) {
 		for _, f := range failed {
 			f(err)
 		}
 	})
+	if !settled || cap(lines) > maxKeptBatch {
+		return // a goroutine writes them still, or they are too big to keep
+	}
+	clear(failed)
+	t.held.mu.Lock()
+	if t.held.lines == nil && t.held.failed == nil {
+		t.held.lines, t.held.failed = lines[:0], failed[:0]
+	}
+	t.held.mu.Unlock()
 }
+
+// maxKeptBatch bounds the buffer a pipe keeps between batches: one that
+// carried a huge request is let go.
+const maxKeptBatch = 64 << 10
 
 // A Flusher writes out what it has held back. Under [WithFlusher], the
 // done function of [Client.Send] may hold its output (an answer to a

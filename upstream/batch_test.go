@@ -13,45 +13,57 @@ import (
 
 // TestBatchHoldsUntilFlush: requests sent under a Batch reach the server
 // only at Flush, together and in order, and each still gets its own
-// answer.
+// answer. The pipe keeps its buffer for the next batch, which carries
+// only its own lines.
 func TestBatchHoldsUntilFlush(t *testing.T) {
 	tr, serverIn, serverOut := pipePair(t)
-	var b Batch
-	answers := make(chan string, 3)
-	for i := range 3 {
-		key := fmt.Sprintf(`"r%d"`, i)
-		line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key))
-		tr.start(context.Background(), &b, key, line, func(resp *jsonrpc.Response, err error) {
+	r := bufio.NewReader(serverIn)
+	for round := range 2 {
+		var b Batch
+		answers := make(chan string, 3)
+		for i := range 3 {
+			key := fmt.Sprintf(`"r%d-%d"`, round, i)
+			line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key))
+			tr.start(context.Background(), &b, key, line, func(resp *jsonrpc.Response, err error) {
+				if err != nil {
+					answers <- "error: " + err.Error()
+					return
+				}
+				answers <- string(resp.Result)
+			})
+		}
+		if n := buffered(t, serverIn); n != 0 {
+			t.Fatalf("round %d: the server could read %d bytes before Flush", round, n)
+		}
+		b.Flush()
+		for i := range 3 {
+			line, err := r.ReadString('\n')
 			if err != nil {
-				answers <- "error: " + err.Error()
-				return
+				t.Fatal(err)
 			}
-			answers <- string(resp.Result)
-		})
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d-%d","method":"ping"}`+"\n", round, i)
+			if line != want {
+				t.Fatalf("round %d: line %d = %q, want %q", round, i, line, want)
+			}
+			fmt.Fprintf(serverOut, `{"jsonrpc":"2.0","id":"r%d-%d","result":{"n":%d}}`+"\n", round, i, i)
+		}
+		for i := range 3 {
+			if got, want := <-answers, fmt.Sprintf(`{"n":%d}`, i); got != want {
+				t.Errorf("round %d: answer %d = %s, want %s", round, i, got, want)
+			}
+		}
+		if len(b.pipes) != 0 {
+			t.Errorf("the batch still lists %d pipes after Flush", len(b.pipes))
+		}
+		tr.held.mu.Lock()
+		kept := tr.held.lines != nil && len(tr.held.lines) == 0 && len(tr.held.failed) == 0
+		tr.held.mu.Unlock()
+		if !kept {
+			t.Errorf("round %d: the pipe did not keep an empty buffer after a write done at once", round)
+		}
 	}
 	if n := buffered(t, serverIn); n != 0 {
-		t.Fatalf("the server could read %d bytes before Flush", n)
-	}
-	b.Flush()
-	r := bufio.NewReader(serverIn)
-	for i := range 3 {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","method":"ping"}`+"\n", i)
-		if line != want {
-			t.Fatalf("line %d = %q, want %q", i, line, want)
-		}
-		fmt.Fprintf(serverOut, `{"jsonrpc":"2.0","id":"r%d","result":{"n":%d}}`+"\n", i, i)
-	}
-	for i := range 3 {
-		if got, want := <-answers, fmt.Sprintf(`{"n":%d}`, i); got != want {
-			t.Errorf("answer %d = %s, want %s", i, got, want)
-		}
-	}
-	if len(b.pipes) != 0 {
-		t.Errorf("the batch still lists %d pipes after Flush", len(b.pipes))
+		t.Errorf("the server got %d bytes more than the two batches", n)
 	}
 }
 

@@ -36,8 +36,9 @@ func (t *pipeTransport) write(ctx context.Context, line []byte) error {
 // another write is under way, is written by a goroutine of its own, as
 // write would. A failure reaches failed. A request posted from mcpx's
 // read loop thus costs no hand-off to another goroutine unless the
-// server is slow to read.
-func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error)) {
+// server is slow to read. settled reports that post is done with line
+// and failed: neither was left to a goroutine.
+func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error)) (settled bool) {
 	select {
 	case t.wsem <- struct{}{}:
 	default:
@@ -46,25 +47,25 @@ func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error
 				failed(err)
 			}
 		}()
-		return
+		return false
 	}
 	select {
 	case <-t.done:
 		<-t.wsem
 		failed(t.lost)
-		return
+		return true
 	default:
 	}
 	n, err := nbpipe.TryWrite(t.stdin, line)
 	if err == nil && n == len(line) {
 		<-t.wsem
-		return
+		return true
 	}
 	if err != nil && !errors.Is(err, nbpipe.ErrWouldBlock) {
 		err = t.writeFailed(ctx, n, err)
 		<-t.wsem
 		failed(err)
-		return
+		return true
 	}
 	go func() {
 		err := t.writeHeld(ctx, line[n:], n > 0)
@@ -73,6 +74,7 @@ func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error
 			failed(err)
 		}
 	}()
+	return false
 }
 
 // writeHeld writes line, holding wsem, until it is written, ctx ends or

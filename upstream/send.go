@@ -92,8 +92,10 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 		return
 	}
 	withdrawing.Store(&withdraw)
-	unwait := context.AfterFunc(ctx, func() { giveUp(context.Cause(ctx)) })
-	stopWaiting.Store(&unwait)
+	if ctx.Done() != nil { // the serving loop's never ends: it cancels through lc
+		unwait := context.AfterFunc(ctx, func() { giveUp(context.Cause(ctx)) })
+		stopWaiting.Store(&unwait)
+	}
 	if err := lc.endedBy(); err != nil {
 		giveUp(err) // ran out or was cancelled before it could be withdrawn
 	}
