@@ -59,7 +59,7 @@ type outbox struct {
 	dropped int // notifications dropped in the current stall
 
 	hmu  sync.Mutex // never held while writing
-	held [][]byte   // answers held for one write (see hold)
+	held []byte     // answers held for one write, one per line (see hold)
 }
 
 func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
@@ -247,30 +247,43 @@ func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
 // over maxMessageBytes, an error saying so is queued instead and ok is
 // false.
 func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []byte, ok bool) {
-	size := int64(len(result) + len(id) + 36)
-	if o.max > 0 && size > o.max {
-		e := &frame.TooLongError{Size: size, Limit: o.max}
+	size := answerSize(id, result)
+	if o.max > 0 && int64(size) > o.max {
+		e := &frame.TooLongError{Size: int64(size), Limit: o.max}
 		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+e.Error(), nil)
 		return nil, false
 	}
 	msg = make([]byte, 0, size+1) // room for the newline tryDirect adds
-	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-	msg = append(msg, id...)
-	msg = append(msg, `,"result":`...)
-	msg = append(msg, result...)
-	msg = append(msg, '}')
-	return oneLine(msg), true
+	return oneLine(appendAnswer(msg, id, result)), true
+}
+
+// answerSize is the length of the answer to id with result.
+func answerSize(id, result json.RawMessage) int {
+	return len(`{"jsonrpc":"2.0","id":,"result":}`) + len(id) + len(result)
+}
+
+// appendAnswer appends the answer to id with result to b.
+func appendAnswer(b []byte, id, result json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
 }
 
 // postLine writes msg at once when it can (tryDirect) and queues it
 // otherwise, never waiting: it is what an upstream's reader calls, which
 // must not be held by a slow client. When the queue is full, msg waits on
-// a goroutine of its own instead, never dropped.
-func (o *outbox) postLine(msg []byte) {
-	if o.try != nil && o.tryDirect(msg) {
-		return
+// a goroutine of its own instead, never dropped. settled reports that
+// msg was written whole (or the write failed), so its bytes are free.
+func (o *outbox) postLine(msg []byte) (settled bool) {
+	if o.try != nil {
+		if ok, settled := o.tryDirect(msg); ok {
+			return settled
+		}
 	}
 	o.enqueue(msg)
+	return false
 }
 
 // enqueue queues msg without waiting; when the queue is full, msg waits

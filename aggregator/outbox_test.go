@@ -68,3 +68,57 @@ func TestOutboxFlushNeverWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestOutboxHeldAnswers: answers held together leave as one line each,
+// in order, a pretty-printed result compacted and one over
+// maxMessageBytes answered with an error instead; the buffer kept after a
+// write done at once carries only the next answers.
+func TestOutboxHeldAnswers(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	o := newOutbox(ctx, w, log.New(io.Discard), 200)
+	go o.run(cancel)
+	fr := frame.NewReader(r, 0)
+	expect := func(want ...string) {
+		t.Helper()
+		for _, w := range want {
+			line, err := fr.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range strings.Split(w, " && ") {
+				if !bytes.Contains(line, []byte(part)) {
+					t.Fatalf("got %s, want a line with %s", line, w)
+				}
+			}
+		}
+	}
+
+	o.hold(json.RawMessage("1"), json.RawMessage(`{"a":1}`))
+	o.hold(json.RawMessage("2"), json.RawMessage("{\n  \"b\": 2\n}"))
+	o.Flush()
+	expect(`{"jsonrpc":"2.0","id":1,"result":{"a":1}}`, `{"jsonrpc":"2.0","id":2,"result":{"b":2}}`)
+	o.hmu.Lock()
+	kept := o.held != nil && len(o.held) == 0
+	o.hmu.Unlock()
+	if !kept {
+		t.Error("the outbox did not keep an empty buffer after a write done at once")
+	}
+	o.Flush() // nothing held: nothing written, the buffer still kept
+	o.hold(json.RawMessage(`"x"`), json.RawMessage(`{}`))
+	o.Flush()
+	expect(`{"jsonrpc":"2.0","id":"x","result":{}}`)
+
+	o.hold(json.RawMessage("3"), json.RawMessage(`{"text":"`+strings.Repeat("a", 300)+`"}`))
+	o.Flush()
+	expect(`"id":3, && "message":"the answer is too large to send`)
+	o.hold(json.RawMessage("4"), json.RawMessage(`{}`))
+	o.Flush()
+	expect(`{"jsonrpc":"2.0","id":4,"result":{}}`)
+}
