@@ -15,24 +15,30 @@ import (
 	"github.com/mcpx/mcpx/upstream/frame"
 )
 
+// pipeOutbox is a running outbox over a pipe, with messages of at most
+// max bytes (0: no limit), and the pipe's end the client reads.
+func pipeOutbox(t *testing.T, max int64) (*outbox, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	o := newOutbox(ctx, w, log.New(io.Discard), max)
+	if o.try == nil {
+		t.Fatal("an outbox over os.Pipe does not write without waiting")
+	}
+	go o.run(cancel)
+	t.Cleanup(func() { cancel(nil); r.Close(); w.Close() })
+	return o, r
+}
+
 // TestOutboxFlushNeverWaits: answers held and flushed from an upstream's reader to a
 // client that does not read go out later, whole and in order, and post
 // and Flush return at once, whether the pipe took the answer in part (the
 // rest carried ahead of the queue) or not at all.
 func TestOutboxFlushNeverWaits(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	o := newOutbox(ctx, w, log.New(io.Discard), 0)
-	if o.try == nil {
-		t.Fatal("an outbox over os.Pipe does not write without waiting")
-	}
-	go o.run(cancel)
+	o, r := pipeOutbox(t, 0)
 
 	big := `{"content":[{"type":"text","text":"` + strings.Repeat("a", 1<<20) + `"}]}`
 	posted := make(chan struct{})
@@ -74,16 +80,7 @@ func TestOutboxFlushNeverWaits(t *testing.T) {
 // maxMessageBytes answered with an error instead; the buffer kept after a
 // write done at once carries only the next answers.
 func TestOutboxHeldAnswers(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	o := newOutbox(ctx, w, log.New(io.Discard), 200)
-	go o.run(cancel)
+	o, r := pipeOutbox(t, 200)
 	fr := frame.NewReader(r, 0)
 	expect := func(want ...string) {
 		t.Helper()
