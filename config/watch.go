@@ -3,6 +3,8 @@ package config
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,6 +84,13 @@ type Watcher struct {
 // that save by writing a new file and renaming it over the old one are
 // seen) until ctx ends. With no file, [Watcher.Reload] looks for one as
 // [Load] does, and the file it finds is watched from then on.
+//
+// The watch begins on the watcher's goroutine, not the caller's: adding
+// it costs the kernel a walk of every entry it has cached for the
+// directory, 5 ms on every start of mcpx with its config in a busy /tmp.
+// A change made before it began is still seen, by the file's bytes. A
+// directory that cannot be watched is reported to OnError (with
+// [ErrUnwatched]), and Reload still works.
 func Watch(ctx context.Context, current *Config, opts *WatchOptions) (*Watcher, error) {
 	w := &Watcher{current: current, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if opts != nil {
@@ -105,10 +114,6 @@ func Watch(ctx context.Context, current *Config, opts *WatchOptions) (*Watcher, 
 	}
 	if current.File != "" {
 		w.data, _ = os.ReadFile(current.File)
-		if err := fw.Add(filepath.Dir(current.File)); err != nil {
-			fw.Close()
-			return nil, &Error{File: current.File, Msg: "watch: " + fileProblem(err)}
-		}
 	}
 	go w.loop(ctx, fw)
 	return w, nil
@@ -128,6 +133,10 @@ func (w *Watcher) Reload() {
 func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 	defer close(w.done)
 	defer fw.Close()
+	if w.current.File != "" {
+		w.watch(fw, w.current.File)
+		w.reload(w.current.File, false) // changed before the watch began
+	}
 	var settle *time.Timer
 	var settled <-chan time.Time
 	for {
@@ -173,10 +182,19 @@ func (w *Watcher) find(fw *fsnotify.Watcher) {
 		w.apply(found)
 		return
 	}
-	if err := fw.Add(filepath.Dir(found.File)); err != nil {
-		w.opts.OnError(&Error{File: found.File, Msg: "watch: " + fileProblem(err)})
-	}
+	w.watch(fw, found.File)
 	w.reload(found.File, true)
+}
+
+// ErrUnwatched is what OnError gets, wrapped, when the config file's
+// directory cannot be watched.
+var ErrUnwatched = errors.New("changes to it are seen only on a reload (SIGHUP)")
+
+// watch adds file's directory to fw, reporting a failure to OnError.
+func (w *Watcher) watch(fw *fsnotify.Watcher, file string) {
+	if err := fw.Add(filepath.Dir(file)); err != nil {
+		w.opts.OnError(fmt.Errorf("%w: %w", &Error{File: file, Msg: "watch: " + fileProblem(err)}, ErrUnwatched))
+	}
 }
 
 // reload loads the config from file; a file whose bytes did not change is

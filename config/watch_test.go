@@ -2,9 +2,11 @@ package config_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +104,18 @@ func TestWatchNoFileYet(t *testing.T) {
 	}
 	if r := next(t, got); r.err != nil || !slices.Equal(r.ch.Added, []string{"b"}) {
 		t.Fatalf("the found file is not watched: %+v, %v", r.ch, r.err)
+	}
+}
+
+// TestWatchUnwatchable: a config whose directory cannot be watched is
+// still served: Watch returns, and OnError says why edits will not be
+// seen.
+func TestWatchUnwatchable(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone", "mcpx.json")
+	cfg := &config.Config{File: gone}
+	_, got := watch(t, cfg, &config.LoadOptions{File: gone, LookupEnv: env()})
+	r := next(t, got)
+	if !errors.Is(r.err, config.ErrUnwatched) || !strings.Contains(r.err.Error(), "gone") {
+		t.Errorf("OnError got %v, want ErrUnwatched naming the directory", r.err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,6 +34,10 @@ func (s *session) watchConfig(ctx context.Context) (func(), error) {
 			s.agg.Reload(next, ch)
 		},
 		OnError: func(err error) {
+			if errors.Is(err, config.ErrUnwatched) {
+				s.log.Warn("cannot watch the config file", "err", s.red.Redact(err.Error()))
+				return
+			}
 			s.log.Error("config reload failed; keeping the running config", "err", s.red.Redact(err.Error()))
 		},
 	})
