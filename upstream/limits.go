@@ -94,7 +94,7 @@ type limitedCall struct {
 	lastLife, start time.Time
 	idleAt, totalAt *linkedlist.Element // nil once off the list
 	ended           error               // the limit that ran out (*TimeoutError) or the cancel's cause, once either came
-	onEnd           func(error)         // ends the call when a limit runs out or it is cancelled
+	endHook         func(error)         // ends the call when a limit runs out or it is cancelled
 	stopped         bool
 }
 
@@ -143,7 +143,7 @@ func (c *Client) limitCall(ctx context.Context, method string, params json.RawMe
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	lc.onExpire(func(err error) { cancel(err) })
+	lc.onEnd(func(err error) { cancel(err) })
 	return limitedContext{ctx, lc}, func() {
 		lc.stop()
 		cancel(nil)
@@ -173,11 +173,11 @@ func (l *callLimits) add(lc *limitedCall) {
 	}
 }
 
-// onExpire sets what ends the call when a limit runs out (with the
+// onEnd sets what ends the call when a limit runs out (with the
 // *TimeoutError) or it is cancelled (with the cause), in place of what was
 // set before; when either came already, f runs now. Nil-safe: a call
 // without limits never expires.
-func (lc *limitedCall) onExpire(f func(error)) {
+func (lc *limitedCall) onEnd(f func(error)) {
 	if lc == nil {
 		return
 	}
@@ -185,7 +185,7 @@ func (lc *limitedCall) onExpire(f func(error)) {
 	l.mu.Lock()
 	err := lc.ended
 	if err == nil && !lc.stopped {
-		lc.onEnd = f
+		lc.endHook = f
 	}
 	l.mu.Unlock()
 	if err != nil {
@@ -215,8 +215,8 @@ func (lc *limitedCall) cancel(cause error) {
 	}
 	l.remove(lc)
 	lc.ended = cause
-	f := lc.onEnd
-	lc.onEnd = nil
+	f := lc.endHook
+	lc.endHook = nil
 	l.mu.Unlock()
 	if f != nil {
 		f(cause)
@@ -244,7 +244,7 @@ func (lc *limitedCall) stop() {
 	l.mu.Lock()
 	l.remove(lc)
 	lc.stopped = true
-	lc.onEnd = nil
+	lc.endHook = nil
 	l.mu.Unlock()
 }
 
@@ -312,8 +312,8 @@ func (l *callLimits) expire() {
 	for i, x := range out {
 		if !x.lc.stopped && x.lc.ended == nil {
 			x.lc.ended = x.te
-			hooks[i] = x.lc.onEnd
-			x.lc.onEnd = nil
+			hooks[i] = x.lc.endHook
+			x.lc.endHook = nil
 		}
 	}
 	l.mu.Unlock()

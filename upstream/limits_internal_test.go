@@ -164,13 +164,13 @@ func TestLimitedCallHooks(t *testing.T) {
 	hook := func(err error) { fired <- err }
 
 	stopped := c.limit("tools/call", json.RawMessage(`{"name":"stopped"}`))
-	stopped.onExpire(func(err error) { t.Errorf("a stopped call expired: %v", err) })
+	stopped.onEnd(func(err error) { t.Errorf("a stopped call expired: %v", err) })
 	stopped.stop()
 	stopped.cancel(context.Canceled) // ended already: nothing runs
 
 	lc := c.limit("tools/call", json.RawMessage(`{"name":"late"}`))
-	lc.onExpire(func(error) { t.Error("a replaced hook ran") })
-	lc.onExpire(hook)
+	lc.onEnd(func(error) { t.Error("a replaced hook ran") })
+	lc.onEnd(hook)
 	var err error
 	select {
 	case err = <-fired:
@@ -182,7 +182,7 @@ func TestLimitedCallHooks(t *testing.T) {
 		t.Errorf("expired with %v (endedBy %v), want callTimeout of late", err, lc.endedBy())
 	}
 	lc.cancel(context.Canceled) // ended already: nothing runs
-	lc.onExpire(hook)           // as a started call sets its abort after the fact
+	lc.onEnd(hook)              // as a started call sets its abort after the fact
 	select {
 	case again := <-fired:
 		if again != err {
@@ -192,7 +192,7 @@ func TestLimitedCallHooks(t *testing.T) {
 		t.Error("a hook set after the call expired did not run")
 	}
 	var none *limitedCall // a server without limits
-	none.onExpire(hook)
+	none.onEnd(hook)
 	none.stop()
 	if none.endedBy() != nil {
 		t.Error("a call without limits timed out")
@@ -207,7 +207,7 @@ func TestLimitedCallCancel(t *testing.T) {
 		l := newCallLimits("s", limits)
 		got := make(chan error, 4)
 		lc := l.start("tools/call", nil)
-		lc.onExpire(func(err error) { got <- err })
+		lc.onEnd(func(err error) { got <- err })
 		cause := errors.New("the client cancelled")
 		lc.cancel(cause)
 		lc.cancel(context.Canceled) // a second cancel changes nothing
@@ -222,7 +222,7 @@ func TestLimitedCallCancel(t *testing.T) {
 		}
 		early := l.start("tools/call", nil)
 		early.cancel(cause) // before the call set its hook: it runs when set
-		early.onExpire(func(err error) { got <- err })
+		early.onEnd(func(err error) { got <- err })
 		select {
 		case err := <-got:
 			if err != cause {

@@ -58,7 +58,7 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		done(c.settle(ctx, cn, method, params, res, err))
 	}
 	if c.slots.tryAcquire() {
-		lc.onExpire(cn.start(ctx, pipe, batch, touch, method, params, finish))
+		lc.onEnd(cn.start(ctx, pipe, batch, touch, method, params, finish))
 		return lc.cancel, true
 	}
 	c.sendInLine(ctx, cn, pipe, batch, lc, touch, method, params, finish, done)
@@ -74,21 +74,21 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 	giveUp := func(err error) {
 		w := withdrawing.Load()
 		if w == nil || !(*w)() {
-			return // it has its slot: cn.start and its expiry end it from there
+			return // it has its slot: cn.start and its end hook end it from there
 		}
 		lc.stop()
 		c.release()
 		done(c.settle(ctx, cn, method, params, nil, err))
 	}
-	lc.onExpire(giveUp)
+	lc.onEnd(giveUp)
 	now, withdraw := c.slots.enqueue(func() {
 		if unwait := stopWaiting.Load(); unwait != nil {
 			(*unwait)() // else its goroutine would start when the call ends
 		}
-		lc.onExpire(cn.start(ctx, pipe, nil, touch, method, params, finish))
+		lc.onEnd(cn.start(ctx, pipe, nil, touch, method, params, finish))
 	})
 	if now {
-		lc.onExpire(cn.start(ctx, pipe, batch, touch, method, params, finish))
+		lc.onEnd(cn.start(ctx, pipe, batch, touch, method, params, finish))
 		return
 	}
 	withdrawing.Store(&withdraw)
