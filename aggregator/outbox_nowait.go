@@ -109,8 +109,8 @@ func (o *outbox) lockIdle() bool {
 // tryDirect writes msg at once, with no hand-off to the writer, when
 // nothing is queued or being written; it never waits on the client. What
 // the client's pipe does not take at once is left to the writer, ahead of
-// anything queued after. ok is false when msg must be queued; settled,
-// that the writer still has some of it.
+// anything queued after. ok is false when msg must be queued; settled
+// is false when the writer still has some of it to write.
 func (o *outbox) tryDirect(msg []byte) (ok, settled bool) {
 	if !o.lockIdle() {
 		return false, false
