@@ -25,10 +25,11 @@ type sender interface {
 // call's cost over a byte-copying relay (BenchmarkCallSequential).
 //
 // The proxy tool's calls of a tool go the same way (proxytool.Proxy.Send).
-// cancel ends the call early; ctx must never end (see running). ok is
-// false, having done nothing, when the call needs handle: any other
-// method or proxy action, a tool not served, a source that is not an
-// upstream connected over stdio, or before the first catalog is complete.
+// cancel ends the call early; ctx is the read loop's, which never ends
+// (see running). ok is false, having done nothing, when the call needs
+// handle: any other method or proxy action, a tool not served, a source
+// that is not an upstream connected over stdio, or before the first
+// catalog is complete.
 func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
 	a := s.a
 	if m.Method != "tools/call" || !a.isReady() {

@@ -94,9 +94,9 @@ type Sender interface {
 // request now: a call of a tool. done gets the CallToolResult, exactly
 // once, possibly on another goroutine; it must not block. cancel ends the
 // call early, as the [Sender]'s does, done then getting the error result
-// for the cause. ok is false, having done nothing, for
-// everything else (list, info, resources, prompts, a tool not found,
-// arguments in error), which Call answers.
+// for the cause. ok is false, having done nothing, for everything else
+// (list, info, resources, prompts, a tool not found, arguments in
+// error), which Call answers.
 func (p *Proxy) Send(ctx context.Context, params json.RawMessage, done func(json.RawMessage)) (cancel func(cause error), ok bool) {
 	s, ok := p.c.(Sender)
 	if !ok {
