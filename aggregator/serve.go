@@ -177,7 +177,7 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 // decoding: params, result and error stay the bytes of line.
 func parseMessage(line []byte) (message, error) {
 	var m message
-	if !json.Valid(line) {
+	if !rawjson.Valid(line) {
 		return m, json.Unmarshal(line, &m) // the syntax error, to answer with
 	}
 	env, err := frame.ReadEnvelope(line)

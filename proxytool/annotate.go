@@ -26,7 +26,7 @@ func callAnnotations(kind Kind, path string) map[string]json.RawMessage {
 // result and each item into maps and writing them out again was a fifth of
 // a proxied call's CPU (BenchmarkCallSequential's proxy).
 func annotateToolResult(raw json.RawMessage, ann map[string]json.RawMessage) (json.RawMessage, error) {
-	if !json.Valid(raw) {
+	if !rawjson.Valid(raw) {
 		return nil, errors.New("it is not a JSON object")
 	}
 	content, err := rawjson.Get(raw, "content")
@@ -170,7 +170,7 @@ func objectify(c json.RawMessage) json.RawMessage {
 
 // objectFields decodes a JSON object into its fields.
 func objectFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	if !json.Valid(raw) {
+	if !rawjson.Valid(raw) {
 		return nil, errors.New("it is not a JSON object")
 	}
 	fields, err := members(raw)

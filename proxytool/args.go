@@ -210,7 +210,7 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if len(raw) == 0 || isNull(raw) {
 		return nil, nil
 	}
-	if !json.Valid(raw) {
+	if !rawjson.Valid(raw) {
 		return nil, errors.New("The proxy tool's arguments are not valid JSON: give an object such as {\"action\":\"list\",\"type\":\"tool\"}")
 	}
 	if raw[0] != '{' {
@@ -236,7 +236,7 @@ func decodeArgsParam(v json.RawMessage) (json.RawMessage, error) {
 		if len(inner) == 0 {
 			return nil, nil
 		}
-		if inner[0] != '{' || !json.Valid(inner) {
+		if inner[0] != '{' || !rawjson.Valid(inner) {
 			return nil, fmt.Errorf("%s; got the string %s, which is not a JSON object", want, shown(v))
 		}
 		return inner, nil

@@ -5,7 +5,7 @@
 // result costs one scan instead of a decode and a re-encode.
 //
 // The scan follows the structure (strings, nesting) but does not validate
-// scalars; use encoding/json where validity matters.
+// scalars: Valid checks a whole value first, as encoding/json would.
 package rawjson
 
 import (
