@@ -102,13 +102,7 @@ func TestClientLeavingCancelsCalls(t *testing.T) {
 	c.initialize()
 	c.request("tools/list", map[string]any{})
 	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fx_sleep","arguments":{"ms":60000}}}`)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(c.stderr.String(), "sleep 60000ms: started") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the call never reached the upstream:\n%s", c.stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	c.waitStderr(10*time.Second, "sleep 60000ms: started") // the call reached the upstream
 	c.stop()
 	log := c.stderr.String()
 	if !strings.Contains(log, `cancelling request "mcpx-`) {
