@@ -1,6 +1,7 @@
 package proxytool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -64,11 +65,20 @@ func sameAnnotated(t *testing.T, raw []byte) {
 	if gerr != nil {
 		return
 	}
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
+	// Numbers as their text: a server's 1e700 is valid JSON that no
+	// float64 holds, and both keep its bytes.
+	decode := func(b []byte) (v any, err error) {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		err = d.Decode(&v)
+		return v, err
+	}
+	g, err := decode(got)
+	if err != nil {
 		t.Fatalf("annotateToolResult(%q) = %q: %v", raw, got, err)
 	}
-	if err := json.Unmarshal(want, &w); err != nil {
+	w, err := decode(want)
+	if err != nil {
 		t.Fatalf("annotateByMap(%q) = %q: %v", raw, want, err)
 	}
 	if !reflect.DeepEqual(g, w) {
@@ -91,6 +101,7 @@ func TestAnnotateAsByMap(t *testing.T) {
 		`{"_meta":{"a":1}}`, `{}`, `{"content":[]}`, `{"content":{}}`, `{"content":"x"}`,
 		`{"content":[{"a":1}],"content":[{"b":2}]}`, `{"content":[{"annotations":{"a":1},"annotations":{"b":2}}]}`,
 		`null`, ` null `, `[]`, `"x"`, `{`, `{"content":[}`, "{\"content\":[{\"text\":\"\xff\"}],\"\xfe\":1}",
+		`{"":1e700}`, `{"content":[{"type":"text","n":-1e999}]}`, // found by FuzzDecodeArgs
 	} {
 		sameAnnotated(t, []byte(s))
 	}
