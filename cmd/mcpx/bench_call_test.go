@@ -41,6 +41,7 @@ type callConn struct {
 	r     *frame.Reader
 	wmu   sync.Mutex
 	close func()
+	pid   int // the process served, when it is one of its own
 }
 
 // echoCall and proxyCall are tools/call requests, the id left to fill in.
@@ -226,7 +227,9 @@ func timed(f func()) time.Duration {
 // process's, less the copy relay's: the client's own are the same). The
 // copy relay and mcpx run in this process; process-mcpx/copy is the same
 // ratio with each as a process of its own (the built binary, and the test
-// binary as a copy relay), as a client runs mcpx.
+// binary as a copy relay), as a client runs mcpx. Where /proc has them
+// (Linux), it also reports each of those two processes' CPU time and
+// read and write system calls per call.
 func BenchmarkCallSequential(b *testing.B) {
 	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
 	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b))
@@ -243,8 +246,14 @@ func BenchmarkCallSequential(b *testing.B) {
 		func() { proc.call(b, proxied) },
 	}
 	var t [7]time.Duration
+	relayUse, procUse := newUsageMeter(relayProc.pid), newUsageMeter(proc.pid)
+	meter := map[int]*usageMeter{4: relayUse, 5: procUse}
 	for b.Loop() {
 		for i, f := range calls {
+			if m := meter[i]; m != nil {
+				m.run(func() { t[i] += timed(f) }) // /proc read outside the time
+				continue
+			}
 			t[i] += timed(f)
 		}
 	}
@@ -264,6 +273,22 @@ func BenchmarkCallSequential(b *testing.B) {
 	b.ReportMetric((float64(m[2].allocs)-float64(m[1].allocs))/200, "mcpx-allocs/call")
 	b.ReportMetric((float64(m[3].allocs)-float64(m[1].allocs))/200, "proxy-allocs/call")
 	b.ReportMetric((float64(m[2].bytes)-float64(m[1].bytes))/200, "mcpx-B/call")
+	reportUsage(b, n, relayUse, procUse)
+}
+
+// reportUsage reports the CPU time and system calls per call of mcpx's
+// process and the copy relay's, each over its own calls, and their ratio.
+func reportUsage(b *testing.B, calls float64, relay, mcpx *usageMeter) {
+	if !relay.ok || !mcpx.ok {
+		return
+	}
+	rc, rs := relay.perCall(calls)
+	mc, ms := mcpx.perCall(calls)
+	b.ReportMetric(mc, "process-cpuµs/call")
+	b.ReportMetric(rc, "copyprocess-cpuµs/call")
+	b.ReportMetric(mc/rc, "process-cpu/copy")
+	b.ReportMetric(ms, "process-syscalls/call")
+	b.ReportMetric(rs, "copyprocess-syscalls/call")
 }
 
 // concurrent drives one connection with callers goroutines, each making
@@ -317,17 +342,20 @@ func concurrent(b *testing.B, c *callConn, name string, callers, per int) {
 // built binary, as a client runs it. The second is the one to read, next
 // to its own baseline, a process that only copies bytes: on two cores a
 // third process competes for the CPU, which no work inside mcpx can undo.
+// The CPU time and system calls per call of the two processes tell how
+// much of mcpx's share is its own work.
 func BenchmarkCallConcurrent(b *testing.B) {
 	const callers, per = 64, 8
 	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
 	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b))
 	var td, tc, tm, tr, tp time.Duration
+	relayUse, procUse := newUsageMeter(relayProc.pid), newUsageMeter(proc.pid)
 	for b.Loop() {
 		td += timed(func() { concurrent(b, direct, "echo", callers, per) })
 		tc += timed(func() { concurrent(b, relay, "echo", callers, per) })
 		tm += timed(func() { concurrent(b, mcpx, "fx_echo", callers, per) })
-		tr += timed(func() { concurrent(b, relayProc, "echo", callers, per) })
-		tp += timed(func() { concurrent(b, proc, "fx_echo", callers, per) })
+		relayUse.run(func() { tr += timed(func() { concurrent(b, relayProc, "echo", callers, per) }) })
+		procUse.run(func() { tp += timed(func() { concurrent(b, proc, "fx_echo", callers, per) }) })
 	}
 	calls := float64(b.N * callers * per)
 	b.ReportMetric(calls/td.Seconds(), "calls/s-direct")
@@ -336,6 +364,7 @@ func BenchmarkCallConcurrent(b *testing.B) {
 	b.ReportMetric(float64(td)/float64(tm), "throughput-mcpx/direct")
 	b.ReportMetric(float64(td)/float64(tr), "throughput-copyprocess/direct")
 	b.ReportMetric(float64(td)/float64(tp), "throughput-process/direct")
+	reportUsage(b, calls, relayUse, procUse)
 }
 
 // copyProcessConn connects to the fixture through a copy relay that is a
@@ -374,7 +403,7 @@ func stdioConn(b testing.TB, cmd *exec.Cmd) *callConn {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	c := &callConn{w: in, r: frame.NewReader(out, 0)}
+	c := &callConn{w: in, r: frame.NewReader(out, 0), pid: cmd.Process.Pid}
 	c.close = func() {
 		in.Close()
 		_ = cmd.Wait()
