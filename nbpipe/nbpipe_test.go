@@ -82,6 +82,9 @@ func TestPollable(t *testing.T) {
 	if !CanTry(p) {
 		t.Fatal("CanTry(Pollable(w)) = false")
 	}
+	if !closedOnExec(t, p) {
+		t.Error("Pollable's descriptor would pass to every process mcpx spawns")
+	}
 	if n, err := TryWrite(p, []byte("hello\n")); err != nil || n != 6 {
 		t.Fatalf("TryWrite = %d, %v", n, err)
 	}
@@ -91,4 +94,22 @@ func TestPollable(t *testing.T) {
 	if string(got) != "hello\n" {
 		t.Errorf("read %q", got)
 	}
+}
+
+// closedOnExec reports whether f's descriptor closes on exec, read
+// without touching f's mode (Fd would make it blocking).
+func closedOnExec(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags uintptr
+	var errno syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFD, 0)
+	}); err != nil || errno != 0 {
+		t.Fatalf("fcntl: %v %v", err, errno)
+	}
+	return flags&syscall.FD_CLOEXEC != 0
 }

@@ -57,13 +57,28 @@ func CanTry(f *os.File) bool {
 // belongs to the open file, so every holder of it sees the change. f is
 // left open and must not be used for writing meanwhile.
 func Pollable(f *os.File) (*os.File, error) {
-	fd, err := syscall.Dup(int(f.Fd()))
+	fd, err := dup(f)
 	if err != nil {
-		return nil, fmt.Errorf("dup %s: %w", f.Name(), err)
+		return nil, err
 	}
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("%s: non-blocking mode: %w", f.Name(), err)
 	}
 	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
+// dup duplicates f's descriptor, closed on exec as every descriptor Go
+// opens is: a duplicate of mcpx's stdout that every server it spawns
+// inherited would let any of them write into the client's stream, and
+// keep that stream open after mcpx is gone.
+func dup(f *os.File) (int, error) {
+	syscall.ForkLock.RLock() // no fork between the dup and the flag
+	defer syscall.ForkLock.RUnlock()
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return -1, fmt.Errorf("dup %s: %w", f.Name(), err)
+	}
+	syscall.CloseOnExec(fd)
+	return fd, nil
 }
