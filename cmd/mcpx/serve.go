@@ -139,10 +139,12 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	if withStdio {
 		n++
 		s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
-		out, done := pollableOut(ios, s.log)
+		in, inDone := pacedIn(ios, s.log)
+		out, outDone := pollableOut(ios, s.log)
 		go func() {
-			errs <- s.agg.ServeStdio(ctx, ios.In, out)
-			done()
+			errs <- s.agg.ServeStdio(ctx, in, out)
+			outDone()
+			inDone()
 			cancel()
 		}()
 	}
@@ -170,6 +172,23 @@ func pollableOut(ios *streams, logger *log.Logger) (out io.Writer, done func()) 
 		return ios.Out, func() {}
 	}
 	return p, func() { p.Close() }
+}
+
+// pacedIn is the client's end of stdio to read requests from: stdin
+// read through nbpipe.Reader when it is a pipe or socket, so that the
+// serving loop can choose how to wait for the next line, else stdin as
+// it is. done releases it once serving ends.
+func pacedIn(ios *streams, logger *log.Logger) (in io.Reader, done func()) {
+	f, ok := ios.In.(*os.File)
+	if !ok || ios.InTTY {
+		return ios.In, func() {}
+	}
+	r, err := nbpipe.NewReader(f)
+	if err != nil {
+		logger.Debug("stdin is read as it is", "err", err)
+		return ios.In, func() {}
+	}
+	return r, func() { r.Close() }
 }
 
 // httpToken reads the bearer token from --token-file, else MCPX_HTTP_TOKEN;
