@@ -11,3 +11,8 @@ import "syscall"
 func commandAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// recvFlags has the kernel mark the descriptors mcpx sends close-on-exec
+// as they arrive: a command started meanwhile on another goroutine would
+// otherwise inherit another command's stdio.
+const recvFlags = syscall.MSG_CMSG_CLOEXEC

@@ -132,7 +132,7 @@ func (s *supervisor) readRest(head [4]byte, n int) (Message, error) {
 
 func recvmsg(p, oob []byte) (n, oobn int, err error) {
 	for {
-		n, oobn, _, _, err = syscall.Recvmsg(FD, p, oob, 0)
+		n, oobn, _, _, err = syscall.Recvmsg(FD, p, oob, recvFlags)
 		if err != syscall.EINTR {
 			return n, oobn, err
 		}
