@@ -176,11 +176,11 @@ func pollableOut(ios *streams, logger *log.Logger) (out io.Writer, done func()) 
 }
 
 // pacedIn is the client's end of stdio to read requests from: stdin
-// read through nbpipe.Reader when it is a pipe or socket in blocking
-// mode, as a parent hands it over, so that the serving loop can choose
-// how to wait for the next line; else stdin as it is. A descriptor
-// already in Go's poller (os.Pipe's, in-process tests) stays there: its
-// mode is its holder's. done releases it once serving ends.
+// read through nbpipe.Reader when it is not a terminal and in blocking
+// mode (a pipe or socket as a client hands it over), so that the serving
+// loop can choose how to wait for the next line; else stdin as it is. A
+// descriptor already in Go's poller (os.Pipe's, in-process tests) stays
+// there: its mode is its holder's. done releases it once serving ends.
 func pacedIn(ios *streams, logger *log.Logger) (in io.Reader, done func()) {
 	f, ok := ios.In.(*os.File)
 	if !ok || ios.InTTY || f.SetReadDeadline(time.Time{}) == nil {
