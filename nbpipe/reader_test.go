@@ -88,14 +88,15 @@ func TestReaderWaysToWait(t *testing.T) {
 			t.Fatalf("read %d returned %+v before anything was written", i, res)
 		default:
 		}
-		if nonblocking(t, r) != inPoller {
-			t.Errorf("read %d: non-blocking mode %v, want %v", i, !inPoller, inPoller)
-		}
 		if _, err := pw.Write([]byte("line\n")); err != nil {
 			t.Fatal(err)
 		}
 		if res := wait(t, "read", done); res.err != nil || res.data != "line\n" {
 			t.Fatalf("read %d (poller %v) = %q, %v; want the line", i, inPoller, res.data, res.err)
+		}
+		// Set before the read, and kept until the next.
+		if nonblocking(t, r) != inPoller {
+			t.Errorf("read %d: non-blocking mode %v, want %v", i, !inPoller, inPoller)
 		}
 	}
 	if got := asked.Load(); got != 5 {
