@@ -96,20 +96,27 @@ func TestPollable(t *testing.T) {
 	}
 }
 
-// closedOnExec reports whether f's descriptor closes on exec, read
-// without touching f's mode (Fd would make it blocking).
+// closedOnExec reports whether f's descriptor closes on exec.
 func closedOnExec(t *testing.T, f *os.File) bool {
 	t.Helper()
 	rc, err := f.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flags uintptr
+	return fcntlGet(t, rc, syscall.F_GETFD)&syscall.FD_CLOEXEC != 0
+}
+
+// fcntlGet returns what fcntl's get command cmd (F_GETFD, F_GETFL) says
+// of rc's descriptor, asked without touching the file's mode (Fd would
+// make it blocking).
+func fcntlGet(t *testing.T, rc syscall.RawConn, cmd int) uintptr {
+	t.Helper()
+	var v uintptr
 	var errno syscall.Errno
 	if err := rc.Control(func(fd uintptr) {
-		flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFD, 0)
+		v, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, uintptr(cmd), 0)
 	}); err != nil || errno != 0 {
 		t.Fatalf("fcntl: %v %v", err, errno)
 	}
-	return flags&syscall.FD_CLOEXEC != 0
+	return v
 }

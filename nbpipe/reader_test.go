@@ -13,18 +13,10 @@ import (
 )
 
 // nonblocking reports whether the open file r reads is in non-blocking
-// mode (asked through r's pollable descriptor, whose mode Fd would
-// change).
+// mode.
 func nonblocking(t *testing.T, r *Reader) bool {
 	t.Helper()
-	var flags uintptr
-	var errno syscall.Errno
-	if err := r.rc.Control(func(fd uintptr) {
-		flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-	}); err != nil || errno != 0 {
-		t.Fatalf("fcntl: %v %v", err, errno)
-	}
-	return flags&syscall.O_NONBLOCK != 0
+	return fcntlGet(t, r.rc, syscall.F_GETFL)&syscall.O_NONBLOCK != 0
 }
 
 // readResult is one Read's outcome.
