@@ -26,7 +26,7 @@ const cacheFormat = 1
 type Remembered struct {
 	Format          int                `json:"format"`
 	Key             string             `json:"key"`
-	Saved           time.Time          `json:"saved"`
+	Saved           time.Time          `json:"saved"` // when written; the catalog is unchanged since
 	ServerInfo      mcp.Implementation `json:"serverInfo"`
 	ProtocolVersion string             `json:"protocolVersion"`
 	Capabilities    json.RawMessage    `json:"capabilities,omitempty"`
@@ -34,6 +34,10 @@ type Remembered struct {
 	Resources       []json.RawMessage  `json:"resources"`
 	Templates       []json.RawMessage  `json:"resourceTemplates"`
 	Prompts         []json.RawMessage  `json:"prompts"`
+
+	// sum is the SHA-256 of the file's bytes as read or written: a save
+	// that would write the same bytes again is skipped.
+	sum [sha256.Size]byte
 }
 
 // Catalog returns the remembered lists.
@@ -113,18 +117,25 @@ func LoadRemembered(dir string, s config.Server) (*Remembered, error) {
 			}
 		}
 	}
+	r.sum = sha256.Sum256(data)
 	return &r, nil
+}
+
+// encode returns the bytes of r's file for the server s.
+func (r *Remembered) encode(s config.Server) ([]byte, error) {
+	r.Format = cacheFormat
+	r.Key = CacheKey(s)
+	return json.Marshal(r)
 }
 
 // saveRemembered writes r for the server into dir atomically (temp file and
 // rename), so a reader never sees half a file.
 func saveRemembered(dir string, s config.Server, r *Remembered) error {
-	r.Format = cacheFormat
-	r.Key = CacheKey(s)
-	data, err := json.Marshal(r)
+	data, err := r.encode(s)
 	if err != nil {
 		return err
 	}
+	r.sum = sha256.Sum256(data)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

@@ -219,7 +219,7 @@ func (cn *conn) resync() {
 	c.catalog = cat
 	c.countLocked()
 	c.mu.Unlock()
-	c.store(cn)
 	c.log.Debug("catalog resynced", "tools", len(cat.Tools), "resources", len(cat.Resources), "prompts", len(cat.Prompts))
 	c.opts.OnChange(c)
+	c.store(cn)
 }

@@ -200,6 +200,12 @@ type Client struct {
 	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
 	knownOnce  sync.Once
 	life       lifecycle
+	// saved is the cache file's content as last read or written (its
+	// time of saving and sum), for store to leave an unchanged catalog
+	// alone; zero when unknown. storeMu has one store run at a time, so
+	// that the last to run writes the newest catalog.
+	saved   Remembered
+	storeMu sync.Mutex
 	// subscribed holds the params of each resource subscription, by
 	// URI, that every new connection is asked for again; guarded by mu.
 	subscribed map[string]json.RawMessage
@@ -492,8 +498,8 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.status.ProtocolVersion = cn.protocol
 	c.countLocked()
 	c.mu.Unlock()
+	c.changed() // before the disk write: the catalog is the client's at once
 	c.store(cn)
-	c.changed()
 }
 
 // disconnect publishes the end of a live connection in one step: state,

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -306,6 +307,7 @@ func (c *Client) remember() {
 	}
 	c.mu.Lock()
 	c.remembered = true
+	c.saved = Remembered{Saved: r.Saved, sum: r.sum}
 	c.catalog = r.Catalog()
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
@@ -339,23 +341,39 @@ func (c *Client) failed(err error) {
 	c.changed()
 }
 
-// store remembers the connection's catalog for the next start.
+// store remembers the connection's catalog for the next start. A
+// catalog the file already holds is not written again: most starts
+// find what the last one saved, and writing it anew would cost a new
+// file (and its inode) per server at every start.
 func (c *Client) store(cn *conn) {
 	if c.opts.CacheDir == "" {
 		return
 	}
+	c.storeMu.Lock()
+	defer c.storeMu.Unlock()
 	c.mu.Lock()
 	if c.conn != cn {
 		c.mu.Unlock()
 		return
 	}
 	cat := c.catalog
+	saved := c.saved
 	c.remembered = true
 	c.mu.Unlock()
 	caps, _ := json.Marshal(cn.caps)
-	r := &Remembered{Saved: time.Now().UTC(), ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
+	r := &Remembered{Saved: saved.Saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
 		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts}
+	if !saved.Saved.IsZero() {
+		if data, err := r.encode(c.cfg); err == nil && sha256.Sum256(data) == saved.sum {
+			return
+		}
+	}
+	r.Saved = time.Now().UTC()
 	if err := saveRemembered(c.opts.CacheDir, c.cfg, r); err != nil {
 		c.log.Debug("could not remember the catalog", "err", c.opts.Redact(err.Error()))
+		return
 	}
+	c.mu.Lock()
+	c.saved = Remembered{Saved: r.Saved, sum: r.sum}
+	c.mu.Unlock()
 }

@@ -119,11 +119,56 @@ func TestRememberedCorruptOrStale(t *testing.T) {
 				t.Fatalf("a bad cache file was shown: %v", toolNames(t, c.Catalog().Tools))
 			}
 			waitState(t, c, upstream.StateConnected)
+			tools := len(c.Catalog().Tools)
+			c.Close() // the catalog is written after it is published
 			r, err := upstream.LoadRemembered(cache, srv)
-			if err != nil || r == nil || len(r.Tools) != len(c.Catalog().Tools) {
-				t.Fatalf("after connecting: LoadRemembered = %v, %v", r, err)
+			if err != nil || r == nil {
+				t.Fatalf("after connecting: nothing remembered (%v)", err)
+			}
+			if len(r.Tools) != tools {
+				t.Fatalf("after connecting: %d tools remembered, want %d", len(r.Tools), tools)
 			}
 		})
+	}
+}
+
+// A catalog is written to the cache when it is new or has changed, not
+// again at every start that finds it unchanged.
+func TestRememberedWrittenWhenChanged(t *testing.T) {
+	srv, cache := stdioServer("unchanged"), t.TempDir()
+	file := func() (os.FileInfo, *upstream.Remembered) {
+		t.Helper()
+		files, _ := filepath.Glob(filepath.Join(cache, "unchanged-*.json"))
+		if len(files) != 1 {
+			t.Fatalf("cache files %v, want one", files)
+		}
+		fi, err := os.Stat(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := upstream.LoadRemembered(cache, srv)
+		if err != nil || r == nil {
+			t.Fatalf("LoadRemembered = %v, %v", r, err)
+		}
+		return fi, r
+	}
+	connect(t, srv, cacheOptions(cache)).Close()
+	first, r1 := file()
+
+	connect(t, srv, cacheOptions(cache)).Close()
+	second, r2 := file()
+	// Each write is a new file renamed into place.
+	if !os.SameFile(first, second) || !r2.Saved.Equal(r1.Saved) {
+		t.Fatalf("an unchanged catalog was written again (saved %v, then %v)", r1.Saved, r2.Saved)
+	}
+
+	c := connect(t, srv, cacheOptions(cache))
+	mustCallText(t, c, "add-tool", map[string]any{"name": "added"})
+	eventually(t, 10*time.Second, func() bool { return hasTool(t, c, "added") }, "the added tool is not listed")
+	c.Close()
+	third, r3 := file()
+	if os.SameFile(second, third) || !slices.Contains(toolNames(t, r3.Tools), "added") {
+		t.Fatalf("a changed catalog was not written: tools %v", toolNames(t, r3.Tools))
 	}
 }
 
