@@ -37,11 +37,12 @@ import (
 // callConn is a benchmark client on one stdio connection: it writes
 // request lines and reads answer lines, reusing its buffers.
 type callConn struct {
-	w     io.Writer
-	r     *frame.Reader
-	wmu   sync.Mutex
-	close func()
-	pid   int // the process served, when it is one of its own
+	w      io.Writer
+	r      *frame.Reader
+	wmu    sync.Mutex
+	close  func()
+	pid    int // the process served, when it is one of its own
+	server int // the fixture's process behind the connection, where known
 }
 
 // echoCall and proxyCall are tools/call requests, the id left to fill in.
@@ -108,15 +109,16 @@ func (c *callConn) handshake(b testing.TB) {
 	c.send(b, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"))
 }
 
-// startFixture starts the fixture on the given pipes and stops it at
-// cleanup.
-func startFixture(b testing.TB, stdin io.Reader, stdout io.Writer) {
+// startFixture starts the fixture on the given pipes, stops it at
+// cleanup and returns its pid.
+func startFixture(b testing.TB, stdin io.Reader, stdout io.Writer) int {
 	cmd := exec.Command(fixture, "--name", "bench")
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = cmd.Wait() })
+	return cmd.Process.Pid
 }
 
 // pipe is os.Pipe, failing the benchmark on error.
@@ -132,10 +134,10 @@ func pipe(b testing.TB) (*os.File, *os.File) {
 func directConn(b testing.TB) *callConn {
 	inR, inW := pipe(b)
 	outR, outW := pipe(b)
-	startFixture(b, inR, outW)
+	pid := startFixture(b, inR, outW)
 	inR.Close()
 	outW.Close()
-	c := &callConn{w: inW, r: frame.NewReader(outR, 0)}
+	c := &callConn{w: inW, r: frame.NewReader(outR, 0), server: pid}
 	b.Cleanup(func() { inW.Close(); outR.Close() })
 	c.handshake(b)
 	return c
@@ -343,19 +345,26 @@ func concurrent(b *testing.B, c *callConn, name string, callers, per int) {
 // to its own baseline, a process that only copies bytes: on two cores a
 // third process competes for the CPU, which no work inside mcpx can undo.
 // The CPU time and system calls per call of the two processes tell how
-// much of mcpx's share is its own work.
+// much of mcpx's share is its own work, and the CPU per call of the
+// client and the server, directly and behind mcpx's process, what the
+// hop costs them.
 func BenchmarkCallConcurrent(b *testing.B) {
 	const callers, per = 64, 8
 	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
 	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b))
 	var td, tc, tm, tr, tp time.Duration
 	relayUse, procUse := newUsageMeter(relayProc.pid), newUsageMeter(proc.pid)
+	// The client (this process) and the fixture, directly and behind
+	// mcpx's process: what the hop costs them.
+	directEnds, procEnds := endsOf(direct), endsOf(proc)
+	directAll := meters{directEnds.client, directEnds.server}
+	procAll := meters{procUse, procEnds.client, procEnds.server}
 	for b.Loop() {
-		td += timed(func() { concurrent(b, direct, "echo", callers, per) })
+		directAll.run(func() { td += timed(func() { concurrent(b, direct, "echo", callers, per) }) })
 		tc += timed(func() { concurrent(b, relay, "echo", callers, per) })
 		tm += timed(func() { concurrent(b, mcpx, "fx_echo", callers, per) })
 		relayUse.run(func() { tr += timed(func() { concurrent(b, relayProc, "echo", callers, per) }) })
-		procUse.run(func() { tp += timed(func() { concurrent(b, proc, "fx_echo", callers, per) }) })
+		procAll.run(func() { tp += timed(func() { concurrent(b, proc, "fx_echo", callers, per) }) })
 	}
 	calls := float64(b.N * callers * per)
 	b.ReportMetric(calls/td.Seconds(), "calls/s-direct")
@@ -365,6 +374,37 @@ func BenchmarkCallConcurrent(b *testing.B) {
 	b.ReportMetric(float64(td)/float64(tr), "throughput-copyprocess/direct")
 	b.ReportMetric(float64(td)/float64(tp), "throughput-process/direct")
 	reportUsage(b, calls, relayUse, procUse)
+	reportEnds(b, calls, directEnds, procEnds)
+}
+
+// ends meters the two ends of a connection: the client, which is this
+// process, and the server's process.
+type ends struct{ client, server *usageMeter }
+
+func endsOf(c *callConn) ends {
+	return ends{newUsageMeter(os.Getpid()), newUsageMeter(c.server)}
+}
+
+// reportEnds reports the client's and the server's CPU per call directly
+// and behind mcpx's process, and the throughput the process setup would
+// reach if mcpx's own CPU were free, on a machine where the CPU sets the
+// pace: the direct ends' CPU per call over the ends' behind mcpx. The hop
+// moves work between the ends (the client reads the answers mcpx writes
+// together in fewer reads; the server parses mcpx's longer request line),
+// and the ceiling says what of the gap to direct is not mcpx's own CPU.
+func reportEnds(b *testing.B, calls float64, direct, proc ends) {
+	if !direct.client.ok || !direct.server.ok || !proc.server.ok {
+		return
+	}
+	dc, _ := direct.client.perCall(calls)
+	ds, _ := direct.server.perCall(calls)
+	pc, _ := proc.client.perCall(calls)
+	ps, _ := proc.server.perCall(calls)
+	b.ReportMetric(ds, "server-cpuµs/call-direct")
+	b.ReportMetric(ps, "server-cpuµs/call-process")
+	b.ReportMetric(dc, "client-cpuµs/call-direct")
+	b.ReportMetric(pc, "client-cpuµs/call-process")
+	b.ReportMetric((dc+ds)/(pc+ps), "ceiling-process/direct")
 }
 
 // copyProcessConn connects to the fixture through a copy relay that is a
@@ -387,6 +427,7 @@ func processConn(b testing.TB, exe string) *callConn {
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir())
 	c := stdioConn(b, cmd)
 	c.call(b, fmt.Appendf(nil, echoCall, 0, "fx_echo")) // waits for the upstream
+	c.server = descendant(c.pid, fixture)               // under the supervisor
 	return c
 }
 

@@ -64,12 +64,50 @@ func newUsageMeter(pid int) *usageMeter {
 }
 
 // run runs f and counts what the process spent meanwhile.
-func (m *usageMeter) run(f func()) {
-	before, _ := usageOf(m.pid)
+func (m *usageMeter) run(f func()) { meters{m}.run(f) }
+
+// meters count the usage of several processes over the same runs.
+type meters []*usageMeter
+
+func (ms meters) run(f func()) {
+	before := make([]usage, len(ms))
+	for i, m := range ms {
+		before[i], _ = usageOf(m.pid)
+	}
 	f()
-	after, _ := usageOf(m.pid)
-	m.total.cpu += after.cpu - before.cpu
-	m.total.syscalls += after.syscalls - before.syscalls
+	for i, m := range ms {
+		after, _ := usageOf(m.pid)
+		m.total.cpu += after.cpu - before[i].cpu
+		m.total.syscalls += after.syscalls - before[i].syscalls
+	}
+}
+
+// descendant returns the first process under root (children first) that
+// runs exe, or 0 where there is none or no /proc to tell.
+func descendant(root int, exe string) int {
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real // as /proc/<pid>/exe shows it
+	}
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		lists, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+		for _, l := range lists {
+			b, _ := os.ReadFile(l)
+			for _, f := range strings.Fields(string(b)) {
+				child, err := strconv.Atoi(f)
+				if err != nil {
+					continue
+				}
+				if target, _ := os.Readlink("/proc/" + f + "/exe"); target == exe {
+					return child
+				}
+				queue = append(queue, child)
+			}
+		}
+	}
+	return 0
 }
 
 // perCall is the usage per call over calls calls: µs of CPU, and system
