@@ -35,9 +35,15 @@ type Remembered struct {
 	Templates       []json.RawMessage  `json:"resourceTemplates"`
 	Prompts         []json.RawMessage  `json:"prompts"`
 
-	// sum is the SHA-256 of the file's bytes as read or written: a save
-	// that would write the same bytes again is skipped.
-	sum [sha256.Size]byte
+	mark fileMark // the file as read or written
+}
+
+// fileMark tells a cache file's content without holding it: when it was
+// saved and the SHA-256 of its bytes. A save that would write the same
+// bytes again is skipped.
+type fileMark struct {
+	saved time.Time
+	sum   [sha256.Size]byte
 }
 
 // Catalog returns the remembered lists.
@@ -117,7 +123,7 @@ func LoadRemembered(dir string, s config.Server) (*Remembered, error) {
 			}
 		}
 	}
-	r.sum = sha256.Sum256(data)
+	r.mark = fileMark{r.Saved, sha256.Sum256(data)}
 	return &r, nil
 }
 
@@ -135,7 +141,7 @@ func saveRemembered(dir string, s config.Server, r *Remembered) error {
 	if err != nil {
 		return err
 	}
-	r.sum = sha256.Sum256(data)
+	r.mark = fileMark{r.Saved, sha256.Sum256(data)}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

@@ -200,11 +200,11 @@ type Client struct {
 	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
 	knownOnce  sync.Once
 	life       lifecycle
-	// saved is the cache file's content as last read or written (its
-	// time of saving and sum), for store to leave an unchanged catalog
-	// alone; zero when unknown. storeMu has one store run at a time, so
-	// that the last to run writes the newest catalog.
-	saved   Remembered
+	// saved is the cache file as last read or written, for store to
+	// leave an unchanged catalog alone; zero when unknown. storeMu has
+	// one store run at a time, so that the last to run writes the newest
+	// catalog.
+	saved   fileMark
 	storeMu sync.Mutex
 	// subscribed holds the params of each resource subscription, by
 	// URI, that every new connection is asked for again; guarded by mu.

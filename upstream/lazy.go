@@ -307,7 +307,7 @@ func (c *Client) remember() {
 	}
 	c.mu.Lock()
 	c.remembered = true
-	c.saved = Remembered{Saved: r.Saved, sum: r.sum}
+	c.saved = r.mark
 	c.catalog = r.Catalog()
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
@@ -361,9 +361,9 @@ func (c *Client) store(cn *conn) {
 	c.remembered = true
 	c.mu.Unlock()
 	caps, _ := json.Marshal(cn.caps)
-	r := &Remembered{Saved: saved.Saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
+	r := &Remembered{Saved: saved.saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
 		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts}
-	if !saved.Saved.IsZero() {
+	if !saved.saved.IsZero() {
 		if data, err := r.encode(c.cfg); err == nil && sha256.Sum256(data) == saved.sum {
 			return
 		}
@@ -374,6 +374,6 @@ func (c *Client) store(cn *conn) {
 		return
 	}
 	c.mu.Lock()
-	c.saved = Remembered{Saved: r.Saved, sum: r.sum}
+	c.saved = r.mark
 	c.mu.Unlock()
 }
