@@ -8,5 +8,10 @@
 // the pipe has room.
 //
 // Reads of the client's stdin (Reader) wait either blocked in read(2) or
-// in Go's poller, as the serving loop chooses before each read.
+// in Go's poller, as the serving loop chooses before each read; reads of
+// an upstream's stdout (PolledReader) wait in the poller.
+//
+// A read or write that cannot wait, on a descriptor in non-blocking
+// mode, is a raw system call, one the runtime is not told of (see
+// rawRead for why).
 package nbpipe

@@ -4,6 +4,7 @@ package nbpipe
 
 import (
 	"errors"
+	"io"
 	"os"
 )
 
@@ -19,3 +20,6 @@ func CanTry(*os.File) bool { return false }
 
 // Pollable returns f: there is no non-blocking mode to set here.
 func Pollable(f *os.File) (*os.File, error) { return f, nil }
+
+// NewPolledReader returns f: reads here are the file's own.
+func NewPolledReader(f *os.File) io.Reader { return f }

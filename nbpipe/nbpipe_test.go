@@ -65,13 +65,7 @@ func TestTryWriteClosed(t *testing.T) {
 // comes back as a non-blocking file TryWrite can use, writing to the
 // same pipe.
 func TestPollable(t *testing.T) {
-	var fds [2]int
-	if err := syscall.Pipe(fds[:]); err != nil { // blocking, unlike os.Pipe
-		t.Fatal(err)
-	}
-	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
-	defer r.Close()
-	defer w.Close()
+	r, w := blockingPipe(t)
 	if CanTry(w) {
 		t.Fatal("CanTry of a blocking pipe = true, want false")
 	}
@@ -94,6 +88,22 @@ func TestPollable(t *testing.T) {
 	if string(got) != "hello\n" {
 		t.Errorf("read %q", got)
 	}
+}
+
+// blockingPipe returns a pipe in blocking mode, unlike os.Pipe's, as a
+// parent hands one over; the test closes it.
+func blockingPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	t.Cleanup(func() {
+		r.Close()
+		w.Close()
+	})
+	return r, w
 }
 
 // closedOnExec reports whether f's descriptor closes on exec.

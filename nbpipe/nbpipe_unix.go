@@ -16,8 +16,9 @@ var ErrWouldBlock = errors.New("the pipe is full")
 // TryWrite makes one write(2) of p to f and never waits: it returns how
 // much f took, and ErrWouldBlock when that is less than all of p because
 // the pipe is full. f must be in non-blocking mode, as os.Pipe makes it
-// and Pollable leaves it (CanTry tells); on a blocking descriptor the one
-// write(2) would wait.
+// and Pollable leaves it (CanTry tells): the write(2) is a raw one (see
+// rawWrite), and on a blocking descriptor it would hold its thread, and
+// the runtime's next garbage collection, for as long as the pipe is full.
 func TryWrite(f *os.File, p []byte) (int, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -26,7 +27,7 @@ func TryWrite(f *os.File, p []byte) (int, error) {
 	var n int
 	var werr error
 	err = rc.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), p)
+		n, werr = rawWrite(int(fd), p)
 		return true // one attempt: the caller goes on elsewhere when it falls short
 	})
 	if n < 0 {

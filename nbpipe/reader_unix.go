@@ -90,36 +90,15 @@ func (r *Reader) Read(p []byte) (int, error) {
 		}
 		r.inPoller = inPoller
 	}
-	var n int
-	var err error
 	if inPoller {
-		n, err = r.readInPoller(p)
-	} else {
-		n, err = r.readBlocked(p)
+		return readPolled(r.f, r.rc, p)
 	}
+	n, err := r.readBlocked(p)
 	switch {
 	case err != nil:
 		return 0, err
 	case n == 0:
 		return 0, io.EOF
-	}
-	return n, nil
-}
-
-// readInPoller reads from f, waiting in the poller while there is
-// nothing to read.
-func (r *Reader) readInPoller(p []byte) (int, error) {
-	var n int
-	var rerr error
-	err := r.rc.Read(func(fd uintptr) bool {
-		n, rerr = ignoringEINTR(func() (int, error) { return syscall.Read(int(fd), p) })
-		return rerr != syscall.EAGAIN // else wait, then read again
-	})
-	if err != nil {
-		return 0, os.ErrClosed // the only failure of RawConn.Read itself
-	}
-	if rerr != nil {
-		return 0, r.pathError(rerr)
 	}
 	return n, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/upstream/jsonrpc"
 	"github.com/mcpx/mcpx/upstream/remote"
 )
@@ -158,7 +159,7 @@ func (cn *conn) dial() (transport, error) {
 		cn.c.mu.Lock()
 		cn.c.proc = p
 		cn.c.mu.Unlock()
-		cn.stdout = newLineWatch(p.stdout)
+		cn.stdout = newLineWatch(nbpipe.NewPolledReader(p.stdout))
 		cn.c.mu.Lock()
 		cn.c.watch = cn.stdout
 		cn.c.mu.Unlock()
