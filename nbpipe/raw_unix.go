@@ -38,38 +38,42 @@ func rawWrite(fd int, p []byte) (int, error) {
 
 // PolledReader reads a pipe that waits in Go's poller, as os.Pipe makes
 // it: an upstream's stdout. Each read is one rawRead.
-type PolledReader struct {
-	f  *os.File
-	rc syscall.RawConn
-}
+type PolledReader struct{ f *os.File }
 
 // NewPolledReader returns a reader of f when f waits in Go's poller, and
 // f itself when it does not (a raw read there would block the thread
 // without the runtime knowing). f stays the caller's to close; a read
 // waiting then ends with os.ErrClosed.
 func NewPolledReader(f *os.File) io.Reader {
-	rc, err := f.SyscallConn()
-	if err != nil || f.SetReadDeadline(time.Time{}) != nil { // refused when not in the poller
+	if f.SetReadDeadline(time.Time{}) != nil { // refused when not in the poller
 		return f
 	}
-	return &PolledReader{f: f, rc: rc}
+	return &PolledReader{f: f}
 }
 
-func (r *PolledReader) Read(p []byte) (int, error) {
-	return readPolled(r.f, r.rc, p)
-}
+func (r *PolledReader) Read(p []byte) (int, error) { return readPolled(r.f, p) }
 
-// readPolled reads once from f, through rc, waiting in the poller while
-// there is nothing to read; io.EOF when the writer is gone.
-func readPolled(f *os.File, rc syscall.RawConn, p []byte) (int, error) {
+// readPolled reads once from f, waiting in the poller while there is
+// nothing to read; io.EOF when the writer is gone. It allocates nothing:
+// the raw connection and the function it calls stay on the stack as long
+// as f's SyscallConn is called here, where the compiler sees its type.
+func readPolled(f *os.File, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
 	var n int
 	var rerr error
-	err := rc.Read(func(fd uintptr) bool {
-		n, rerr = ignoringEINTR(func() (int, error) { return rawRead(int(fd), p) })
-		return rerr != syscall.EAGAIN // else wait, then read again
+	err = rc.Read(func(fd uintptr) bool {
+		for {
+			n, rerr = rawRead(int(fd), p)
+			if rerr != syscall.EINTR {
+				return rerr != syscall.EAGAIN // else wait, then read again
+			}
+		}
 	})
 	switch {
 	case err != nil:

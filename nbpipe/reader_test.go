@@ -16,7 +16,11 @@ import (
 // mode.
 func nonblocking(t *testing.T, r *Reader) bool {
 	t.Helper()
-	return fcntlGet(t, r.rc, syscall.F_GETFL)&syscall.O_NONBLOCK != 0
+	rc, err := r.f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fcntlGet(t, rc, syscall.F_GETFL)&syscall.O_NONBLOCK != 0
 }
 
 // readResult is one Read's outcome.

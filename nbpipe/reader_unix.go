@@ -27,7 +27,6 @@ import (
 // change, as with Pollable.
 type Reader struct {
 	f    *os.File // in Go's poller, for the reads that wait there
-	rc   syscall.RawConn
 	poll func() bool
 
 	inPoller bool // the open file's mode: non-blocking
@@ -49,11 +48,6 @@ func NewReader(f *os.File) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc, err := p.SyscallConn()
-	if err != nil {
-		p.Close()
-		return nil, err
-	}
 	fd, err := dup(f)
 	if err != nil {
 		p.Close()
@@ -65,7 +59,7 @@ func NewReader(f *os.File) (*Reader, error) {
 		p.Close()
 		return nil, err
 	}
-	return &Reader{f: p, rc: rc, poll: never, fd: fd}, nil
+	return &Reader{f: p, poll: never, fd: fd}, nil
 }
 
 func never() bool { return false }
@@ -91,7 +85,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.inPoller = inPoller
 	}
 	if inPoller {
-		return readPolled(r.f, r.rc, p)
+		return readPolled(r.f, p)
 	}
 	n, err := r.readBlocked(p)
 	switch {
