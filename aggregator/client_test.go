@@ -127,12 +127,6 @@ func serveConfig(tb testing.TB, cfg *config.Config, opts *Options, members ...*m
 // serveOn serves a ready Aggregator to one more client.
 func serveOn(tb testing.TB, a *Aggregator) *stdioClient {
 	tb.Helper()
-	return serveReading(tb, a, func(r io.Reader) io.Reader { return r })
-}
-
-// serveReading is serveOn with the client's end read through wrap.
-func serveReading(tb testing.TB, a *Aggregator, wrap func(io.Reader) io.Reader) *stdioClient {
-	tb.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -143,7 +137,7 @@ func serveReading(tb testing.TB, a *Aggregator, wrap func(io.Reader) io.Reader) 
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		err := a.ServeStdio(ctx, wrap(inR), outW)
+		err := a.ServeStdio(ctx, inR, outW)
 		outW.Close()
 		inR.Close()
 		c.done <- err

@@ -146,9 +146,6 @@ type message struct {
 // a longer one is read through without being kept and answered with an
 // error (see tooLong).
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
-	if p, ok := in.(pacedReader); ok {
-		p.PollWhen(s.answering)
-	}
 	r := frame.NewReader(in, s.a.cfg.MaxMessageBytes)
 	for {
 		line, err := r.Next()
@@ -174,25 +171,6 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 			return context.Cause(ctx)
 		}
 	}
-}
-
-// pacedReader is a client's stdin that can wait for the next line either
-// blocked in read(2) or in Go's poller (nbpipe.Reader): PollWhen's
-// function chooses before each read.
-type pacedReader interface {
-	PollWhen(poll func() bool)
-}
-
-// answering reports whether more than one of the client's requests is in
-// flight: then the read loop waits in the poller, leaving the runtime's
-// P to the goroutines writing answers, where a read(2) that kept it made
-// the runtime hand it round all the time (nbpipe.Reader). A client that
-// waits for each answer has at most one in flight, and a blocked read
-// wakes quickest for its next line.
-func (s *stdioServer) answering() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.inflight) > 1
 }
 
 // parseMessage reads the envelope of a JSON-RPC message in one scan, no

@@ -7,11 +7,10 @@
 // neither hands its bytes to another goroutine in the common case where
 // the pipe has room.
 //
-// Reads of the client's stdin (Reader) wait either blocked in read(2) or
-// in Go's poller, as the serving loop chooses before each read; reads of
-// an upstream's stdout (PolledReader) wait in the poller.
+// Reads wait in Go's poller (PolledReader): the client's stdin, which
+// Pollable puts in non-blocking mode, and an upstream's stdout.
 //
-// A read or write that cannot wait, on a descriptor in non-blocking
-// mode, is a raw system call, one the runtime is not told of (see
-// rawRead for why).
+// A read or write on a descriptor in non-blocking mode cannot wait, and
+// is a raw system call, one the runtime is not told of (see rawRead for
+// why). So no thread of mcpx's stdio path ever sits in a system call.
 package nbpipe

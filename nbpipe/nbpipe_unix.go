@@ -53,10 +53,11 @@ func CanTry(f *os.File) bool {
 
 // Pollable returns a File for f's descriptor in non-blocking mode, which
 // Go's poller then waits on (so writes take deadlines and no thread sits
-// blocked in write(2)), and which TryWrite can use. It is for a pipe or
-// socket mcpx alone writes to, its stdout under an MCP client: the mode
-// belongs to the open file, so every holder of it sees the change. f is
-// left open and must not be used for writing meanwhile.
+// blocked in read(2) or write(2)), and which TryWrite and PolledReader
+// can use. It is for a pipe or socket mcpx alone uses, its stdin or
+// stdout under an MCP client: the mode belongs to the open file, so every
+// holder of it sees the change. f is left open and must not be used
+// meanwhile.
 func Pollable(f *os.File) (*os.File, error) {
 	fd, err := dup(f)
 	if err != nil {

@@ -8,7 +8,37 @@ import (
 	"io"
 	"os"
 	"testing"
+	"time"
 )
+
+// readResult is one Read's outcome.
+type readResult struct {
+	data string
+	err  error
+}
+
+func readOnce(r io.Reader) <-chan readResult {
+	done := make(chan readResult, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, err := r.Read(buf)
+		done <- readResult{string(buf[:n]), err}
+	}()
+	return done
+}
+
+// wait is for a result the test has made possible; the bound only turns
+// a hang into a failure.
+func wait(t *testing.T, what string, done <-chan readResult) readResult {
+	t.Helper()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: the read did not return", what)
+		return readResult{}
+	}
+}
 
 // TestPolledReader: what the writer writes arrives, a read waits in the
 // poller until there is some, the writer going away is EOF, and a read

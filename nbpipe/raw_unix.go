@@ -14,11 +14,21 @@ import (
 // non-blocking mode without telling the runtime a system call is under
 // way, as syscall.Read and syscall.Write do. A call that cannot wait
 // leaves the runtime nothing to hand over meanwhile, and telling it costs
-// more than its bookkeeping: a goroutine entering a system call wakes Go's
-// system monitor if it sleeps because every P was idle, and the monitor
-// then looks again every 20 µs for the next millisecond. mcpx goes idle
-// between bursts of answers thousands of times a second under many
-// callers; the monitor took 14% of its CPU there, and 1% with these.
+// far more than its bookkeeping:
+//
+//   - A goroutine entering a system call wakes Go's system monitor if it
+//     sleeps because every P was idle, and the monitor then looks again
+//     every 20 µs for the next millisecond. mcpx goes idle between bursts
+//     of answers thousands of times a second under many callers; the
+//     monitor took 14% of its CPU there, and 1% with these.
+//   - A thread blocked in read(2) keeps its P; while the other P works,
+//     the monitor takes that P away, and the thread must find one again
+//     when its read returns. Blocking reads of the client's stdin made
+//     the monitor and that hand-off cost a sequential call two fifths of
+//     mcpx's CPU. Reads wait in the poller instead, which the runtime's
+//     own system calls serve, and with every read and write raw that
+//     became the quicker way for sequential calls too.
+//
 // A pipe takes or gives at most its buffer (64 KiB by default) per call.
 func rawRead(fd int, p []byte) (int, error) {
 	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))

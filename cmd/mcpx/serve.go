@@ -140,7 +140,7 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	if withStdio {
 		n++
 		s.log.Info("serving on stdio", "servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
-		in, inDone := pacedIn(ios, s.log)
+		in, inDone := pollableIn(ios, s.log)
 		out, outDone := pollableOut(ios, s.log)
 		go func() {
 			errs <- s.agg.ServeStdio(ctx, in, out)
@@ -175,23 +175,26 @@ func pollableOut(ios *streams, logger *log.Logger) (out io.Writer, done func()) 
 	return p, func() { p.Close() }
 }
 
-// pacedIn is the client's end of stdio to read requests from: stdin
-// read through nbpipe.Reader when it is not a terminal and in blocking
-// mode (a pipe or socket as a client hands it over), so that the serving
-// loop can choose how to wait for the next line; else stdin as it is. A
-// descriptor already in Go's poller (os.Pipe's, in-process tests) stays
-// there: its mode is its holder's. done releases it once serving ends.
-func pacedIn(ios *streams, logger *log.Logger) (in io.Reader, done func()) {
+// pollableIn is the client's end of stdio to read requests from: stdin
+// read in Go's poller (nbpipe.PolledReader) when it is not a terminal,
+// else as it is. A pipe or socket as a client hands it over is in
+// blocking mode and is put in non-blocking mode first; a descriptor
+// already in the poller (os.Pipe's, in-process tests) is its holder's.
+// done releases it once serving ends.
+func pollableIn(ios *streams, logger *log.Logger) (in io.Reader, done func()) {
 	f, ok := ios.In.(*os.File)
-	if !ok || ios.InTTY || f.SetReadDeadline(time.Time{}) == nil {
+	if !ok || ios.InTTY {
 		return ios.In, func() {}
 	}
-	r, err := nbpipe.NewReader(f)
+	if f.SetReadDeadline(time.Time{}) == nil {
+		return nbpipe.NewPolledReader(f), func() {}
+	}
+	p, err := nbpipe.Pollable(f)
 	if err != nil {
-		logger.Debug("stdin is read as it is", "err", err)
+		logger.Debug("stdin stays in blocking mode", "err", err)
 		return ios.In, func() {}
 	}
-	return r, func() { r.Close() }
+	return nbpipe.NewPolledReader(p), func() { p.Close() }
 }
 
 // httpToken reads the bearer token from --token-file, else MCPX_HTTP_TOKEN;
