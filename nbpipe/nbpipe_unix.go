@@ -30,9 +30,6 @@ func TryWrite(f *os.File, p []byte) (int, error) {
 		n, werr = rawWrite(int(fd), p)
 		return true // one attempt: the caller goes on elsewhere when it falls short
 	})
-	if n < 0 {
-		n = 0
-	}
 	switch {
 	case err != nil:
 		return n, os.ErrClosed // the only failure of RawConn.Write itself

@@ -24,8 +24,8 @@ import (
 //   - A thread blocked in read(2) keeps its P; while the other P works,
 //     the monitor takes that P away, and the thread must find one again
 //     when its read returns. Blocking reads of the client's stdin made
-//     the monitor and that hand-off cost a sequential call two fifths of
-//     mcpx's CPU. Reads wait in the poller instead, which the runtime's
+//     the monitor and that hand-off about a third of mcpx's CPU per
+//     sequential call. Reads wait in the poller instead, which the runtime's
 //     own system calls serve, and with every read and write raw that
 //     became the quicker way for sequential calls too.
 //
@@ -46,8 +46,9 @@ func rawWrite(fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// PolledReader reads a pipe that waits in Go's poller, as os.Pipe makes
-// it: an upstream's stdout. Each read is one rawRead.
+// PolledReader reads a pipe or socket that waits in Go's poller, as
+// os.Pipe and Pollable make them: an upstream's stdout, the client's
+// stdin. Each read is one rawRead.
 type PolledReader struct{ f *os.File }
 
 // NewPolledReader returns a reader of f when f waits in Go's poller, and
