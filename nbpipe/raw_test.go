@@ -54,7 +54,12 @@ func TestPolledReader(t *testing.T) {
 		t.Fatalf("NewPolledReader(os.Pipe's reader) = %T, want a *PolledReader", pr)
 	}
 
-	done := readOnce(pr) // waits: nothing written yet
+	done := readOnce(pr)
+	select {
+	case res := <-done:
+		t.Fatalf("read returned %+v before anything was written", res)
+	case <-time.After(20 * time.Millisecond): // it waits, as it should
+	}
 	if _, err := w.Write([]byte("hello\n")); err != nil {
 		t.Fatal(err)
 	}
