@@ -234,7 +234,7 @@ func timed(f func()) time.Duration {
 // read and write system calls per call.
 func BenchmarkCallSequential(b *testing.B) {
 	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
-	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b))
+	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b), nil)
 	echo := fmt.Appendf(nil, echoCall, 1, "echo")
 	mcpxEcho := fmt.Appendf(nil, echoCall, 1, "fx_echo")
 	proxied := fmt.Appendf(nil, proxyCall, 1)
@@ -347,13 +347,18 @@ func concurrent(b *testing.B, c *callConn, name string, callers, per int) {
 // The CPU time and system calls per call of the two processes tell how
 // much of mcpx's share is its own work, and the CPU per call of the
 // client and the server, directly and behind mcpx's process, what the
-// hop costs them.
+// hop costs them. By default mcpx lets 32 calls at a time reach a server
+// (maxConcurrent) and holds the rest in line, where the direct
+// connection and the copy relay pass all 64 on: a second process with
+// maxConcurrent 64 shows what that limit costs.
 func BenchmarkCallConcurrent(b *testing.B) {
 	const callers, per = 64, 8
 	direct, relay, mcpx := directConn(b), copyConn(b), mcpxConn(b)
-	relayProc, proc := copyProcessConn(b), processConn(b, buildMcpx(b))
-	var td, tc, tm, tr, tp time.Duration
-	relayUse, procUse := newUsageMeter(relayProc.pid), newUsageMeter(proc.pid)
+	exe := buildMcpx(b)
+	relayProc, proc := copyProcessConn(b), processConn(b, exe, nil)
+	max64 := processConn(b, exe, map[string]any{"maxConcurrent": callers})
+	var td, tc, tm, tr, tp, tm64 time.Duration
+	relayUse, procUse, max64Use := newUsageMeter(relayProc.pid), newUsageMeter(proc.pid), newUsageMeter(max64.pid)
 	// The client (this process) and the fixture, directly and behind
 	// mcpx's process: what the hop costs them.
 	directEnds, procEnds := endsOf(direct), endsOf(proc)
@@ -365,6 +370,7 @@ func BenchmarkCallConcurrent(b *testing.B) {
 		tm += timed(func() { concurrent(b, mcpx, "fx_echo", callers, per) })
 		relayUse.run(func() { tr += timed(func() { concurrent(b, relayProc, "echo", callers, per) }) })
 		procAll.run(func() { tp += timed(func() { concurrent(b, proc, "fx_echo", callers, per) }) })
+		max64Use.run(func() { tm64 += timed(func() { concurrent(b, max64, "fx_echo", callers, per) }) })
 	}
 	calls := float64(b.N * callers * per)
 	b.ReportMetric(calls/td.Seconds(), "calls/s-direct")
@@ -373,7 +379,12 @@ func BenchmarkCallConcurrent(b *testing.B) {
 	b.ReportMetric(float64(td)/float64(tm), "throughput-mcpx/direct")
 	b.ReportMetric(float64(td)/float64(tr), "throughput-copyprocess/direct")
 	b.ReportMetric(float64(td)/float64(tp), "throughput-process/direct")
+	b.ReportMetric(float64(td)/float64(tm64), "throughput-process-max64/direct")
 	reportUsage(b, calls, relayUse, procUse)
+	if max64Use.ok {
+		mc, _ := max64Use.perCall(calls)
+		b.ReportMetric(mc, "process-max64-cpuµs/call")
+	}
 	reportEnds(b, calls, directEnds, procEnds)
 }
 
@@ -420,9 +431,14 @@ func copyProcessConn(b testing.TB) *callConn {
 }
 
 // processConn runs `mcpx serve --stdio` from exe, as its own process, over
-// the fixture (expose both), and connects to it.
-func processConn(b testing.TB, exe string) *callConn {
-	cfg := writeConfig(b, map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}})
+// the fixture (expose both), and connects to it. settings go into the
+// config's top level (nil: the defaults).
+func processConn(b testing.TB, exe string, settings map[string]any) *callConn {
+	top := map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}}
+	for k, v := range settings {
+		top[k] = v
+	}
+	cfg := writeConfig(b, top)
 	cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir())
 	c := stdioConn(b, cmd)
