@@ -227,11 +227,11 @@ func (h *Hub) check(ctx context.Context) {
 			h.opened[host] = true
 		}
 		if host == "" || !(h.driven[id] || h.opts.AllTabs) {
-			h.forget(id)
+			h.forget(id, "no site, or not a tab the model opened")
 			continue
 		}
 		if !h.allowed(host) {
-			h.forget(id)
+			h.forget(id, "its site is not allowed")
 			continue
 		}
 		if h.opts.Looker == nil && id != cur {
@@ -241,7 +241,7 @@ func (h *Hub) check(ctx context.Context) {
 	}
 	for id := range h.tabs {
 		if !present[id] {
-			h.forget(id)
+			h.forget(id, "no longer among the browser's tabs")
 		}
 	}
 	for id := range h.driven {
@@ -260,7 +260,7 @@ func (h *Hub) check(ctx context.Context) {
 		st := h.tabs[id]
 		host := hostOf(t.URL)
 		if st != nil && st.host != host {
-			h.forget(id) // navigated to another site: its tools went with the old page
+			h.forget(id, "navigated to another site") // its tools went with the old page
 			st = nil
 		}
 		if err != nil {
@@ -306,7 +306,11 @@ func (h *Hub) check(ctx context.Context) {
 
 // forget drops a tab (closed, navigated away, or no longer looked into);
 // its domain's tools stay in the cache. h.mu is held.
-func (h *Hub) forget(id string) {
+func (h *Hub) forget(id, why string) {
+	if _, known := h.tabs[id]; known {
+		// A tab seen again later gets a new number: say why it went.
+		h.opts.Logger.Debug("page tools: forget tab", "tab", id, "why", why)
+	}
 	delete(h.tabs, id)
 	delete(h.ordinal, id)
 }

@@ -1,14 +1,17 @@
 package pagetools_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/log"
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
 	"github.com/mcpx/mcpx/browser/pagetools"
@@ -39,6 +42,25 @@ type rig struct {
 	hub     *pagetools.Hub
 	changes chan struct{}
 	chrome  *browsertest.Chromium
+	log     *syncBuffer // the hub's log, debug included, for a failure to show
+}
+
+// syncBuffer is a bytes.Buffer safe for the hub's logger and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newRig(t *testing.T, opts pagetools.Options) *rig {
@@ -57,8 +79,11 @@ func newRig(t *testing.T, opts pagetools.Options) *rig {
 	looker.Start(ctx)
 	t.Cleanup(func() { looker.Close() })
 	r := &rig{t: t, ctx: ctx, port: u.Port(), driver: driver, tools: browser.NewTools(driver, nil),
-		changes: make(chan struct{}, 1), chrome: chrome}
+		changes: make(chan struct{}, 1), chrome: chrome, log: &syncBuffer{}}
 	opts.Driver, opts.Looker = driver, looker
+	if opts.Logger == nil {
+		opts.Logger = log.NewWithOptions(r.log, log.Options{Level: log.DebugLevel, ReportTimestamp: true})
+	}
 	opts.OnChange = func() {
 		select {
 		case r.changes <- struct{}{}:
@@ -114,7 +139,7 @@ func (r *rig) waitList(what string, ok func(map[string]listed) bool) map[string]
 		select {
 		case <-r.changes:
 		case <-deadline:
-			r.t.Fatalf("waiting for %s; the list has %v\nchromium:\n%s", what, names(l), r.chrome.Output())
+			r.t.Fatalf("waiting for %s; the list has %v\nhub:\n%s\nchromium:\n%s", what, names(l), r.log, r.chrome.Output())
 		}
 	}
 }
