@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"runtime"
@@ -435,9 +436,7 @@ func copyProcessConn(b testing.TB) *callConn {
 // config's top level (nil: the defaults).
 func processConn(b testing.TB, exe string, settings map[string]any) *callConn {
 	top := map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}}
-	for k, v := range settings {
-		top[k] = v
-	}
+	maps.Copy(top, settings)
 	cfg := writeConfig(b, top)
 	cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir())
