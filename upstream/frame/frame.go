@@ -157,31 +157,53 @@ const (
 	maxID     = 256
 )
 
+// feed follows b, the next bytes of the line.
 func (s *skim) feed(b []byte) {
 	for i := 0; i < len(b); i++ {
-		if s.inStr && !s.inID && !s.inKey && !s.esc {
-			// The bulk of a huge message is inside some string: jump to
-			// where it might end.
-			j := nextSpecial(b[i:])
-			if j < 0 {
+		if s.inStr && !s.inID && !s.inKey {
+			// The bulk of a huge message is inside some string: pass
+			// over it to where it ends.
+			if i = s.skipString(b, i); i == len(b) {
 				return
 			}
-			i += j
 		}
 		s.byte(b[i])
 	}
 }
 
-// nextSpecial is the index of the first '"' or '\\' in b, or -1.
-func nextSpecial(b []byte) int {
-	q, bs := bytes.IndexByte(b, '"'), bytes.IndexByte(b, '\\')
-	switch {
-	case q < 0:
-		return bs
-	case bs < 0:
-		return q
+// skipString passes over the inside of a string from b[i] and returns the
+// index of the quote that ends it, or len(b) when the string goes on in
+// the next bytes. It costs linear time whatever the string holds: it
+// jumps from quote to quote, and whether a quote is escaped depends only
+// on the run of backslashes just before it. (Searching afresh at each
+// escape for a quote megabytes away made an escape-dense line cost
+// quadratic time.)
+func (s *skim) skipString(b []byte, i int) int {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			s.esc = escapedAfter(b[i:], s.esc)
+			return len(b)
+		}
+		q += i
+		escaped := escapedAfter(b[i:q], s.esc)
+		s.esc, i = false, q+1
+		if !escaped {
+			return q
+		}
 	}
-	return min(q, bs)
+}
+
+// escapedAfter reports whether the byte after b is escaped, given whether
+// b[0] is. After any byte other than a backslash nothing is escaped, so
+// only the run of backslashes that ends b counts: an odd run escapes the
+// next byte, unless the run is all of b and began escaped itself.
+func escapedAfter(b []byte, escaped bool) bool {
+	run := len(b) - len(bytes.TrimRight(b, `\`))
+	if run < len(b) {
+		escaped = false
+	}
+	return escaped != (run%2 == 1)
 }
 
 func (s *skim) byte(c byte) {
