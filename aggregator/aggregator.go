@@ -48,6 +48,10 @@ type Options struct {
 	// output to be written. What is left is abandoned to the shutdown.
 	// Default 1s.
 	Drain time.Duration
+	// Linger is how much longer than Drain ServeStdio waits, once its
+	// input has ended, for the answers to the requests it read before
+	// cancelling those still running. Zero means Drain alone.
+	Linger time.Duration
 	// Remembered makes the catalog ready as soon as every upstream has one
 	// to show, remembered from its last run or live, rather than after
 	// every first connect attempt: serve answers at once and announces the

@@ -44,6 +44,7 @@ type stdioClient struct {
 	wake      chan struct{} // closed and replaced on every line
 	responses map[string][]rpcMsg
 	notes     []rpcMsg
+	requests  []rpcMsg // the server's requests to the client, unanswered
 	lines     int
 	bad       []string
 	// mayCutLast forgives a cut last line: a session that gave up on a
@@ -173,6 +174,8 @@ func (c *stdioClient) readLoop(r io.Reader) {
 		switch {
 		case problem != "":
 			c.bad = append(c.bad, problem+": "+string(line))
+		case msg.Method != "" && hasID(line):
+			c.requests = append(c.requests, msg)
 		case msg.Method != "":
 			c.notes = append(c.notes, msg)
 		default:
@@ -198,8 +201,8 @@ func (c *stdioClient) readLoop(r io.Reader) {
 }
 
 // parseOutput checks that line is exactly one JSON-RPC 2.0 message: a
-// notification (method, no id) or a response (id and exactly one of
-// result and error).
+// notification (method, no id), a request (method and id) or a response
+// (id and exactly one of result and error).
 func parseOutput(line []byte) (rpcMsg, string) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
@@ -218,8 +221,8 @@ func parseOutput(line []byte) (rpcMsg, string) {
 	_, hasError := fields["error"]
 	switch {
 	case msg.Method != "":
-		if hasID || hasResult || hasError {
-			return msg, "a notification with id, result or error"
+		if hasResult || hasError {
+			return msg, "a request or notification with a result or error"
 		}
 	case !hasID:
 		return msg, "neither a notification nor a response"
@@ -229,6 +232,12 @@ func parseOutput(line []byte) (rpcMsg, string) {
 		return msg, "an error without code and message"
 	}
 	return msg, ""
+}
+
+// hasID reports whether a message has an id other than null.
+func hasID(line []byte) bool {
+	var m struct{ ID *json.RawMessage }
+	return json.Unmarshal(line, &m) == nil && m.ID != nil
 }
 
 // idKey is the text of a JSON-RPC id, compacted.

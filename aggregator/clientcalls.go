@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -10,12 +11,21 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
+// errInputEnded fails a request to a client that closed its input: no
+// answer can come.
+var errInputEnded = errors.New("the client closed its input: it cannot answer")
+
 // clientRequest sends a request to the client (on behalf of an upstream)
 // and waits for its answer. A capability the client did not declare is
 // refused at once with a clear error, so the upstream never hangs.
 func (s *stdioServer) clientRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if err := s.clientSupports(method, params); err != nil {
 		return nil, err
+	}
+	select {
+	case <-s.inputEnded:
+		return nil, errInputEnded
+	default:
 	}
 	s.mu.Lock()
 	s.callSeq++
@@ -35,6 +45,8 @@ func (s *stdioServer) clientRequest(ctx context.Context, method string, params j
 	}
 	s.out.raw(append(msg, '}'))
 	select {
+	case <-s.inputEnded:
+		return nil, errInputEnded
 	case m := <-reply:
 		if len(m.Error) > 0 {
 			var e struct {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -42,7 +43,8 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{}}
+	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
+		inputEnded: make(chan struct{})}
 	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	s.l = l
@@ -69,15 +71,29 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	var err error
 	select {
 	case err = <-readErr:
-		// The client closed its end: it is gone, so everything it asked
-		// for is cancelled, upstream too.
 	case <-ctx.Done():
 		err = context.Cause(ctx)
 	}
+	// The end takes at most two steps of Drain (and the Linger of an
+	// input that ended), as shutdownTimeout counts them.
+	end := time.Now().Add(2 * a.opts.Drain)
+	close(s.inputEnded)
+	if errors.Is(err, io.EOF) {
+		// The client sent all it had: a pipe closed after its last
+		// request (printf ... | mcpx serve --stdio) still expects the
+		// answers, as from any MCP server. Those that come within a
+		// step and the Linger are written.
+		end = end.Add(a.opts.Linger)
+		s.awaitAnswers(ctx, a.opts.Drain+a.opts.Linger)
+		// Answers an upstream's reader holds for its next Flush
+		// (fastcall.go) go out with the rest.
+		s.out.Flush()
+	}
 	// The client is gone or we are shutting down: stop what is in flight
-	// and let the writer flush what is already queued, each within
-	// Drain: a call stuck on an upstream is released when the upstream is
-	// closed, and a client that stopped reading never will.
+	// and let the writer flush what is already queued, within what is
+	// left of the two steps: a call stuck on an upstream is released when
+	// the upstream is closed, and a client that stopped reading never
+	// will.
 	cancel(err)
 	s.mu.Lock()
 	s.closing = true
@@ -89,14 +105,33 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	for _, r := range stop { // those answered from an upstream's reader watch no context
 		r.cancel()
 	}
-	if !waitWithin(&s.wg, a.opts.Drain) {
+	if !waitWithin(&s.wg, time.Until(end)/2) {
 		a.log.Warn("calls still running after the client left; leaving them to the shutdown")
 	}
-	s.out.close(a.opts.Drain)
+	s.out.close(time.Until(end))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
+}
+
+// awaitAnswers waits for the requests read from the client to be
+// answered, for at most d or until ctx is done. The read loop has ended:
+// no request starts any more.
+func (s *stdioServer) awaitAnswers(ctx context.Context, d time.Duration) {
+	answered := make(chan struct{})
+	go func() {
+		s.answering.Wait()
+		close(answered)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-answered:
+	case <-t.C:
+		s.a.log.Warn("the client closed its input: requests still running are cancelled unanswered", "after", d)
+	case <-ctx.Done():
+	}
 }
 
 type stdioServer struct {
@@ -107,11 +142,18 @@ type stdioServer struct {
 	// batch gathers the requests the read loop sends (fastcall.go); only
 	// the read loop uses it.
 	batch upstream.Batch
-	wg    sync.WaitGroup
+	wg    sync.WaitGroup // requests and spawned tasks running
+	// answering counts the requests read and not yet answered; only the
+	// read loop adds to it.
+	answering sync.WaitGroup
 	// sendCtx is what the read loop sends calls under: the session's
 	// values, but no end (see running); done is the session's end.
 	sendCtx context.Context
 	done    <-chan struct{}
+
+	// inputEnded is closed when the client's input has ended or the
+	// session ends: the client can no longer answer a request of ours.
+	inputEnded chan struct{}
 
 	mu       sync.Mutex
 	inflight map[string]*running     // by raw request id
@@ -321,6 +363,7 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	}
 	s.inflight[key] = r
 	s.wg.Add(1)
+	s.answering.Add(1)
 	s.mu.Unlock()
 	if stop, ok := s.sendCall(s.sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
 		s.answer(r, m, result, rpcErr, false)
@@ -343,6 +386,7 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 // for the outbox's next Flush.
 func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcErr *rpcError, wait bool) {
 	defer s.wg.Done()
+	defer s.answering.Done()
 	// Free the id before answering: a client may reuse it as soon as
 	// it has the answer.
 	s.mu.Lock()

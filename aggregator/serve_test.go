@@ -623,90 +623,105 @@ func TestServeListChangedNeedsInitialized(t *testing.T) {
 	}
 }
 
-// TestServeEOF: when the client closes its input, ServeStdio returns and
-// every call still in flight is cancelled, unanswered (the client is
-// gone; upstreams must stop working for it). The input is closed only
-// once every call the case puts in flight has reached its source.
+// TestServeEOF: when the client closes its input, ServeStdio answers
+// the requests it read, the last line without its newline included (a
+// client may pipe its requests and close, as a smoke test does), and
+// returns; a call still running after Drain and Linger is cancelled,
+// unanswered. alpha_echo answers once the input is closed; alpha_get-x
+// answers only its cancellation; echo (beta's) asks the client first,
+// and answers as soon as the ask fails: the client can no longer answer.
 func TestServeEOF(t *testing.T) {
+	call := func(id any, name string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q}}`, mustJSON(t, id), name)
+	}
 	tests := []struct {
 		desc string
 		// lines are written before the input is closed; the last is
-		// written without its newline when noNewline is set (it is read
-		// only at EOF, so it is not waited for).
+		// written without its newline when noNewline is set.
 		lines     []string
 		noNewline bool
-		inFlight  []any // the ids of the calls that must reach a source first
-		unseen    []any // ids that must get no answer either
+		answered  []any // ids of the calls that must be answered
+		stuck     []any // ids of the calls that must be cancelled, unanswered
+		opts      *Options
 	}{
 		{desc: "idle"},
-		{desc: "call in flight", lines: []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"alpha_echo"}}`}, inFlight: []any{9}},
-		{desc: "last line without newline", lines: []string{
-			`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"alpha_echo"}}`,
-			`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"alpha_echo"}}`,
-		}, noNewline: true, inFlight: []any{"w"}, unseen: []any{"x"}},
-		{desc: "several in flight", lines: []string{
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"alpha_echo"}}`,
-			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"alpha_get-x"}}`,
-			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`,
-		}, inFlight: []any{1, 2, 3}},
+		{desc: "call in flight", lines: []string{call(9, "alpha_echo")}, answered: []any{9}},
+		{desc: "last line without newline", lines: []string{call("w", "alpha_echo"), call("x", "alpha_echo")},
+			noNewline: true, answered: []any{"w", "x"}},
+		{desc: "several in flight", lines: []string{call(1, "alpha_echo"), call(2, "alpha_echo"), call(3, "alpha_echo"),
+			`{"jsonrpc":"2.0","id":4,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`},
+			answered: []any{1, 2, 3, 4, 5}},
+		{desc: "call asking the client", lines: []string{call(7, "echo")}, answered: []any{7}},
+		{desc: "stuck call", lines: []string{call(1, "alpha_echo"), call(2, "alpha_get-x")},
+			answered: []any{1}, stuck: []any{2}, opts: &Options{Drain: 100 * time.Millisecond, Linger: 100 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
+			opts := tt.opts
+			if opts == nil {
+				// Long enough never to be reached: every call answers.
+				opts = &Options{Linger: time.Minute}
+			}
+			alpha, beta := twoSources(t)
+			c := serveWith(t, opts, mem(alpha, "alpha"), mem(beta, ""))
+			c.initialize()
 			var mu sync.Mutex
-			started, cancelled := 0, 0
-			arrived := make(chan struct{}, 10)
-			block := func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-				mu.Lock()
-				started++
-				mu.Unlock()
-				arrived <- struct{}{}
+			cancelled := 0
+			closed := make(chan struct{})
+			alpha.setRequest(func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
+				if paramName(t, params) == "echo" {
+					<-closed
+					return json.RawMessage(`{"content":[{"type":"text","text":"late"}]}`), nil
+				}
 				<-ctx.Done()
 				mu.Lock()
 				cancelled++
 				mu.Unlock()
 				return nil, ctx.Err()
-			}
-			f.alpha.setRequest(block)
-			f.beta.setRequest(block)
+			})
+			beta.setRequest(func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+				l := ctx.Value(listenerKey{}).(*listener)
+				if _, err := l.request(ctx, "ping", nil); !errors.Is(err, errInputEnded) {
+					return nil, fmt.Errorf("asked the client: %v", err)
+				}
+				return json.RawMessage(`{"content":[{"type":"text","text":"asked"}]}`), nil
+			})
 			for i, l := range tt.lines {
 				if tt.noNewline && i == len(tt.lines)-1 {
-					f.c.writeMu.Lock()
-					io.WriteString(f.c.in, l)
-					f.c.writeMu.Unlock()
+					c.writeMu.Lock()
+					io.WriteString(c.in, l)
+					c.writeMu.Unlock()
 					continue
 				}
-				f.c.send(l)
+				c.send(l)
 			}
-			for range tt.inFlight {
-				select {
-				case <-arrived:
-				case <-time.After(10 * time.Second):
-					t.Fatalf("the calls %v did not all reach their source", tt.inFlight)
-				}
-			}
-			f.c.in.Close()
+			c.in.Close()
+			close(closed)
 			select {
-			case err := <-f.c.done:
+			case err := <-c.done:
 				if err != nil {
 					t.Errorf("ServeStdio returned %v, want nil", err)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("ServeStdio did not return within 10s of EOF")
+			case <-time.After(30 * time.Second):
+				t.Fatal("ServeStdio did not return within 30s of EOF")
 			}
 			// Every line it wrote has been read once the output ends.
-			f.c.waitFor(10*time.Second, func() (rpcMsg, bool) { return rpcMsg{}, f.c.eof })
+			c.waitFor(10*time.Second, func() (rpcMsg, bool) { return rpcMsg{}, c.eof })
+			for _, id := range tt.answered {
+				if rs := c.responsesFor(id); len(rs) != 1 || rs[0].Error != nil {
+					t.Errorf("call %v: answers %v, want one result", id, rs)
+				}
+			}
+			for _, id := range tt.stuck {
+				if rs := c.responsesFor(id); len(rs) != 0 {
+					t.Errorf("stuck call %v was answered: %s", id, rs[0].line)
+				}
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			if started < len(tt.inFlight) || cancelled != started {
-				t.Errorf("%d calls reached a source (want at least %d) and %d were cancelled (want all)",
-					started, len(tt.inFlight), cancelled)
-			}
-			for _, id := range append(tt.inFlight, tt.unseen...) {
-				if rs := f.c.responsesFor(id); len(rs) != 0 {
-					t.Errorf("call %v was answered after EOF: %s", id, rs[0].line)
-				}
+			if cancelled != len(tt.stuck) {
+				t.Errorf("%d calls were cancelled, want %d", cancelled, len(tt.stuck))
 			}
 		})
 	}

@@ -87,6 +87,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
 		Drain:        step,
+		Linger:       shutdownLinger(cfg),
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
@@ -139,16 +140,29 @@ func shutdownStep(cfg *config.Config) time.Duration {
 	return min(total/5, time.Second)
 }
 
+// shutdownLinger is what shutdownTimeout has beyond its five steps (past
+// 5s): serve waits that much longer, after stdin closes, for the answers
+// to what the client sent before, so that they may use all but 4s of
+// shutdownTimeout.
+func shutdownLinger(cfg *config.Config) time.Duration {
+	total := cfg.ShutdownTimeout
+	if total <= 0 {
+		total = config.DefaultShutdownTimeout
+	}
+	return max(total-5*shutdownStep(cfg), 0)
+}
+
 // shutdown closes the session within what is left of shutdownTimeout
-// after serve's two drain steps: past it, every child tree is killed at
-// once and mcpx goes, whatever a child or the client is doing.
+// after serve's two drain steps and its linger: past it, every child tree
+// is killed at once and mcpx goes, whatever a child or the client is
+// doing.
 func (s *session) shutdown() {
 	total := s.cfg.ShutdownTimeout
 	if total <= 0 {
 		total = config.DefaultShutdownTimeout
 	}
 	// Half a step is kept for killing and exiting.
-	budget := total - 5*shutdownStep(s.cfg)/2
+	budget := total - 5*shutdownStep(s.cfg)/2 - shutdownLinger(s.cfg)
 	done := make(chan struct{})
 	go func() {
 		s.agg.Close()
