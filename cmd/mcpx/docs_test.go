@@ -138,16 +138,25 @@ var (
 	codeSpanRE = regexp.MustCompile("`[^`\n]*`")
 )
 
-// markdownLinks returns the link targets of text outside code.
+// markdownLinks returns the link targets of text outside code. A link's
+// text may run over a line break.
 func markdownLinks(text string) []string {
+	prose := codeSpanRE.ReplaceAllString(strings.Join(proseLines(text), "\n"), "")
 	var links []string
-	for _, line := range proseLines(text) {
-		line = codeSpanRE.ReplaceAllString(line, "")
-		for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
-			links = append(links, m[1])
-		}
+	for _, m := range linkRE.FindAllStringSubmatch(prose, -1) {
+		links = append(links, m[1])
 	}
 	return links
+}
+
+func TestMarkdownLinks(t *testing.T) {
+	text := "See [the `proxy`\ntool](docs/proxy-tool.md) and [x](a.md#b \"title\").\n" +
+		"`[not](code.md)`\n```\n[not](fenced.md)\n```\n![img](pic.png)\n"
+	got := markdownLinks(text)
+	want := []string{"docs/proxy-tool.md", "a.md#b", "pic.png"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("markdownLinks = %q, want %q", got, want)
+	}
 }
 
 // proseLines returns the lines of text that are not inside a fenced block.
