@@ -67,6 +67,7 @@ func TestNpmPackage(t *testing.T) {
 	t.Run("exit status", func(t *testing.T) { testExitStatus(t, in) })
 	t.Run("npx", func(t *testing.T) { testNpx(t, in) })
 	t.Run("missing platform package", func(t *testing.T) { testMissingPlatform(t, in) })
+	t.Run("README install line", func(t *testing.T) { testReadmeInstall(t, in) })
 }
 
 // buildAndInstall runs the real release script for linux/amd64, builds the
@@ -391,6 +392,54 @@ func testNpx(t *testing.T, in *install) {
 			t.Errorf("npx %s printed %q, want %q", strings.Join(args, " "), out, want)
 		}
 	}
+}
+
+// testReadmeInstall runs the README's own `npm install -g` line, as a
+// user pastes it after scripts/release, from the directory that holds
+// dist/, with a temporary global prefix, and then the mcpx it installed.
+func testReadmeInstall(t *testing.T, in *install) {
+	line := readmeInstallLine(t, filepath.Join(in.root, "README.md"))
+	if filepath.Base(in.dist) != "dist" {
+		t.Fatalf("the release went to %s, not a dist/ the README's line can name", in.dist)
+	}
+	prefix := t.TempDir()
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = filepath.Dir(in.dist)
+	cmd.Env = append(in.env, "npm_config_prefix="+prefix)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the README's install line %q: %v\n%s", line, err, out)
+	}
+	version := exec.Command(filepath.Join(prefix, "bin", "mcpx"), "--version")
+	version.Env = in.env
+	out, err := version.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpx --version after the README's install line: %v\n%s", err, out)
+	}
+	if want := "mcpx " + testVersion; !strings.HasPrefix(string(out), want) {
+		t.Errorf("mcpx --version after the README's install line printed %q, want %q...", out, want)
+	}
+}
+
+// readmeInstallLine returns the one `npm install -g` line of the README
+// that installs tarballs, without its trailing comment.
+func readmeInstallLine(t *testing.T, readme string) string {
+	t.Helper()
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "npm install -g ") && strings.Contains(l, ".tgz") {
+			cmd, _, _ := strings.Cut(l, " #")
+			found = append(found, strings.TrimSpace(cmd))
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%s: want one `npm install -g ...tgz` line, found %d: %q", readme, len(found), found)
+	}
+	return found[0]
 }
 
 // testMissingPlatform runs a copy of the main package that has no platform
