@@ -230,32 +230,51 @@ var errOption = errors.New("the target is an option of a select")
 // link): no mouse reaches it, but focus and activation do.
 var errNoArea = errors.New("the target has no area a mouse can reach")
 
-// locate finds an element's centre for a mouse action.
-func locate(ctx context.Context, c *Client, tg target) (x, y float64, err error) {
+// spot is where a mouse action goes: a point that hit-tests to the
+// element itself. When none does (other targets inside it cover it all),
+// it is the element's centre and Lands names what lies there, for the
+// result to say.
+type spot struct {
+	X, Y  float64
+	Lands string
+}
+
+// locate finds the point for a mouse action on an element.
+func locate(ctx context.Context, c *Client, tg target) (spot, error) {
 	if err := tg.check(); err != nil {
-		return 0, 0, err
+		return spot{}, err
 	}
 	ref, _ := json.Marshal(tg.Ref)
 	sel, _ := json.Marshal(tg.Selector)
 	var r struct {
 		X, Y   float64
+		Lands  string
 		Option bool
 		NoArea bool
 		Error  string
 	}
 	if err := c.evalInto(ctx, fmt.Sprintf("(%s)(%s, %s)", resolveJS, ref, sel), &r); err != nil {
-		return 0, 0, err
+		return spot{}, err
 	}
 	if r.Error != "" {
-		return 0, 0, errors.New(r.Error)
+		return spot{}, errors.New(r.Error)
 	}
 	if r.Option {
-		return 0, 0, errOption
+		return spot{}, errOption
 	}
 	if r.NoArea {
-		return 0, 0, errNoArea
+		return spot{}, errNoArea
 	}
-	return r.X, r.Y, nil
+	return spot{X: r.X, Y: r.Y, Lands: r.Lands}, nil
+}
+
+// landsNote is what a result adds when the point is not the element's
+// own: the model should know the action may have gone to another element.
+func (s spot) landsNote() string {
+	if s.Lands == "" {
+		return ""
+	}
+	return fmt.Sprintf(" No point of its own was free (other targets inside it cover it), so mcpx used its centre, which lies on %s: that element may have taken the action.", s.Lands)
 }
 
 func describeTarget(tg target) string {
@@ -278,7 +297,7 @@ func runClick(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	x, y, err := locate(ctx, t.c, a.target)
+	at, err := locate(ctx, t.c, a.target)
 	if errors.Is(err, errOption) {
 		// Clicking an option of a <select> picks it.
 		picked, err := selectOptions(ctx, t.c, a.target, nil)
@@ -296,10 +315,10 @@ func runClick(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := mouseClick(ctx, t.c, x, y, a.Button, a.DoubleClick); err != nil {
+	if err := mouseClick(ctx, t.c, at.X, at.Y, a.Button, a.DoubleClick); err != nil {
 		return nil, err
 	}
-	return textResult("Clicked %s.", describeTarget(a.target)), nil
+	return textResult("Clicked %s.%s", describeTarget(a.target), at.landsNote()), nil
 }
 
 func runHover(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {
@@ -307,7 +326,7 @@ func runHover(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	x, y, err := locate(ctx, t.c, a)
+	at, err := locate(ctx, t.c, a)
 	if errors.Is(err, errOption) {
 		return nil, errors.New("an option of a select cannot be hovered: use browser_select_option or browser_click")
 	}
@@ -317,10 +336,10 @@ func runHover(ctx context.Context, t *Tools, raw json.RawMessage) (*result, erro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.c.CDP(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}); err != nil {
+	if _, err := t.c.CDP(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": at.X, "y": at.Y}); err != nil {
 		return nil, err
 	}
-	return textResult("Hovered over %s.", describeTarget(a)), nil
+	return textResult("Hovered over %s.%s", describeTarget(a), at.landsNote()), nil
 }
 
 func runType(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error) {

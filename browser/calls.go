@@ -290,11 +290,18 @@ func (c *Client) call(ctx context.Context, method string, params any) (*extensio
 	if err != nil {
 		return nil, nil, err
 	}
+	move := movesTab(method)
+	if move {
+		defer c.beginMove()()
+	}
 	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 	defer cancel()
 	res, err := s.call(cctx, method, params, true)
 	switch {
 	case err == nil:
+		if move {
+			c.settleMove(ext, res)
+		}
 		return ext, res, nil
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return ext, nil, fmt.Errorf("the browser did not answer %s within %s", method, c.opts.CallTimeout)

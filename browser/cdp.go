@@ -80,6 +80,9 @@ func (c *Client) attach(ext *extension, res json.RawMessage) {
 	defer c.mu.Unlock()
 	ext.attached = true
 	if id != "" {
+		if id != c.lastTab {
+			c.moves++
+		}
 		c.lastTab = id
 		c.noteWorked(id)
 	}
@@ -91,6 +94,7 @@ func (c *Client) detach(ext *extension) {
 	defer c.mu.Unlock()
 	ext.attached = false
 	c.lastTab = ""
+	c.moves++
 }
 
 // tabIDOf reads the tab id from a createTab or selectTab answer:

@@ -76,11 +76,11 @@ func selectOptions(ctx context.Context, c *Client, tg target, values []string) (
 		return nil, errors.New(r.Error)
 	}
 	for _, ref := range r.Click {
-		x, y, err := locate(ctx, c, target{Ref: ref})
+		at, err := locate(ctx, c, target{Ref: ref})
 		if err != nil {
 			return nil, err
 		}
-		if err := mouseClick(ctx, c, x, y, "left", false); err != nil {
+		if err := mouseClick(ctx, c, at.X, at.Y, "left", false); err != nil {
 			return nil, err
 		}
 	}

@@ -94,6 +94,8 @@ type Client struct {
 	attempt  *connectAttempt // the extension connect under way; nil when none
 	lastTab  string          // id of the tab this client works in, kept across connections
 	worked   []string        // ids of the tabs this client has worked in, oldest first (bounded)
+	moving   int             // calls under way that may attach another tab (see movesTab)
+	moves    uint64          // such calls started, and attachment changes: see EvalTab
 	life     context.Context // the client's life, for connect attempts
 
 	started bool // guarded by mu

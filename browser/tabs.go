@@ -13,8 +13,15 @@ import (
 // never opens a tab of its own accord.
 
 // ErrNotAttachedTab is wrapped by [Client.EvalTab] when it may not select
-// the tab and the client works in another one.
+// the tab and the client works in another one, or is about to: a call
+// that may attach another tab (createTab, selectTab, closeTab) is under
+// way. Nothing was evaluated.
 var ErrNotAttachedTab = errors.New("not the tab this client works in")
+
+// ErrTabMoved is wrapped by [Client.EvalTab] when a call that may attach
+// another tab started while the expression was on its way: the extension
+// may have run it in that other tab, so its value is not returned.
+var ErrTabMoved = errors.New("the client moved to another tab while the expression ran")
 
 // AttachedTab returns the id (as JSON text, e.g. "123") of the tab this
 // client has attached for CDP commands, or "" when none is.
@@ -66,13 +73,23 @@ func (c *Client) SelectTab(ctx context.Context, tabID string) error {
 // that tab when the client works in another; without, that is an error
 // wrapping [ErrNotAttachedTab]. A tab that went is an error; no tab is
 // opened in its place.
+//
+// The extension runs a command in whichever tab the connection has
+// attached when the command arrives, and it attaches a new tab before its
+// answer to createTab or selectTab is back. So EvalTab evaluates only
+// when no such call is under way, and discards the value (an error
+// wrapping [ErrTabMoved]) when one started meanwhile.
 func (c *Client) EvalTab(ctx context.Context, tabID, expr string, sel bool) (json.RawMessage, error) {
-	if c.AttachedTab() != tabID {
+	moves, steady := c.steadyOn(tabID)
+	if !steady {
 		if !sel {
 			return nil, fmt.Errorf("tab %s: %w", tabID, ErrNotAttachedTab)
 		}
 		if err := c.SelectTab(ctx, tabID); err != nil {
 			return nil, err
+		}
+		if moves, steady = c.steadyOn(tabID); !steady {
+			return nil, fmt.Errorf("tab %s: %w", tabID, ErrTabMoved)
 		}
 	}
 	ext, res, err := c.call(ctx, "forwardCDPCommand", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{
@@ -84,7 +101,60 @@ func (c *Client) EvalTab(ctx context.Context, tabID, expr string, sel bool) (jso
 	if err != nil {
 		return nil, fmt.Errorf("Runtime.evaluate: %w", err)
 	}
+	if c.movedSince(moves) {
+		return nil, fmt.Errorf("tab %s: %w", tabID, ErrTabMoved)
+	}
 	return decodeEval(res)
+}
+
+// movesTab reports whether method may attach another tab to the
+// connection it comes on.
+func movesTab(method string) bool {
+	switch method {
+	case "createTab", "selectTab", "closeTab":
+		return true
+	}
+	return false
+}
+
+// beginMove notes a call that may attach another tab; the func it returns
+// notes the call's end.
+func (c *Client) beginMove() (end func()) {
+	c.mu.Lock()
+	c.moving++
+	c.moves++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.moving--
+		c.mu.Unlock()
+	}
+}
+
+// settleMove records the tab a createTab or selectTab answer names as
+// attached before the call counts as ended, so that no one sees the old
+// tab as the client's in between.
+func (c *Client) settleMove(ext *extension, res json.RawMessage) {
+	if tabIDOf(res) != "" {
+		c.attach(ext, res)
+	}
+}
+
+// steadyOn reports whether the client works in tabID with no call under
+// way that may attach another tab, and the count of moves so far.
+func (c *Client) steadyOn(tabID string) (moves uint64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok = c.ext != nil && c.ext.attached && c.lastTab == tabID && c.moving == 0
+	return c.moves, ok
+}
+
+// movedSince reports whether a call that may attach another tab started,
+// or the attached tab changed, after steadyOn returned moves.
+func (c *Client) movedSince(moves uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.moves != moves
 }
 
 // maxWorked bounds the tabs a client remembers having worked in.

@@ -16,9 +16,9 @@ type PageTools struct {
 	// AllTabs looks into every open tab the extension reports, not only
 	// the tabs mcpx drives.
 	AllTabs bool
-	// NoCache forgets a domain's tools when its last tab closes
-	// ("cache": false); by default they stay listed and a call opens the
-	// page again.
+	// NoCache forgets a page's tools when its tab closes or leaves the
+	// page ("cache": false); by default each tool stays listed with the
+	// page that registered it, and a call opens that page again.
 	NoCache bool
 	// Allow and Deny are globs on host names ("*.example.com"). Deny
 	// wins. An empty Allow means the sites the model itself opened in

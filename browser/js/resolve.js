@@ -1,8 +1,11 @@
 // mcpx element resolver: finds an element by snapshot ref or CSS
 // selector, checks that a user could act on it (not disabled, inert,
 // aria-hidden, behind a modal or covered), scrolls it into view and
-// returns its centre in the top page's viewport CSS pixels (through
-// same-origin frames), or an error a model can act on. An <option> of a
+// returns a point on it in the top page's viewport CSS pixels (through
+// same-origin frames), or an error a model can act on. The point hit-tests
+// to the element itself, not to another target inside it (an expanded
+// tree item's box holds its children): when there is none, it is the
+// centre, and lands names what lies there. An <option> of a
 // <select> has no place a mouse can reach: it answers {option: true} and
 // the caller selects it instead. An element no mouse can reach (no area,
 // off-screen, clipped away) answers {noArea: true}: the caller focuses and
@@ -92,29 +95,99 @@
     for (let n = parentOf(el); n; n = parentOf(n)) if (n === hit) return true;
     return false;
   };
-  // The centre of each box the element is laid out in (a link that wraps
-  // has one per line, and the centre of their union may be blank), then
-  // points inside each quarter: a badge or a sticky bar over the centre
-  // does not make the element unclickable.
+  // A target of its own: an element the snapshot gave a ref, or a
+  // control. A click that lands on one inside el (a child of an expanded
+  // tree item, a button in a row) is that one's, not el's.
+  const reg = window[Symbol.for("mcpx.refs")];
+  const WIDGET = /^(button|link|textbox|searchbox|checkbox|radio|combobox|listbox|option|slider|spinbutton|switch|tab|menuitem|menuitemcheckbox|menuitemradio|treeitem|gridcell)$/;
+  const isTarget = (n) => n.nodeType === 1 && ((reg && reg.byEl.has(n)) ||
+    n.matches("a[href], button, input, select, textarea, summary") ||
+    WIDGET.test((n.getAttribute("role") || "").trim().toLowerCase().split(/\s+/)[0]));
+  // another: the target of its own inside el that hit belongs to, or null
+  // when hit is el's (or el's label, or an ancestor the hit test stopped at).
+  // The options of a native <select> are parts of it: clicking the list
+  // clicks one, as a user would.
+  const native = el.matches("select, textarea, input");
+  const another = (hit) => {
+    if (native) return null;
+    let first = null;
+    for (let n = hit; n; n = parentOf(n)) {
+      if (n === el) return first;
+      if (!first && isTarget(n)) first = n;
+    }
+    return null;
+  };
+  // ownText: el's first text that is not inside another target (a tree
+  // item's own label, not its children's).
+  const ownText = (n) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3 && c.data.trim()) return c;
+      if (c.nodeType === 1 && !isTarget(c)) {
+        const t = ownText(c);
+        if (t) return t;
+      }
+    }
+    return null;
+  };
+  const describe = (n) => {
+    const role = n.getAttribute("role");
+    const name = (n.getAttribute("aria-label") || n.textContent || "").replace(/\s+/g, " ").trim();
+    const ref = reg && reg.byEl.get(n);
+    return n.localName + (role ? "[role=" + role + "]" : "") + (name ? " " + JSON.stringify(name.length > 40 ? name.slice(0, 39) + "…" : name) : "") +
+      (ref ? " [ref=" + ref + "]" : "");
+  };
+  // Candidate points, as a careful driver tries them: the centre of each
+  // box the element is laid out in (a link that wraps has one per line,
+  // and the centre of their union may be blank); the centre of each line
+  // of its own text; then a grid over its box, which finds the free parts
+  // between its children, and a part a badge or a sticky bar leaves.
   const points = [];
-  for (const b of [...el.getClientRects()].slice(0, 4)) {
-    if (b.width > 0 && b.height > 0) points.push([b.left + b.width / 2, b.top + b.height / 2]);
+  const centres = (boxes) => {
+    for (const b of [...boxes].slice(0, 4)) {
+      if (b.width > 0 && b.height > 0) points.push([b.left + b.width / 2, b.top + b.height / 2]);
+    }
+  };
+  centres(el.getClientRects());
+  const text = ownText(el);
+  if (text) {
+    const range = doc.createRange();
+    range.selectNodeContents(text);
+    centres(range.getClientRects());
   }
-  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
-    points.push([r.left + r.width * fx, r.top + r.height * fy]);
-  }
+  const grid = [0.5, 0.25, 0.75, 0.1, 0.9];
+  for (const fy of grid) for (const fx of grid) points.push([r.left + r.width * fx, r.top + r.height * fy]);
   const view = doc.defaultView;
-  let x = 0, y = 0, hit = null, ok = false, seen = false;
+  // A point is taken when its hit test finds el itself, something of its
+  // own inside it, or its label. onto keeps the first point that found el
+  // only through another target inside it.
+  let x = 0, y = 0, hit = null, ok = false, seen = false, onto = null;
   for (const [px, py] of points) {
     if (px < 0 || py < 0 || px >= view.innerWidth || py >= view.innerHeight) continue;
     seen = true;
-    x = px;
-    y = py;
-    hit = hitAt(x, y);
-    if (hit && reaches(hit)) {
+    hit = hitAt(px, py);
+    if (!hit || !reaches(hit)) continue;
+    const other = another(hit);
+    if (!other) {
+      x = px;
+      y = py;
       ok = true;
       break;
     }
+    if (!onto) onto = { x: px, y: py, other };
+  }
+  // No point of its own is free (its children cover it all): click its
+  // centre, or where it was found, and say what lies there.
+  let lands = "";
+  if (!ok && onto) {
+    x = Math.min(Math.max(r.left + r.width / 2, 0), view.innerWidth - 1);
+    y = Math.min(Math.max(r.top + r.height / 2, 0), view.innerHeight - 1);
+    hit = hitAt(x, y);
+    let other = hit && reaches(hit) ? another(hit) : null;
+    if (!hit || !reaches(hit)) {
+      ({ x, y, other } = onto);
+    }
+    ok = true;
+    lands = other ? describe(other) : "";
   }
   // Off-screen (a skip link at left: -9999px) or clipped to nothing (a
   // screen-reader-only control): no mouse reaches it, but it takes focus
@@ -146,5 +219,5 @@
     x += fr.left + f.clientLeft + parseFloat(cs.paddingLeft);
     y += fr.top + f.clientTop + parseFloat(cs.paddingTop);
   }
-  return { x, y, tag };
+  return { x, y, tag, lands };
 })

@@ -67,7 +67,8 @@ func (h *Hub) call(ctx context.Context, r route, args json.RawMessage) (json.Raw
 
 // pick chooses the tab for r: the one named, else among the tabs of the
 // domain that offer the tool the active one, else the most recent. With
-// none it returns the URL to open again ("" when the cache is off).
+// none it returns the URL of the page that registered the tool, to open
+// again ("" when none is cached).
 func (h *Hub) pick(r route) (tab, url string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -89,7 +90,7 @@ func (h *Hub) pick(r route) (tab, url string) {
 	if best != nil {
 		return best.id, ""
 	}
-	if c := h.cache[r.host]; c != nil && !h.opts.NoCache {
+	if c := h.cache[toolKey{r.host, r.tool}]; c != nil {
 		return "", c.url
 	}
 	return "", ""

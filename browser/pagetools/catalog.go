@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -176,15 +177,6 @@ func (h *Hub) rebuild() bool {
 	for _, st := range h.tabs {
 		byHost[st.host] = append(byHost[st.host], st)
 	}
-	for host, tabs := range byHost {
-		withTools := false
-		for _, st := range tabs {
-			withTools = withTools || len(st.tools) > 0
-		}
-		if !withTools {
-			delete(h.cache, host) // the page took its tools back
-		}
-	}
 	type item struct {
 		name string
 		json json.RawMessage
@@ -218,29 +210,24 @@ func (h *Hub) rebuild() bool {
 		routes[name] = r
 		items = append(items, item{name, bytes.TrimRight(b.Bytes(), "\n")})
 	}
-	hosts := make([]string, 0, len(byHost)+len(h.cache))
+	seen := map[string]bool{}
 	for host := range byHost {
-		hosts = append(hosts, host)
+		seen[host] = true
 	}
-	for host := range h.cache {
-		if _, live := byHost[host]; !live {
-			hosts = append(hosts, host)
-		}
+	for k := range h.cache {
+		seen[k.host] = true
 	}
-	slices.Sort(hosts)
-	for _, host := range hosts {
+	for _, host := range slices.Sorted(maps.Keys(seen)) {
 		if !h.allowed(host) {
 			continue
 		}
 		key := domainKey(host)
 		tabs := byHost[host]
-		if len(tabs) == 0 {
-			c := h.cache[host]
-			where := fmt.Sprintf("Page tool of %s (%s); its tab is closed: a call opens the page again in a new tab. %s", host, shownURL(c.url), sessionNote(host))
-			for _, t := range c.tools {
-				add(key, t, route{host: host, tool: t.name}, where, map[string]any{"domain": host, "url": shownURL(c.url), "cached": true})
+		live := map[string]bool{}
+		for _, st := range tabs {
+			for _, t := range st.tools {
+				live[t.name] = true
 			}
-			continue
 		}
 		slices.SortFunc(tabs, func(a, b *tabState) int { return h.ordinal[a.id] - h.ordinal[b.id] })
 		sigs := map[string]bool{}
@@ -277,6 +264,12 @@ func (h *Hub) rebuild() bool {
 			for _, t := range st.tools {
 				add(fmt.Sprintf("%s%stab%d", key, sep, n), t, route{host: host, tool: t.name, tab: st.id}, where, meta)
 			}
+		}
+		// The tools no open page offers now, each from the page that
+		// registered it: a call opens that page again.
+		for _, c := range h.cachedOf(host, live) {
+			where := fmt.Sprintf("Page tool of %s (%s); that page is no longer open: a call opens it again in a new tab. %s", host, shownURL(c.url), sessionNote(host))
+			add(key, c.tool, route{host: host, tool: c.tool.name}, where, map[string]any{"domain": host, "url": shownURL(c.url), "cached": true})
 		}
 	}
 	slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.name, b.name) })

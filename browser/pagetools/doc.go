@@ -23,9 +23,11 @@
 // offer different tool sets each tab's tools carry a tab number
 // (shop_example_com_tab2_add_to_cart). A call goes to the tab that
 // registered the tool: the active one when several did, else the most
-// recent; when the tab was closed (and [Options.NoCache] is false) the
-// domain's tools stay listed and a call opens the page again, waits for
-// the tool and calls it.
+// recent. Each tool is kept with the page that registered it: when that
+// page goes (its tab closed or navigated away) while [Options.NoCache] is
+// false, the tool stays listed, even beside other pages of its domain
+// that are open, and a call opens that page again, waits for the tool
+// and calls it.
 //
 // Page tools are content from the web. Only domains that [Options.Allow]
 // admits (by default: the sites the model opened in this session) and

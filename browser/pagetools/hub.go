@@ -34,8 +34,9 @@ type Options struct {
 	// AllTabs looks into every open tab the extension reports, not only
 	// those mcpx drove.
 	AllTabs bool
-	// NoCache forgets a tab's tools when the tab goes; by default the
-	// domain's tools stay listed and a call opens the page again.
+	// NoCache forgets a tab's tools when the tab goes; by default each
+	// tool stays listed with the page that registered it, and a call
+	// opens that page again.
 	NoCache bool
 	// Allow and Deny are globs (path.Match) on host names. A domain is
 	// listed when Deny matches none and Allow matches it; an empty Allow
@@ -77,7 +78,8 @@ type Hub struct {
 	gone    map[string]bool      // tab ids mcpx drove that closed
 	warned  map[string]bool      // what was logged already
 	opened  map[string]bool      // hosts of the pages mcpx drove: the default allow list
-	cache   map[string]*cached   // by host: the tools of a domain whose tabs went
+	cache   map[toolKey]*cached  // each tool as the page that registered it last offered it
+	checks  uint64               // checks done, to tell the cache's oldest entries
 	ordinal map[string]int       // by tab id: the tab's number within its domain
 	next    map[string]int       // by host: the next tab number
 	list    []json.RawMessage    // the tools as listed, sorted by name
@@ -97,12 +99,6 @@ type tabState struct {
 	tools                []pageTool
 	sig                  string    // the tool set's identity, to tell tabs apart
 	recent               time.Time // when it was last active, or first seen
-}
-
-// cached is what a domain offered when its last tab went.
-type cached struct {
-	url   string
-	tools []pageTool
 }
 
 // New returns a Hub; nothing runs until Start.
@@ -126,7 +122,7 @@ func New(opts Options) *Hub {
 		opts.Logger = log.New(discard{})
 	}
 	return &Hub{opts: opts, tabs: map[string]*tabState{}, driven: map[string]bool{}, gone: map[string]bool{}, warned: map[string]bool{}, opened: map[string]bool{},
-		cache: map[string]*cached{}, ordinal: map[string]int{}, next: map[string]int{},
+		cache: map[toolKey]*cached{}, ordinal: map[string]int{}, next: map[string]int{},
 		routes: map[string]route{}, scanned: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -218,6 +214,7 @@ func (h *Hub) check(ctx context.Context) {
 	}
 	var look []browser.Tab
 	h.mu.Lock()
+	h.checks++
 	present := map[string]bool{}
 	for _, t := range tabs {
 		id := string(t.ID)
@@ -287,9 +284,9 @@ func (h *Hub) check(ctx context.Context) {
 				h.next[host]++
 				h.ordinal[id] = h.next[host]
 			}
-			if !h.opts.NoCache {
-				h.cache[host] = &cached{url: st.url, tools: st.tools}
-			}
+		}
+		if !h.opts.NoCache {
+			h.remember(st)
 		}
 		h.mu.Unlock()
 	}
@@ -305,7 +302,7 @@ func (h *Hub) check(ctx context.Context) {
 }
 
 // forget drops a tab (closed, navigated away, or no longer looked into);
-// its domain's tools stay in the cache. h.mu is held.
+// its page's tools stay in the cache. h.mu is held.
 func (h *Hub) forget(id, why string) {
 	if _, known := h.tabs[id]; known {
 		// A tab seen again later gets a new number: say why it went.

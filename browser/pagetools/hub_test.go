@@ -315,8 +315,9 @@ func TestPageTools(t *testing.T) {
 	})
 
 	// The model's tab (the shop's variant b) navigates to the news site:
-	// its shop tools go with the old page, the shop is back to one tool
-	// set (no tab numbers), and the news site has two tabs.
+	// the shop is back to one tool set in its open tabs (no tab numbers),
+	// the variant's own tool stays listed from its page, which a call
+	// opens again, and the news site has two tabs.
 	res := r.tools.Call(r.ctx, "navigate", json.RawMessage(fmt.Sprintf(`{"url":%q}`, r.page("news.localhost", "/news"))))
 	if text, isErr := resultText(res); isErr {
 		t.Fatalf("navigate: %s", text)
@@ -328,9 +329,12 @@ func TestPageTools(t *testing.T) {
 		t.Errorf("the shop's tools are not back under one name: %v", names(l))
 	}
 	for n := range l {
-		if strings.Contains(n, "compare") || strings.Contains(n, "_tab") {
+		if strings.Contains(n, "_tab") {
 			t.Errorf("%s still listed after its page navigated away", n)
 		}
+	}
+	if m := l["shop_localhost_compare"].Meta["mcpx/page"]; !m.Cached || m.Domain != "shop.localhost" {
+		t.Errorf("shop_localhost_compare _meta %+v; want it listed from the variant's page, gone", m)
 	}
 }
 

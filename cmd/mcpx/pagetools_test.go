@@ -147,6 +147,7 @@ func servePages(t *testing.T) *httptest.Server {
 		"/mcpb/global.js":   "node/node_modules/@mcp-b/global/dist/index.iife.js",
 		"/mcpb/polyfill.js": "node/node_modules/@mcp-b/webmcp-polyfill/dist/index.iife.js",
 		"/click":            "webmcp/click.html",
+		"/shop":             "webmcp/shop.html",
 	}
 	body := map[string][]byte{}
 	for route, rel := range files {
