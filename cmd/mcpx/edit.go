@@ -109,7 +109,37 @@ func addRun(ios *streams, file string, o *addOptions) error {
 			fmt.Fprintf(ios.Err, "note: the value of %s is written to %s as it is; '${VAR}' keeps it in the environment instead\n", k, file)
 		}
 	}
+	for _, w := range addWarnings(file, o.name, e) {
+		fmt.Fprintln(ios.Err, "warning:", w)
+	}
 	return nil
+}
+
+// addWarnings says what would keep a server just added from starting,
+// where this shell can tell: a command not on PATH, a ${VAR} that is not
+// set. The server is added all the same: the command may be installed
+// later, and the variable may be set only where mcpx runs.
+func addWarnings(file, name string, e config.Entry) []string {
+	var out []string
+	if e.Command != "" {
+		checkCommand(config.Server{Command: e.Command, Cwd: e.Cwd}, func(level, format string, args ...any) {
+			if level == "error" {
+				out = append(out, fmt.Sprintf(format, args...)+": the server will fail to start until it is installed")
+			}
+		})
+	}
+	// The file as mcpx will read it, with this environment: the server's
+	// Problem names each unset variable and where it is used, never a value.
+	cfg, err := config.Load(&config.LoadOptions{File: file})
+	if err != nil {
+		return out
+	}
+	for _, s := range cfg.Servers {
+		if s.Name == name && s.Problem != "" {
+			out = append(out, s.Problem+" here: the server will not start where it is not set either (an MCP client started from a GUI often lacks shell variables)")
+		}
+	}
+	return out
 }
 
 // pairs parses KEY=VALUE flags. Error messages never repeat a value.

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/nbpipe"
 )
 
@@ -71,6 +72,12 @@ given together; stdio is served alone unless --http is given.`,
 			s, err := open(cmd.Context(), ios, g, true)
 			if err != nil {
 				return err
+			}
+			if withHTTP && s.cfg.HTTP.Problem != "" {
+				// The http section guards the listener: never serve
+				// without what it asks for.
+				s.shutdown()
+				return exitWith(ios, 2, &config.Error{File: s.cfg.File, Field: "http", Msg: s.cfg.HTTP.Problem})
 			}
 			if withStdio && ios.InTTY {
 				// Typed by a person, who would otherwise see nothing happen.
