@@ -253,7 +253,13 @@ type Error struct {
 	Server string // the server's name; "" outside the servers section
 	Field  string // e.g. "transport", "env.API_KEY", "args[2]", "browser.token", "expose"
 	Msg    string
+	// Err is a sentinel callers test with errors.Is ([ErrExists],
+	// [ErrNoServer], [ErrWrite]); nil for most errors. Msg says it.
+	Err error
 }
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error returns e.g.
 //

@@ -49,7 +49,7 @@ for the answer. The URL is printed too, for when no browser opens.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.server = args[0]
 			if o.timeout <= 0 {
-				return errors.New("--timeout must be positive")
+				return usagef("--timeout must be positive")
 			}
 			return authLoginRun(cmd.Context(), ios, g, o)
 		},

@@ -99,7 +99,7 @@ func addRun(ios *streams, file string, o *addOptions) error {
 		return exitWith(ios, 2, err)
 	}
 	if err := config.AddServer(file, o.name, e, o.force); err != nil {
-		return exitWith(ios, 1, err)
+		return editFailed(ios, err)
 	}
 	fmt.Fprintf(ios.Err, "added server %s to %s\n", o.name, file)
 	for _, kv := range slices.Concat(o.env, o.headers) {
@@ -142,6 +142,16 @@ func addWarnings(file, name string, e config.Entry) []string {
 	return out
 }
 
+// editFailed prints the error of an editing command and exits 1 when the
+// file could not be written, 2 for a name or a file the user must fix (a
+// name that exists or does not, a config that does not load).
+func editFailed(ios *streams, err error) error {
+	if errors.Is(err, config.ErrWrite) {
+		return exitWith(ios, 1, err)
+	}
+	return exitWith(ios, 2, err)
+}
+
 // pairs parses KEY=VALUE flags. Error messages never repeat a value.
 func pairs(flag string, kvs []string) (map[string]string, error) {
 	if len(kvs) == 0 {
@@ -169,7 +179,7 @@ func newRemoveCmd(ios *streams, g *globalFlags) *cobra.Command {
 				return exitWith(ios, 2, err)
 			}
 			if err := config.RemoveServer(file, args[0]); err != nil {
-				return exitWith(ios, 1, err)
+				return editFailed(ios, err)
 			}
 			fmt.Fprintf(ios.Err, "removed server %s from %s\n", args[0], file)
 			return nil
@@ -189,7 +199,7 @@ func newEnableCmd(ios *streams, g *globalFlags, enable bool) *cobra.Command {
 				return exitWith(ios, 2, err)
 			}
 			if err := config.SetEnabled(file, args[0], enable); err != nil {
-				return exitWith(ios, 1, err)
+				return editFailed(ios, err)
 			}
 			fmt.Fprintf(ios.Err, "%sd server %s in %s\n", verb, args[0], file)
 			return nil

@@ -51,13 +51,13 @@ given together; stdio is served alone unless --http is given.`,
 			withHTTP := cmd.Flags().Changed("http")
 			if len(args) == 1 {
 				if !withHTTP || httpAddr != defaultHTTPAddr {
-					return fmt.Errorf("serve: unexpected argument %q (an address goes after --http)", args[0])
+					return usagef("serve: unexpected argument %q (an address goes after --http)", args[0])
 				}
 				httpAddr = args[0]
 			}
 			withStdio := stdio && (cmd.Flags().Changed("stdio") || !withHTTP)
 			if !withStdio && !withHTTP {
-				return errors.New("serve: give --stdio, --http or both")
+				return usagef("serve: give --stdio, --http or both")
 			}
 			var token string
 			if withHTTP {

@@ -43,8 +43,8 @@ func TestUnsetVariableFailsOneServer(t *testing.T) {
 	}
 
 	out, errOut, code = runCLI(t, "", "list", "tools", "--config", cfg)
-	if !strings.Contains(out, "fx_echo\t") || !strings.Contains(errOut, "server github failed: "+problem) {
-		t.Errorf("list tools: exit %d; want fx's tools and github's problem\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if code != 1 || !strings.Contains(out, "fx_echo\t") || !strings.Contains(errOut, "server github failed: "+problem) {
+		t.Errorf("list tools: exit %d; want 1, fx's tools and github's problem\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 
 	out, _, code = runCLI(t, "", "doctor", "--config", cfg)
