@@ -23,7 +23,10 @@ type reader struct {
 	// unset collects the ${VAR} references that are not set, shared with
 	// sub-readers; nil makes such a reference an error.
 	unset *unsetVars
-	err   *Error
+	// typosOnly makes warnUnknown quiet about a key unless it is close
+	// to a known one (in a file another program shares).
+	typosOnly bool
+	err       *Error
 }
 
 // unsetVars is what a section's unset ${VAR} references come to: one
@@ -62,11 +65,15 @@ func (r *reader) get(key string) (any, bool) {
 	return v, ok && v != nil && r.err == nil
 }
 
-// warnUnknown adds a warning for each key not in known.
+// warnUnknown adds a warning for each key not in known, naming the
+// closest known key when one is close.
 func (r *reader) warnUnknown(known ...string) {
 	for _, k := range slices.Sorted(maps.Keys(r.m)) {
-		if !slices.Contains(known, k) {
-			r.p.warn(r.server, r.prefix+k, "unknown key, ignored")
+		if slices.Contains(known, k) {
+			continue
+		}
+		if msg := unknownKey(k, known, r.typosOnly); msg != "" {
+			r.p.warn(r.server, r.prefix+k, msg)
 		}
 	}
 }

@@ -40,6 +40,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 		}
 	}
 	p.settings(tree, &o)
+	p.warnUnknownTop(tree)
 	switch len(p.errs) {
 	case 0:
 		return p.cfg, nil
@@ -67,8 +68,7 @@ func (p *parser) warn(server, field, msg string) {
 }
 
 // servers reads "servers" and its alias "mcpServers" (Claude Desktop,
-// Cursor, Claude Code). Other top-level keys are ignored without a word:
-// Claude Code's ~/.claude.json keeps much else beside its servers.
+// Cursor, Claude Code).
 func (p *parser) servers(tree map[string]any) {
 	raw := map[string]any{}
 	from := map[string]string{}
