@@ -102,7 +102,10 @@ given together; stdio is served alone unless --http is given.`,
 		},
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve on stdin/stdout")
-	cmd.Flags().StringVar(&httpAddr, "http", defaultHTTPAddr, "serve MCP over HTTP on ADDR (streamable HTTP at /mcp, legacy SSE at /sse)")
+	// No default value: HTTP is off unless --http is given, and help would
+	// show a default as if it were on. The address --http alone means is
+	// its NoOptDefVal, which help shows as ADDR[="127.0.0.1:7777"].
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP on `ADDR` (streamable HTTP at /mcp, legacy SSE at /sse); off unless given")
 	cmd.Flags().Lookup("http").NoOptDefVal = defaultHTTPAddr
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token HTTP clients must send (else MCPX_HTTP_TOKEN, else http.token)")
 	return cmd
