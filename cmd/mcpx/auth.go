@@ -129,6 +129,9 @@ func (e *authEnv) authenticator(name string) (*auth.Authenticator, error) {
 			return nil, fmt.Errorf("server %s has \"auth\": false in the config: mcpx never logs in to it", name)
 		case s.StaticAuthorization():
 			return nil, fmt.Errorf("server %s sends a static Authorization header from the config, which wins over a login", name)
+		case s.Problem != "":
+			// Its URL or settings are incomplete: a login would go astray.
+			return nil, fmt.Errorf("server %s: %s", name, s.Problem)
 		}
 		return auth.New(&auth.Options{Server: s.Name, URL: s.URL, Config: s.Auth, Store: e.store})
 	}

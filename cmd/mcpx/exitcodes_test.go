@@ -100,6 +100,8 @@ func TestExitCodes(t *testing.T) {
 		{"auth login: unknown server", edited, []string{"auth", "login", "nosuch", "--config", "CFG"}, []string{"MCPX_KEYRING=off"}, 2},
 		{"auth login: a command server", edited, []string{"auth", "login", "fx", "--config", "CFG"}, []string{"MCPX_KEYRING=off"}, 2},
 		{"auth login: bad timeout", edited, []string{"auth", "login", "remote", "--timeout", "0s", "--config", "CFG"}, []string{"MCPX_KEYRING=off"}, 2},
+		{"auth login: a variable is not set", `{"servers": {"r": {"url": "http://${` + unsetVar + `}/mcp"}}}`,
+			[]string{"auth", "login", "r", "--config", "CFG"}, []string{"MCPX_KEYRING=off"}, 2},
 		{"auth logout: unknown server", edited, []string{"auth", "logout", "nosuch", "--config", "CFG"}, []string{"MCPX_KEYRING=off"}, 2},
 
 		{"relay: not loopback", good, []string{"relay", "--listen", "0.0.0.0:0"}, nil, 2},
