@@ -47,9 +47,19 @@ func TestUnsetVariableFailsOneServer(t *testing.T) {
 		t.Errorf("list tools: exit %d; want 1, fx's tools and github's problem\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 
-	out, _, code = runCLI(t, "", "doctor", "--config", cfg)
-	if code != 1 || !strings.Contains(out, "✗") && !strings.Contains(out, "error") || !strings.Contains(out, problem) {
-		t.Errorf("doctor: exit %d; want 1 and an error naming %q\n%s", code, problem, out)
+	out, _, code = runCLI(t, "", "doctor", "--json", "--config", cfg)
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
+		t.Fatalf("doctor --json: exit %d, %v; want 1 and a report\n%s", code, err, out)
+	}
+	reported := false
+	for _, s := range rep.Servers {
+		for _, f := range s.Findings {
+			reported = reported || s.Name == "github" && f.Level == "error" && strings.Contains(f.Message, problem)
+		}
+	}
+	if !reported || rep.Errors != 1 {
+		t.Errorf("doctor: %d error(s); want one, for github, naming %q\n%s", rep.Errors, problem, out)
 	}
 
 	// serve: fx's tools are served, and the log says why github is not,
