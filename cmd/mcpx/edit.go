@@ -35,7 +35,9 @@ result is checked before it is written, and written atomically, so a running
 mcpx serve picks it up whole.
 
 Secrets are best passed as ${VAR} references, in single quotes so that the
-shell leaves them alone: mcpx expands them when it loads the config.`,
+shell leaves them alone: mcpx expands them when it loads the config. add
+warns, and adds the server all the same, when its command is not on PATH
+or a variable it refers to is not set here.`,
 		Example: `  mcpx add everything -- npx -y @modelcontextprotocol/server-everything
   mcpx add github --env 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
   mcpx add remote --url https://example.com/mcp --header 'Authorization=Bearer ${TOKEN}'`,
