@@ -39,7 +39,7 @@ func (r *reader) auth(key string) *Auth {
 	case bool:
 		return &Auth{Disabled: !v}
 	case map[string]any:
-		sub := &reader{p: r.p, server: r.server, prefix: r.prefix + key + ".", m: v, strict: r.strict}
+		sub := &reader{p: r.p, server: r.server, prefix: r.prefix + key + ".", m: v, unset: r.unset}
 		a := &Auth{}
 		a.ClientID, _, _ = sub.expanded("clientId")
 		if raw, ok := sub.str("clientSecret"); ok {

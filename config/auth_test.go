@@ -51,7 +51,6 @@ func TestParseAuthErrors(t *testing.T) {
 		{"a string", `"oauth"`, "auth", "want false, true or an object"},
 		{"literal secret", `{"clientId": "c", "clientSecret": "hunter2"}`, "auth.clientSecret", "${VAR} reference"},
 		{"secret without id", `{"clientSecret": "${SECRET}"}`, "auth.clientSecret", "without clientId"},
-		{"unset secret", `{"clientId": "c", "clientSecret": "${NOPE}"}`, "auth.clientSecret", "variable NOPE is not set"},
 		{"scopes not a list", `{"scopes": "read write"}`, "auth.scopes", "want a list"},
 		{"scope with a space", `{"scopes": ["read write"]}`, "auth.scopes[0]", "one word"},
 		{"port a string", `{"redirectPort": "8080"}`, "auth.redirectPort", "port number"},

@@ -110,6 +110,12 @@ type Server struct {
 	// and no resource subscription; the next call starts it again. Zero
 	// (the default, or the top-level idleTimeout) never stops it.
 	IdleTimeout time.Duration
+	// Problem says why the server cannot start although the file loaded:
+	// a ${VAR} it uses is not set, e.g. "GITHUB_TOKEN is not set (env
+	// GITHUB_TOKEN)". Such a server is kept, to be reported as failed,
+	// and never started. Empty for a server that can start (and for a
+	// disabled one, which never starts).
+	Problem string
 	// PerSession starts one instance of the server per served session
 	// (for stateful servers: a browser, a memory store), stopped when the
 	// session ends; default false, one instance shared by every session.
@@ -247,7 +253,13 @@ type Error struct {
 	Server string // the server's name; "" outside the servers section
 	Field  string // e.g. "transport", "env.API_KEY", "args[2]", "browser.token", "expose"
 	Msg    string
+	// Err is a sentinel callers test with errors.Is ([ErrExists],
+	// [ErrNoServer], [ErrWrite]); nil for most errors. Msg says it.
+	Err error
 }
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error returns e.g.
 //

@@ -24,7 +24,7 @@
 //
 //	cfg, err := config.Load(&config.LoadOptions{File: configFlag})
 //	if err != nil {
-//		return err // e.g. config mcpx.json: servers.remote.headers.Authorization: variable TOKEN is not set
+//		return err // e.g. config mcpx.json: servers.remote.url: want an http:// or https:// URL
 //	}
 //	for _, w := range cfg.Warnings {
 //		logger.Warn(w)
@@ -32,7 +32,10 @@
 //	redact := cfg.Secrets() // values the logger must never print
 //
 // ${VAR} and ${VAR:-default} expand in args, env values, cwd, url, header
-// values, and the browser's url and token. Neither errors nor warnings ever
+// values, and the browser's url and token. A variable that is not set
+// stops only what uses it: the server is kept with [Server].Problem and
+// never started, the browser section is left out, the http section gets
+// [HTTP].Problem; the last two with a warning. Neither errors nor warnings ever
 // contain an env value, a header value or a token; [Config.Secrets] lists
 // them for the logger to redact.
 //

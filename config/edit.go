@@ -24,6 +24,10 @@ var ErrExists = errors.New("already exists")
 // ErrNoServer is returned for a name the file does not have.
 var ErrNoServer = errors.New("no such server")
 
+// ErrWrite is returned when the edited file could not be written: the
+// edit was sound, the file system refused it.
+var ErrWrite = errors.New("cannot write the config file")
+
 // Entry is a server as `mcpx add` writes it. Values may be ${VAR}
 // references, written as they are and expanded when the config is loaded.
 type Entry struct {
@@ -69,7 +73,7 @@ func AddServer(file, name string, e Entry, replace bool) error {
 		}
 		if i := memberIndex(servers, name); i >= 0 {
 			if !replace {
-				return &Error{File: file, Server: name, Msg: ErrExists.Error() + " (--force replaces it)"}
+				return &Error{File: file, Server: name, Msg: ErrExists.Error() + " (--force replaces it)", Err: ErrExists}
 			}
 		}
 		return setMember(servers, name, value, indentUnit(root))
@@ -171,11 +175,11 @@ func validationEnv(name string) (string, bool) {
 func writeAtomic(file string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return &Error{File: file, Msg: fileProblem(err)}
+		return &Error{File: file, Msg: fileProblem(err), Err: ErrWrite}
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+".*")
 	if err != nil {
-		return &Error{File: file, Msg: fileProblem(err)}
+		return &Error{File: file, Msg: fileProblem(err), Err: ErrWrite}
 	}
 	defer os.Remove(tmp.Name()) // a no-op after the rename
 	_, werr := tmp.Write(data)
@@ -189,7 +193,7 @@ func writeAtomic(file string, data []byte, mode os.FileMode) error {
 		werr = os.Rename(tmp.Name(), file)
 	}
 	if werr != nil {
-		return &Error{File: file, Msg: fileProblem(werr)}
+		return &Error{File: file, Msg: fileProblem(werr), Err: ErrWrite}
 	}
 	return nil
 }
@@ -234,11 +238,11 @@ func serversObject(root *hujson.Value, file string, create bool) (*hujson.Value,
 func findServer(root *hujson.Value, file, name string) (*hujson.Value, int, error) {
 	servers, err := serversObject(root, file, false)
 	if err != nil {
-		return nil, 0, &Error{File: file, Server: name, Msg: ErrNoServer.Error()}
+		return nil, 0, &Error{File: file, Server: name, Msg: ErrNoServer.Error(), Err: ErrNoServer}
 	}
 	i := memberIndex(servers, name)
 	if i < 0 {
-		return nil, 0, &Error{File: file, Server: name, Msg: ErrNoServer.Error()}
+		return nil, 0, &Error{File: file, Server: name, Msg: ErrNoServer.Error(), Err: ErrNoServer}
 	}
 	return servers, i, nil
 }

@@ -20,8 +20,37 @@ type reader struct {
 	server string         // the server's name; "" for the browser section
 	prefix string         // put before field names: "" or "browser."
 	m      map[string]any // the object
-	strict bool           // an unset ${VAR} is an error (false for disabled servers)
-	err    *Error
+	// unset collects the ${VAR} references that are not set, shared with
+	// sub-readers; nil makes such a reference an error.
+	unset *unsetVars
+	// typosOnly makes warnUnknown quiet about a key unless it is close
+	// to a known one (in a file another program shares).
+	typosOnly bool
+	err       *Error
+}
+
+// unsetVars is what a section's unset ${VAR} references come to: one
+// "NAME is not set (field)" per variable, where it was first used. It
+// never holds a value.
+type unsetVars struct {
+	names []string
+	msgs  []string
+}
+
+func (u *unsetVars) add(name, field string) {
+	if slices.Contains(u.names, name) {
+		return
+	}
+	u.names = append(u.names, name)
+	u.msgs = append(u.msgs, fmt.Sprintf("%s is not set (%s)", name, field))
+}
+
+// String is every unset variable with where it is used, "" for none.
+func (u *unsetVars) String() string {
+	if u == nil {
+		return ""
+	}
+	return strings.Join(u.msgs, "; ")
 }
 
 func (r *reader) fail(field, format string, args ...any) {
@@ -36,11 +65,15 @@ func (r *reader) get(key string) (any, bool) {
 	return v, ok && v != nil && r.err == nil
 }
 
-// warnUnknown adds a warning for each key not in known.
+// warnUnknown adds a warning for each key not in known, naming the
+// closest known key when one is close.
 func (r *reader) warnUnknown(known ...string) {
 	for _, k := range slices.Sorted(maps.Keys(r.m)) {
-		if !slices.Contains(known, k) {
-			r.p.warn(r.server, r.prefix+k, "unknown key, ignored")
+		if slices.Contains(known, k) {
+			continue
+		}
+		if msg := unknownKey(k, known, r.typosOnly); msg != "" {
+			r.p.warn(r.server, r.prefix+k, msg)
 		}
 	}
 }
@@ -81,7 +114,7 @@ func (r *reader) label(key string) (string, bool) {
 }
 
 // expanded reads a string field and expands ${VAR} in it. missing reports
-// an unset variable that was allowed because the reader is not strict.
+// an unset variable, collected in r.unset.
 func (r *reader) expanded(key string) (s string, ok, missing bool) {
 	s, ok = r.str(key)
 	if !ok {
@@ -91,7 +124,13 @@ func (r *reader) expanded(key string) (s string, ok, missing bool) {
 	return s, r.err == nil, missing
 }
 
+// expand expands ${VAR} in the value of field; label is how the field is
+// named where an unset variable is reported ("env GITHUB_TOKEN").
 func (r *reader) expand(field, s string) (string, bool) {
+	return r.expandAs(field, r.prefix+field, s)
+}
+
+func (r *reader) expandAs(field, label, s string) (string, bool) {
 	if r.err != nil {
 		return "", false
 	}
@@ -99,8 +138,13 @@ func (r *reader) expand(field, s string) (string, bool) {
 	switch {
 	case err != nil:
 		r.fail(field, "%v", err)
-	case len(missing) > 0 && r.strict:
+	case len(missing) > 0 && r.unset == nil:
 		r.fail(field, "variable %s is not set", missing[0])
+	}
+	if r.unset != nil {
+		for _, name := range missing {
+			r.unset.add(name, label)
+		}
 	}
 	r.p.cfg.substituted = append(r.p.cfg.substituted, subst...)
 	return out, len(missing) > 0
@@ -164,7 +208,7 @@ func (r *reader) stringMap(key string) map[string]string {
 			r.fail(field, "want a string, not %s", kind(v))
 			return nil
 		}
-		out[k], _ = r.expand(field, s)
+		out[k], _ = r.expandAs(field, r.prefix+key+" "+k, s)
 	}
 	return out
 }

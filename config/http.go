@@ -23,6 +23,10 @@ type HTTP struct {
 	// SessionTimeout ends a session that has had no request and no open
 	// stream for that long; zero means DefaultHTTPSessionTimeout (30m).
 	SessionTimeout time.Duration
+	// Problem says why serve --http must not start although the file
+	// loaded: a ${VAR} the section uses is not set ("TOKEN is not set
+	// (http.token)"). Empty when there is none.
+	Problem string
 }
 
 // http reads the optional http section.
@@ -36,7 +40,7 @@ func (p *parser) http(tree map[string]any) {
 		p.fail("", "http", "want an object, not "+kind(v))
 		return
 	}
-	r := &reader{p: p, prefix: "http.", m: m, strict: true}
+	r := &reader{p: p, prefix: "http.", m: m, unset: &unsetVars{}}
 	h := &p.cfg.HTTP
 	h.AllowedHosts = r.list("allowedHosts", true)
 	h.AllowedOrigins = r.list("allowedOrigins", true)
@@ -47,5 +51,10 @@ func (p *parser) http(tree map[string]any) {
 	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout")
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
+		return
+	}
+	if h.Problem = r.unset.String(); h.Problem != "" {
+		// Only serve --http uses the section: the rest of mcpx runs.
+		p.warn("", "http", h.Problem+": serve --http refuses to start until it is set")
 	}
 }

@@ -8,7 +8,7 @@ import (
 // lifecycle reads the top-level lazy and idleTimeout, the defaults of the
 // servers' own keys of the same names.
 func (p *parser) lifecycle(tree map[string]any) {
-	r := &reader{p: p, m: tree, strict: true}
+	r := &reader{p: p, m: tree}
 	if b, ok := r.boolean("lazy"); ok {
 		p.cfg.Lazy = b
 	}

@@ -50,7 +50,7 @@ func (r *reader) pageTools() PageTools {
 		r.fail("pageTools", "want an object (or true/false), not %s", kind(v))
 		return pt
 	}
-	sub := &reader{p: r.p, prefix: r.prefix + "pageTools.", m: m, strict: r.strict}
+	sub := &reader{p: r.p, prefix: r.prefix + "pageTools.", m: m, unset: r.unset}
 	if on, ok := sub.boolean("enabled"); ok {
 		pt.Disabled = !on
 	}

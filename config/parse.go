@@ -40,6 +40,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 		}
 	}
 	p.settings(tree, &o)
+	p.warnUnknownTop(tree)
 	switch len(p.errs) {
 	case 0:
 		return p.cfg, nil
@@ -67,8 +68,7 @@ func (p *parser) warn(server, field, msg string) {
 }
 
 // servers reads "servers" and its alias "mcpServers" (Claude Desktop,
-// Cursor, Claude Code). Other top-level keys are ignored without a word:
-// Claude Code's ~/.claude.json keeps much else beside its servers.
+// Cursor, Claude Code).
 func (p *parser) servers(tree map[string]any) {
 	raw := map[string]any{}
 	from := map[string]string{}
@@ -118,15 +118,13 @@ func (p *parser) server(name string, v any) (Server, bool) {
 		p.fail(name, "", "want an object, not "+kind(v))
 		return s, false
 	}
-	r := &reader{p: p, server: name, m: m}
+	r := &reader{p: p, server: name, m: m, unset: &unsetVars{}}
 	if b, ok := r.boolean("enabled"); ok {
 		s.Enabled = b
 	}
 	if b, ok := r.boolean("disabled"); ok && b {
 		s.Enabled = false
 	}
-	// ${VAR} misses in a disabled server are not errors: it will not run.
-	r.strict = s.Enabled
 
 	transport, transportKey := r.transport()
 	command, hasCommand := r.str("command")
@@ -177,8 +175,8 @@ func (p *parser) server(name string, v any) (Server, bool) {
 		}
 		u, err := url.Parse(rawURL)
 		switch {
-		case urlMissing && !r.strict:
-			// Disabled, and a variable is unset: nothing to check yet.
+		case urlMissing:
+			// A variable is unset: nothing to check yet (see Problem).
 		case err != nil:
 			r.fail("url", "not a valid URL") // err would quote the URL
 		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
@@ -199,6 +197,12 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return s, false
+	}
+	if s.Enabled {
+		// Not an error: one server's missing variable (often a shell's,
+		// absent where a GUI client starts mcpx) must not stop the others.
+		// A disabled server will not run: its variables do not matter.
+		s.Problem = r.unset.String()
 	}
 	return s, true
 }
@@ -244,7 +248,7 @@ func (p *parser) browser(tree map[string]any) {
 		p.fail("", "browser", "want an object, not "+kind(v))
 		return
 	}
-	r := &reader{p: p, prefix: "browser.", m: m, strict: true}
+	r := &reader{p: p, prefix: "browser.", m: m, unset: &unsetVars{}}
 	b := &Browser{Prefix: DefaultBrowserPrefix}
 	b.URL, _, _ = r.expanded("url")
 	b.Token, _, _ = r.expanded("token")
@@ -260,6 +264,11 @@ func (p *parser) browser(tree map[string]any) {
 	b.MaxSnapshotChars, _ = r.count("maxSnapshotChars", MinBrowserSnapshotChars)
 	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds", "pageTools",
 		"maxImageBytes", "maxSnapshotChars")
+	if r.err == nil && len(r.unset.names) > 0 {
+		// As for a server: the browser tools are off, everything else works.
+		p.warn("", "browser", r.unset.String()+": the browser tools are off until it is set")
+		return
+	}
 	if r.err == nil {
 		checkBrowser(r, b)
 	}

@@ -121,7 +121,7 @@ func TestParseDefaults(t *testing.T) {
 		{"mcpx.json", "{}"},
 		{"mcpx.yaml", "# nothing\n"},
 		{"mcpx.toml", ""},
-		{"", `{"unrelated": 1}`},
+		{"", `{"mcpServers": {}, "numStartups": 1}`}, // another program's keys
 	} {
 		cfg := mustParse(t, tc.file, tc.data, nil)
 		want := &Config{File: tc.file, Expose: ExposeProxy, Separator: "_", Limits: DefaultLimits(),
@@ -285,10 +285,40 @@ func TestWarnings(t *testing.T) {
 		"config w.json: servers.a.description: unknown key, ignored",
 		"config w.json: servers.a.headers: used only with url, ignored",
 		"config w.json: servers.b.cwd: used only with command, ignored",
-		"config w.json: browser.tokn: unknown key, ignored",
+		"config w.json: browser.tokn: unknown key, ignored; did you mean token?",
+		"config w.json: extra: unknown key, ignored",
 	}
 	if !reflect.DeepEqual(cfg.Warnings, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(cfg.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A misspelt key is warned about with the closest known one, at the top
+// level as in a server. In a file another program shares (servers under
+// mcpServers) only keys close to mcpx's are: the rest are that program's.
+func TestUnknownKeySuggestions(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       []string
+	}{
+		{"top-level typo", `{"expse": "direct", "servers": {}}`,
+			[]string{"config w.json: expse: unknown key, ignored; did you mean expose?"}},
+		{"top-level typo, case", `{"Separator": "-"}`,
+			[]string{"config w.json: Separator: unknown key, ignored; did you mean separator?"}},
+		{"top-level unrelated", `{"colour": "blue"}`,
+			[]string{"config w.json: colour: unknown key, ignored"}},
+		{"server key typo", `{"servers": {"a": {"comand": "a", "command": "a"}}}`,
+			[]string{"config w.json: servers.a.comand: unknown key, ignored; did you mean command?"}},
+		{"shared file", `{"mcpServers": {}, "numStartups": 3, "theme": "dark", "readyTimout": "5s"}`,
+			[]string{"config w.json: readyTimout: unknown key, ignored; did you mean readyTimeout?"}},
+		{"schema and VS Code inputs", `{"$schema": "x", "inputs": [], "servers": {}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustParse(t, "w.json", tc.data, nil)
+			if !slices.Equal(cfg.Warnings, tc.want) {
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(cfg.Warnings, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }
 

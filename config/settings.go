@@ -72,10 +72,24 @@ func (p *parser) settings(tree map[string]any, o *LoadOptions) {
 		bad("expose", fmt.Sprintf("unknown expose %q (want proxy, direct or both)", expose))
 	}
 	sep := v.GetString("separator")
-	if strings.ContainsFunc(sep, unicode.IsControl) {
+	switch {
+	case strings.ContainsFunc(sep, unicode.IsControl):
 		bad("separator", "contains a control character")
+	case strings.ContainsFunc(sep, notNameChar):
+		// Allowed (a client may accept more), but said: it is the cause of
+		// every exposed name's hash, which no name shows.
+		w := *source["separator"]
+		w.Msg = fmt.Sprintf("%q has a character tool names may not have (clients accept letters, digits, _ and -): "+
+			"every prefixed tool and prompt name is rewritten with a hash suffix; use _ or -", sep)
+		p.cfg.Warnings = append(p.cfg.Warnings, w.Error())
 	}
 	p.cfg.Expose, p.cfg.Separator = expose, sep
+}
+
+// notNameChar reports a rune outside what clients accept in a tool name,
+// ^[a-zA-Z0-9_-]{1,64}$ (see aggregator/names.go).
+func notNameChar(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 }
 
 // flagValue is a set flag, as viper.BindFlagValue wants it.

@@ -241,8 +241,11 @@ func New(cfg config.Server, opts *Options) *Client {
 		life:   newLifecycle(),
 	}
 	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
-	if !cfg.Enabled {
+	switch {
+	case !cfg.Enabled:
 		c.status.State = StateDisabled
+	case cfg.Problem != "":
+		c.status.State, c.status.Err = StateFailed, cfg.Problem
 	}
 	c.auth = newAuthenticator(cfg, o.Tokens)
 	return c
@@ -259,8 +262,9 @@ func (c *Client) Name() string { return c.cfg.Name }
 func (c *Client) Config() config.Server { return c.cfg }
 
 // Start connects in the background and returns at once. Use [Client.Ready]
-// to wait for the first attempt. A disabled server never connects.
-// Start after Close, or a second Start, does nothing.
+// to wait for the first attempt. A disabled server never connects, nor
+// does one whose config has a Problem: it stays failed, with the problem
+// as its error. Start after Close, or a second Start, does nothing.
 func (c *Client) Start(ctx context.Context) {
 	c.lifeMu.Lock()
 	defer c.lifeMu.Unlock()
@@ -269,7 +273,10 @@ func (c *Client) Start(ctx context.Context) {
 	}
 	c.started = true
 	ctx, c.cancel = context.WithCancel(ctx)
-	if !c.cfg.Enabled {
+	if !c.cfg.Enabled || c.cfg.Problem != "" {
+		if c.cfg.Enabled {
+			c.logNotStarted()
+		}
 		c.markReady()
 		close(c.done)
 		return
@@ -450,6 +457,17 @@ func (c *Client) run(ctx context.Context) {
 			continue
 		}
 		backoff = min(backoff*2, c.opts.MaxBackoff)
+	}
+}
+
+// logNotStarted says once why a server with a config problem is not
+// started: as an error in serve, where the log is all there is; at info
+// in a one-shot command, which says itself which servers failed and why.
+func (c *Client) logNotStarted() {
+	if c.opts.Reconnect {
+		c.log.Error("not started", "err", c.cfg.Problem)
+	} else {
+		c.log.Info("not started", "err", c.cfg.Problem)
 	}
 }
 

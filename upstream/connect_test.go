@@ -68,6 +68,23 @@ func TestDisabledNeverStarts(t *testing.T) {
 	}
 }
 
+// A server whose config has a Problem (an unset ${VAR}) is failed with
+// it as the error, and never started.
+func TestProblemNeverStarts(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("unset")
+	srv.Problem = "TOKEN is not set (env TOKEN)"
+	c := startClient(t, srv, nil)
+	<-c.Ready()
+	if st := c.Status(); st.State != upstream.StateFailed || st.Err != srv.Problem || st.Attempts != 0 {
+		t.Errorf("state %s, error %q after %d attempts; want failed, %q after none", st.State, st.Err, st.Attempts, srv.Problem)
+	}
+	_, err := callTool(t, c, "echo", map[string]any{"message": "x"})
+	if !errors.Is(err, upstream.ErrNotConnected) {
+		t.Errorf("request on a server with a config problem: %v, want ErrNotConnected", err)
+	}
+}
+
 func TestCloseTwiceAndConcurrently(t *testing.T) {
 	t.Parallel()
 	c := connect(t, stdioServer("closer"), nil)

@@ -49,7 +49,7 @@ for the answer. The URL is printed too, for when no browser opens.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.server = args[0]
 			if o.timeout <= 0 {
-				return errors.New("--timeout must be positive")
+				return usagef("--timeout must be positive")
 			}
 			return authLoginRun(cmd.Context(), ios, g, o)
 		},
@@ -129,6 +129,9 @@ func (e *authEnv) authenticator(name string) (*auth.Authenticator, error) {
 			return nil, fmt.Errorf("server %s has \"auth\": false in the config: mcpx never logs in to it", name)
 		case s.StaticAuthorization():
 			return nil, fmt.Errorf("server %s sends a static Authorization header from the config, which wins over a login", name)
+		case s.Problem != "":
+			// Its URL or settings are incomplete: a login would go astray.
+			return nil, fmt.Errorf("server %s: %s", name, s.Problem)
 		}
 		return auth.New(&auth.Options{Server: s.Name, URL: s.URL, Config: s.Auth, Store: e.store})
 	}

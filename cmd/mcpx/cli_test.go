@@ -14,9 +14,10 @@ func TestListTools(t *testing.T) {
 		"down": map[string]any{"command": "/no/such/server"},
 	}})
 
+	// The working server's tools, and exit 1: a server failed.
 	out, errOut, code := runCLI(t, "", "list", "tools", "--config", cfg)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errOut)
 	}
 	// In a pipe: one tab-separated row per tool: name, server, first line.
 	var echo string
@@ -33,7 +34,7 @@ func TestListTools(t *testing.T) {
 	}
 
 	out, _, code = runCLI(t, "", "list", "tools", "--json", "--config", cfg)
-	if code != 0 {
+	if code != 1 {
 		t.Fatal(code)
 	}
 	var tools []map[string]any

@@ -29,7 +29,8 @@ problems, whether its command is on PATH, how long it took to connect, what
 it offers, tool names a client would reject (and what mcpx serves instead),
 input schemas that are not valid JSON Schema, and names two servers share.
 Then the size of tools/list as a client receives it, in bytes and
-estimated tokens. Exits 1 when anything is an error.`,
+estimated tokens. Exits 1 when anything is an error, 2 when the config
+does not load.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Servers list more tools to a client that can answer
@@ -37,7 +38,7 @@ estimated tokens. Exits 1 when anything is an error.`,
 			g.asServe = true
 			if _, err := config.Load(loadOptions(g)); err != nil {
 				fmt.Fprintf(ios.Out, "config: %s\nverdict: the config does not load: fix it first\n", err)
-				return exitError{1}
+				return exitError{2}
 			}
 			s, err := openReady(cmd.Context(), ios, g)
 			if err != nil {

@@ -71,10 +71,10 @@ func TestDoctor(t *testing.T) {
 		!strings.Contains(out, "verdict: usable, with 16 warning(s)") {
 		t.Fatalf("doctor on twins: %d\n%s%s", code, out, errOut)
 	}
-	// A config that does not load: a verdict, exit 1.
+	// A config that does not load: a verdict, exit 2 (a config error).
 	broken := writeConfig(t, map[string]any{"servers": map[string]any{"x": map[string]any{"url": "ftp://x"}}})
 	out, _, code = runCLI(t, "", "doctor", "--config", broken)
-	if code != 1 || !strings.Contains(out, "servers.x.url") || !strings.Contains(out, "verdict: the config does not load") {
+	if code != 2 || !strings.Contains(out, "servers.x.url") || !strings.Contains(out, "verdict: the config does not load") {
 		t.Fatalf("doctor on a broken config: %d\n%s", code, out)
 	}
 

@@ -35,7 +35,9 @@ result is checked before it is written, and written atomically, so a running
 mcpx serve picks it up whole.
 
 Secrets are best passed as ${VAR} references, in single quotes so that the
-shell leaves them alone: mcpx expands them when it loads the config.`,
+shell leaves them alone: mcpx expands them when it loads the config. add
+warns, and adds the server all the same, when its command is not on PATH
+or a variable it refers to is not set here.`,
 		Example: `  mcpx add everything -- npx -y @modelcontextprotocol/server-everything
   mcpx add github --env 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
   mcpx add remote --url https://example.com/mcp --header 'Authorization=Bearer ${TOKEN}'`,
@@ -99,7 +101,7 @@ func addRun(ios *streams, file string, o *addOptions) error {
 		return exitWith(ios, 2, err)
 	}
 	if err := config.AddServer(file, o.name, e, o.force); err != nil {
-		return exitWith(ios, 1, err)
+		return editFailed(ios, err)
 	}
 	fmt.Fprintf(ios.Err, "added server %s to %s\n", o.name, file)
 	for _, kv := range slices.Concat(o.env, o.headers) {
@@ -109,7 +111,47 @@ func addRun(ios *streams, file string, o *addOptions) error {
 			fmt.Fprintf(ios.Err, "note: the value of %s is written to %s as it is; '${VAR}' keeps it in the environment instead\n", k, file)
 		}
 	}
+	for _, w := range addWarnings(file, o.name, e) {
+		fmt.Fprintln(ios.Err, "warning:", w)
+	}
 	return nil
+}
+
+// addWarnings says what would keep a server just added from starting,
+// where this shell can tell: a command not on PATH, a ${VAR} that is not
+// set. The server is added all the same: the command may be installed
+// later, and the variable may be set only where mcpx runs.
+func addWarnings(file, name string, e config.Entry) []string {
+	var out []string
+	if e.Command != "" {
+		checkCommand(config.Server{Command: e.Command, Cwd: e.Cwd}, func(level, format string, args ...any) {
+			if level == "error" {
+				out = append(out, fmt.Sprintf(format, args...)+": the server will fail to start until it is installed")
+			}
+		})
+	}
+	// The file as mcpx will read it, with this environment: the server's
+	// Problem names each unset variable and where it is used, never a value.
+	cfg, err := config.Load(&config.LoadOptions{File: file})
+	if err != nil {
+		return out
+	}
+	for _, s := range cfg.Servers {
+		if s.Name == name && s.Problem != "" {
+			out = append(out, s.Problem+" here: the server will not start where it is not set either (an MCP client started from a GUI often lacks shell variables)")
+		}
+	}
+	return out
+}
+
+// editFailed prints the error of an editing command and exits 1 when the
+// file could not be written, 2 for a name or a file the user must fix (a
+// name that exists or does not, a config that does not load).
+func editFailed(ios *streams, err error) error {
+	if errors.Is(err, config.ErrWrite) {
+		return exitWith(ios, 1, err)
+	}
+	return exitWith(ios, 2, err)
 }
 
 // pairs parses KEY=VALUE flags. Error messages never repeat a value.
@@ -139,7 +181,7 @@ func newRemoveCmd(ios *streams, g *globalFlags) *cobra.Command {
 				return exitWith(ios, 2, err)
 			}
 			if err := config.RemoveServer(file, args[0]); err != nil {
-				return exitWith(ios, 1, err)
+				return editFailed(ios, err)
 			}
 			fmt.Fprintf(ios.Err, "removed server %s from %s\n", args[0], file)
 			return nil
@@ -159,7 +201,7 @@ func newEnableCmd(ios *streams, g *globalFlags, enable bool) *cobra.Command {
 				return exitWith(ios, 2, err)
 			}
 			if err := config.SetEnabled(file, args[0], enable); err != nil {
-				return exitWith(ios, 1, err)
+				return editFailed(ios, err)
 			}
 			fmt.Fprintf(ios.Err, "%sd server %s in %s\n", verb, args[0], file)
 			return nil

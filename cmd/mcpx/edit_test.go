@@ -145,3 +145,48 @@ func readText(t testing.TB, p string) string {
 	}
 	return string(b)
 }
+
+// add warns about what would keep the server from starting, and adds it
+// all the same: a command not on PATH, a ${VAR} that is not set here.
+func TestAddWarns(t *testing.T) {
+	if _, ok := os.LookupEnv(unsetVar); ok {
+		t.Skipf("%s is set", unsetVar)
+	}
+	t.Setenv("MCPX_TEST_SET_31", "s3cret-value")
+	file := filepath.Join(t.TempDir(), "mcpx.json")
+	if err := os.WriteFile(file, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // each a warning line's part; none for no warning
+	}{
+		{"missing command", []string{"--", "mcpx-no-such-command-31", "--x"},
+			[]string{`warning: command "mcpx-no-such-command-31" not found on PATH: the server will fail to start`}},
+		{"unset variable", []string{"--env", "GITHUB_TOKEN=${" + unsetVar + "}", "--env", "OK=${MCPX_TEST_SET_31}", "--", fixture},
+			[]string{"warning: " + unsetVar + " is not set (env GITHUB_TOKEN) here"}},
+		{"unset in a header", []string{"--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${" + unsetVar + "}"},
+			[]string{"warning: " + unsetVar + " is not set (headers Authorization) here"}},
+		{"sound", []string{"--env", "OK=${MCPX_TEST_SET_31}", "--", fixture}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := strings.ReplaceAll(tc.name, " ", "-")
+			_, errOut, code := runCLI(t, "", append([]string{"--config", file, "add", name}, tc.args...)...)
+			if code != 0 || !strings.Contains(readText(t, file), `"`+name+`": {`) {
+				t.Fatalf("add: exit %d, want 0 and the server added\n%s", code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tc.want == nil && strings.Contains(errOut, "warning") {
+				t.Errorf("a warning for a sound server:\n%s", errOut)
+			}
+			if strings.Contains(errOut, "s3cret") {
+				t.Errorf("stderr shows a value:\n%s", errOut)
+			}
+		})
+	}
+}

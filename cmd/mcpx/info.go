@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -98,32 +99,66 @@ func infoRun(ios *streams, e *aggregator.Entry, o *infoOptions) error {
 
 // schemaProperty is the part of a JSON Schema property that a table shows.
 type schemaProperty struct {
-	Type        json.RawMessage `json:"type"`
-	Description string          `json:"description"`
-	Enum        []any           `json:"enum"`
-	Default     json.RawMessage `json:"default"`
-	Items       *struct {
-		Type json.RawMessage `json:"type"`
-	} `json:"items"`
+	Type        json.RawMessage            `json:"type"`
+	Description string                     `json:"description"`
+	Enum        []any                      `json:"enum"`
+	Default     json.RawMessage            `json:"default"`
+	Items       json.RawMessage            `json:"items"`
+	Properties  map[string]json.RawMessage `json:"properties"`
+	Required    []string                   `json:"required"`
+}
+
+// decodeProperty reads a property's schema; one that does not decode
+// (an upstream's schema may be anything) shows as type "any".
+func decodeProperty(raw json.RawMessage) schemaProperty {
+	var p schemaProperty
+	if json.Unmarshal(raw, &p) != nil {
+		return schemaProperty{}
+	}
+	return p
+}
+
+// item is the schema of an array's items, when it is one schema (not a
+// tuple's list).
+func (p schemaProperty) item() (schemaProperty, bool) {
+	if len(p.Items) == 0 || p.Items[0] != '{' {
+		return schemaProperty{}, false
+	}
+	return decodeProperty(p.Items), true
 }
 
 func printToolArgs(ios *streams, tool json.RawMessage) error {
 	var t struct {
 		InputSchema struct {
-			Properties map[string]schemaProperty `json:"properties"`
-			Required   []string                  `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
 		} `json:"inputSchema"`
 	}
 	if err := json.Unmarshal(tool, &t); err != nil {
 		return fmt.Errorf("the tool's object: %w", err)
 	}
-	names := make([]string, 0, len(t.InputSchema.Properties))
-	for n := range t.InputSchema.Properties {
-		names = append(names, n)
+	if len(t.InputSchema.Properties) == 0 {
+		fmt.Fprintln(ios.Out, "\nNo arguments.")
+		return nil
 	}
-	// Required arguments first, then by name.
+	rows := argRows(t.InputSchema.Properties, t.InputSchema.Required, "", 1)
+	fmt.Fprintln(ios.Out)
+	return printWrappedTable(ios.Out, ios.OutTTY, []string{"ARGUMENT", "TYPE", "REQUIRED", "DESCRIPTION"}, rows)
+}
+
+// maxArgDepth bounds how deep info shows the fields of nested objects: an
+// upstream's schema may nest as deep as it likes.
+const maxArgDepth = 4
+
+// argRows are the table rows of an object schema's properties, required
+// ones first, then by name. Each is followed by the fields of its value
+// when that is an object ("options.depth") or an array of objects
+// ("entities[].name"), whose REQUIRED says whether the field is required
+// in its own object.
+func argRows(props map[string]json.RawMessage, required []string, prefix string, depth int) [][]string {
+	names := slices.Collect(maps.Keys(props))
 	slices.SortFunc(names, func(a, b string) int {
-		ra, rb := slices.Contains(t.InputSchema.Required, a), slices.Contains(t.InputSchema.Required, b)
+		ra, rb := slices.Contains(required, a), slices.Contains(required, b)
 		if ra != rb {
 			if ra {
 				return -1
@@ -132,38 +167,57 @@ func printToolArgs(ios *streams, tool json.RawMessage) error {
 		}
 		return strings.Compare(a, b)
 	})
-	if len(names) == 0 {
-		fmt.Fprintln(ios.Out, "\nNo arguments.")
-		return nil
-	}
 	rows := make([][]string, 0, len(names))
 	for _, n := range names {
-		p := t.InputSchema.Properties[n]
-		desc := p.Description
-		if len(p.Enum) > 0 {
-			vals := make([]string, len(p.Enum))
-			for i, v := range p.Enum {
-				b, _ := json.Marshal(v)
-				vals[i] = string(b)
-			}
-			desc = strings.TrimSpace(desc + " (one of " + strings.Join(vals, ", ") + ")")
+		p := decodeProperty(props[n])
+		rows = append(rows, []string{prefix + n, schemaType(p), yesNo(slices.Contains(required, n)), describe(p)})
+		if depth >= maxArgDepth {
+			continue
 		}
-		if len(p.Default) > 0 {
-			desc = strings.TrimSpace(desc + " (default " + string(p.Default) + ")")
+		if fields, req, under := nestedFields(p, prefix+n); len(fields) > 0 {
+			rows = append(rows, argRows(fields, req, under, depth+1)...)
 		}
-		rows = append(rows, []string{n, schemaType(p), yesNo(slices.Contains(t.InputSchema.Required, n)), desc})
 	}
-	fmt.Fprintln(ios.Out)
-	return printWrappedTable(ios.Out, ios.OutTTY, []string{"ARGUMENT", "TYPE", "REQUIRED", "DESCRIPTION"}, rows)
+	return rows
+}
+
+// nestedFields are the fields shown under the property name: an object's
+// own, or those of an array's object items; with the prefix of their
+// rows.
+func nestedFields(p schemaProperty, name string) (map[string]json.RawMessage, []string, string) {
+	if len(p.Properties) > 0 {
+		return p.Properties, p.Required, name + "."
+	}
+	if it, ok := p.item(); ok && len(it.Properties) > 0 {
+		return it.Properties, it.Required, name + "[]."
+	}
+	return nil, nil, ""
+}
+
+// describe is a property's description with its enum and default.
+func describe(p schemaProperty) string {
+	desc := p.Description
+	if len(p.Enum) > 0 {
+		vals := make([]string, len(p.Enum))
+		for i, v := range p.Enum {
+			b, _ := json.Marshal(v)
+			vals[i] = string(b)
+		}
+		desc = strings.TrimSpace(desc + " (one of " + strings.Join(vals, ", ") + ")")
+	}
+	if len(p.Default) > 0 {
+		desc = strings.TrimSpace(desc + " (default " + string(p.Default) + ")")
+	}
+	return desc
 }
 
 // schemaType names a property's JSON Schema type: "string", "integer|null",
-// "string[]"; "enum" or "any" when there is no type.
+// "string[]", "object[]"; "enum" or "any" when there is no type.
 func schemaType(p schemaProperty) string {
 	t := typeNames(p.Type)
-	if t == "array" && p.Items != nil {
-		if it := typeNames(p.Items.Type); it != "" {
-			return it + "[]"
+	if it, ok := p.item(); t == "array" && ok {
+		if name := typeNames(it.Type); name != "" {
+			return name + "[]"
 		}
 	}
 	switch {

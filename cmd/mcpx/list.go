@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/proxytool"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 type listOptions struct {
@@ -38,7 +39,7 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 			switch o.kind {
 			case "tools", "resources", "prompts":
 			default:
-				return fmt.Errorf("list %q: want tools, resources or prompts", args[0])
+				return usagef("list %q: want tools, resources or prompts", args[0])
 			}
 			if r := remoteFor(serverURL); r != nil {
 				c, err := r.catalog(cmd.Context())
@@ -64,7 +65,10 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 			if err := checkServerName(catalogServers(c, s.cfg), o.server); err != nil {
 				return err
 			}
-			return listRun(ios, c, o)
+			if err := listRun(ios, c, o); err != nil {
+				return err
+			}
+			return anyFailed(s.agg.Upstreams(), o.server)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of MCP objects, each with a \"server\" field")
@@ -138,6 +142,18 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		}
 		// Not in the table: a script reading rows must not take it for one.
 		fmt.Fprintf(ios.Err, "total: %d %s, about %d tokens\n", len(entries), o.kind, total)
+	}
+	return nil
+}
+
+// anyFailed is exit status 1 when a server listed from (server, or every
+// one when "") failed: the list lacks its part. The session's close says
+// which and why.
+func anyFailed(statuses []upstream.Status, server string) error {
+	for _, st := range statuses {
+		if st.State == upstream.StateFailed && (server == "" || st.Name == server) {
+			return exitError{1}
+		}
 	}
 	return nil
 }

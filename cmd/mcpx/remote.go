@@ -26,7 +26,8 @@ type remote struct {
 
 // addServerURL adds --server-url to a command.
 func addServerURL(cmd *cobra.Command, url *string) {
-	cmd.Flags().StringVar(url, "server-url", "", "ask a running `mcpx serve --http` at this URL instead of starting the servers (else MCPX_SERVER_URL; token from MCPX_HTTP_TOKEN)")
+	// Backquotes in a usage name the flag's argument (pflag): only URL has them.
+	cmd.Flags().StringVar(url, "server-url", "", "ask the mcpx serve --http running at `URL` instead of starting the servers (else MCPX_SERVER_URL; token from MCPX_HTTP_TOKEN)")
 }
 
 // remoteFor returns the remote the command should ask, or nil for none.

@@ -121,6 +121,8 @@ interrupted.`,
 		newVersionCmd(ios),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// Now rather than in Execute, so that markUsageErrors sees it.
+	root.InitDefaultCompletionCmd()
 	markUsageErrors(root)
 	addCompletions(root, g)
 	return root
@@ -129,6 +131,16 @@ interrupted.`,
 // markUsageErrors makes the argument checks of every command usage errors
 // (exit status 2).
 func markUsageErrors(cmd *cobra.Command) {
+	if cmd.HasParent() && cmd.HasSubCommands() && !cmd.Runnable() {
+		// A group (auth, completion): cobra would show its help and exit
+		// 0 for a word that names none of its commands.
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for %q", args[0], c.CommandPath())
+			}
+			return c.Help()
+		}
+	}
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {

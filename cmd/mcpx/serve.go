@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/nbpipe"
 )
 
@@ -50,13 +51,13 @@ given together; stdio is served alone unless --http is given.`,
 			withHTTP := cmd.Flags().Changed("http")
 			if len(args) == 1 {
 				if !withHTTP || httpAddr != defaultHTTPAddr {
-					return fmt.Errorf("serve: unexpected argument %q (an address goes after --http)", args[0])
+					return usagef("serve: unexpected argument %q (an address goes after --http)", args[0])
 				}
 				httpAddr = args[0]
 			}
 			withStdio := stdio && (cmd.Flags().Changed("stdio") || !withHTTP)
 			if !withStdio && !withHTTP {
-				return errors.New("serve: give --stdio, --http or both")
+				return usagef("serve: give --stdio, --http or both")
 			}
 			var token string
 			if withHTTP {
@@ -71,6 +72,12 @@ given together; stdio is served alone unless --http is given.`,
 			s, err := open(cmd.Context(), ios, g, true)
 			if err != nil {
 				return err
+			}
+			if withHTTP && s.cfg.HTTP.Problem != "" {
+				// The http section guards the listener: never serve
+				// without what it asks for.
+				s.shutdown()
+				return exitWith(ios, 2, &config.Error{File: s.cfg.File, Field: "http", Msg: s.cfg.HTTP.Problem})
 			}
 			if withStdio && ios.InTTY {
 				// Typed by a person, who would otherwise see nothing happen.
@@ -95,7 +102,10 @@ given together; stdio is served alone unless --http is given.`,
 		},
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", true, "serve on stdin/stdout")
-	cmd.Flags().StringVar(&httpAddr, "http", defaultHTTPAddr, "serve MCP over HTTP on ADDR (streamable HTTP at /mcp, legacy SSE at /sse)")
+	// No default value: HTTP is off unless --http is given, and help would
+	// show a default as if it were on. The address --http alone means is
+	// its NoOptDefVal, which help shows as ADDR[="127.0.0.1:7777"].
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP on `ADDR` (streamable HTTP at /mcp, legacy SSE at /sse); off unless given")
 	cmd.Flags().Lookup("http").NoOptDefVal = defaultHTTPAddr
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the bearer token HTTP clients must send (else MCPX_HTTP_TOKEN, else http.token)")
 	return cmd

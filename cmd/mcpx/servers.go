@@ -119,12 +119,7 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 	if err := printServers(ios, statuses, b, c, o); err != nil {
 		return err
 	}
-	for _, s := range statuses {
-		if s.State == upstream.StateFailed {
-			return exitError{1}
-		}
-	}
-	return nil
+	return anyFailed(statuses, "")
 }
 
 func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c *aggregator.Catalog, o *serversOptions) error {

@@ -1,0 +1,89 @@
+package config
+
+import (
+	"slices"
+	"strings"
+)
+
+// topKeys are the top-level keys mcpx reads.
+var topKeys = []string{
+	"servers", "mcpServers", "browser", "http", "expose", "separator", "lazy", "idleTimeout",
+	"callTimeout", "maxCallTime", "maxConcurrent", "maxMessageBytes", "shutdownTimeout", "readyTimeout",
+}
+
+// foreignTopKeys belong to the formats mcpx reads besides its own: a JSON
+// schema reference, VS Code's prompted inputs.
+var foreignTopKeys = []string{"$schema", "inputs"}
+
+// warnUnknownTop warns about each top-level key mcpx does not read. A
+// file that keeps its servers under mcpServers is another program's
+// (Claude Desktop, Claude Code, Cursor) and holds much else: there only a
+// key close to one of mcpx's, a likely typo, is worth a word.
+func (p *parser) warnUnknownTop(tree map[string]any) {
+	_, shared := tree["mcpServers"]
+	r := &reader{p: p, m: tree, typosOnly: shared}
+	r.warnUnknown(slices.Concat(topKeys, foreignTopKeys)...)
+}
+
+// unknownKey is the warning for a key mcpx does not read, naming the
+// closest of known when one is close; "" when typosOnly and none is.
+func unknownKey(key string, known []string, typosOnly bool) string {
+	if near := closestKey(key, known); near != "" {
+		return "unknown key, ignored; did you mean " + near + "?"
+	}
+	if typosOnly {
+		return ""
+	}
+	return "unknown key, ignored"
+}
+
+// maxKeyCompared bounds the length of a key compared: the edit distance
+// costs the product of two lengths.
+const maxKeyCompared = 64
+
+// closestKey is the key of known that looks most like key, or "" when
+// none does. The measure is the one proxytool.Closest uses for names
+// (config may not import it): case aside, one containing the other counts
+// as close, else the edit distance must be at most a third of key's
+// length (at least 2). Ties go to the first in known.
+func closestKey(key string, known []string) string {
+	want := strings.ToLower(key)
+	if want == "" || len(want) > maxKeyCompared {
+		return ""
+	}
+	limit := max(2, len([]rune(want))/3)
+	best, bestDist := "", limit+1
+	for _, k := range known {
+		have := strings.ToLower(k)
+		d := editDistance(want, have)
+		if strings.Contains(have, want) || strings.Contains(want, have) {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
