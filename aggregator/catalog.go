@@ -41,7 +41,7 @@ type Entry struct {
 
 	src      Source
 	template *uritemplate.Template // for KindTemplate
-	direct   bool                  // listed even with expose: proxy
+	direct   bool                  // a tool listed even with expose: proxy
 }
 
 // Collision records an exposed name or URI that two sources both claim.
