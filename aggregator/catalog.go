@@ -8,6 +8,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
 )
@@ -76,6 +77,9 @@ type Catalog struct {
 	prompts   map[string]*Entry
 	items     map[proxytool.Kind][]proxytool.Item
 
+	// filtered are the tools and prompts the config's filters keep out.
+	filtered []*Filtered
+
 	// provisional are the entries listed under a cleaned name while the
 	// catalog is built, filed by settle at its end.
 	provisional []provisional
@@ -122,10 +126,10 @@ func build(members []*member, sep string) *Catalog {
 	for _, m := range members {
 		name := m.src.Name()
 		for _, raw := range m.src.Tools() {
-			c.add(KindTool, m, raw, "name", sep, m.tools.Allows, c.tools, &c.Tools)
+			c.add(KindTool, m, raw, "name", sep, &m.tools, c.tools, &c.Tools)
 		}
 		for _, raw := range m.src.Prompts() {
-			c.add(KindPrompt, m, raw, "name", sep, m.prompts.Allows, c.prompts, &c.Prompts)
+			c.add(KindPrompt, m, raw, "name", sep, &m.prompts, c.prompts, &c.Prompts)
 		}
 		for _, raw := range m.src.Resources() {
 			c.add(KindResource, m, raw, "uri", "", nil, c.resources, &c.Resources)
@@ -156,7 +160,7 @@ func build(members []*member, sep string) *Catalog {
 // exposed name into the bytes, rather than decoding the whole object and
 // encoding it again.
 func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string,
-	allow func(string) bool, index map[string]*Entry, list *[]*Entry) *Entry {
+	filter *config.Filter, index map[string]*Entry, list *[]*Entry) *Entry {
 	server := m.src.Name()
 	// Exact keys: encoding/json would also take "Name" or "NAME" for name,
 	// and the upstream must get back exactly the name it listed. A
@@ -186,8 +190,13 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s has no %q", server, kind, key))
 		return nil
 	}
-	if allow != nil && !allow(original) {
-		return nil
+	if filter != nil {
+		if l := filter.Excludes(original); l != "" {
+			// Kept to say why the name is unknown, should it be asked for.
+			name, _ := exposedName(m.prefix, sep, original)
+			c.filtered = append(c.filtered, &Filtered{Kind: kind, Name: name, Original: original, Server: server, List: l})
+			return nil
+		}
 	}
 	e := &Entry{Kind: kind, Name: original, Original: original, quoted: []byte(quote(original)), Server: server,
 		Title: title, Description: description, JSON: raw, src: m.src, direct: m.direct}
