@@ -126,3 +126,56 @@ func TestCleanedServerName(t *testing.T) {
 		t.Errorf("call %s: exit %d, stdout %q, stderr %q", hashed, code, out, errOut)
 	}
 }
+
+// TestReadAndGetByNameOrTitle: list resources shows each resource's name
+// and title in columns of their own; read takes the URI, the name or the
+// title, get takes a prompt's name or title, and a near miss of any of
+// them gets the closest names, as a tool's does.
+func TestReadAndGetByNameOrTitle(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx")}})
+
+	out, errOut, code := runCLI(t, "", "list", "resources", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("list resources: exit %d: %s", code, errOut)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if !slices.Contains(rows, "fixture://text-json\tfx\ttext-json\tJSON as plain text\t") ||
+		!slices.Contains(rows, "fixture://readme\tfx\treadme\t\t") {
+		t.Errorf("list resources rows = %q, want URI, server, name, title, description", rows)
+	}
+
+	const text = `{"key":"value","n":1}` + "\n"
+	for _, arg := range []string{"fixture://text-json", "text-json", "JSON as plain text"} {
+		if out, errOut, code := runCLI(t, "", "read", arg, "--config", cfg); code != 0 || out != text {
+			t.Errorf("read %q: exit %d, stdout %q, stderr %q; want %q", arg, code, out, errOut, text)
+		}
+	}
+	out, errOut, code = runCLI(t, "", "get", "Greeting", "--arg", "name=Ada", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "Please greet Ada") {
+		t.Errorf("get Greeting: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"read", "raedme"}, []string{"did you mean fixture://readme?"}},
+		{[]string{"read", "JSON as plain txt"}, []string{"did you mean ", "fixture://text-json"}},
+		{[]string{"get", "Greating"}, []string{"did you mean fx_greet?"}},
+		{[]string{"read", "item"}, []string{`"item" is the resource template fixture://items/{id}: give a URI it matches`}},
+	} {
+		out, errOut, code := runCLI(t, "", append(tc.args, "--config", cfg)...)
+		if code != 2 || out != "" || !containsAll(errOut, tc.want...) {
+			t.Errorf("mcpx %q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
