@@ -200,9 +200,9 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 	}
 	e := &Entry{Kind: kind, Name: original, Original: original, quoted: []byte(quote(original)), Server: server,
 		Title: title, Description: description, JSON: raw, src: m.src, direct: m.direct}
-	var temporary bool
+	var cleaned bool
 	if key == "name" {
-		e.Name, temporary = exposedName(m.prefix, sep, original)
+		e.Name, cleaned = exposedName(m.prefix, sep, original)
 	}
 	if kind == KindTool && (!isObjectSchema(inputSchema) || outputSchema != nil && string(outputSchema) != "null" && !isObjectSchema(outputSchema)) {
 		// Rare: decode, repair, encode.
@@ -219,7 +219,7 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 			e.JSON = renamed
 		}
 	}
-	if temporary {
+	if cleaned {
 		// Listed in place now, filed once every name is known.
 		c.provisional = append(c.provisional, provisional{e, hashedName(m.prefix, sep, original)})
 		*list = append(*list, e)

@@ -44,6 +44,16 @@ func hashedName(prefix, sep, name string) string {
 	return string(c) + suffix
 }
 
+// namePrefix is how the exposed names of a server with prefix begin: the
+// prefix and separator, cleaned as [exposedName] cleans them ("my server"
+// gives "my_server_"); "" without a prefix.
+func namePrefix(prefix, sep string) string {
+	if prefix == "" {
+		return ""
+	}
+	return string(clean(prefix + sep))
+}
+
 func join(prefix, sep, name string) string {
 	if prefix == "" {
 		return name
