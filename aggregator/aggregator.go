@@ -401,6 +401,9 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 	}
 	e, ok := lookup(name)
 	if !ok {
+		if f := a.Catalog().FilteredOut(kind, name); f != nil {
+			return nil, f
+		}
 		if hint := a.loginHint(name); hint != "" {
 			return nil, fmt.Errorf("%w %s %q: %s", ErrUnknown, kind, name, hint)
 		}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
 )
@@ -41,7 +43,7 @@ type Entry struct {
 
 	src      Source
 	template *uritemplate.Template // for KindTemplate
-	direct   bool                  // listed even with expose: proxy
+	direct   bool                  // a tool listed even with expose: proxy
 }
 
 // Collision records an exposed name or URI that two sources both claim.
@@ -74,6 +76,20 @@ type Catalog struct {
 	resources map[string]*Entry
 	prompts   map[string]*Entry
 	items     map[proxytool.Kind][]proxytool.Item
+
+	// filtered are the tools and prompts the config's filters keep out.
+	filtered []*Filtered
+
+	// provisional are the entries listed under a cleaned name while the
+	// catalog is built, filed by settle at its end.
+	provisional []provisional
+}
+
+// provisional is an entry whose name was made valid by cleaning alone,
+// with the hashed name it takes if that is contested.
+type provisional struct {
+	e      *Entry
+	hashed string
 }
 
 // Tool finds a tool by exposed name.
@@ -110,10 +126,10 @@ func build(members []*member, sep string) *Catalog {
 	for _, m := range members {
 		name := m.src.Name()
 		for _, raw := range m.src.Tools() {
-			c.add(KindTool, m, raw, "name", sep, m.tools.Allows, c.tools, &c.Tools)
+			c.add(KindTool, m, raw, "name", sep, &m.tools, c.tools, &c.Tools)
 		}
 		for _, raw := range m.src.Prompts() {
-			c.add(KindPrompt, m, raw, "name", sep, m.prompts.Allows, c.prompts, &c.Prompts)
+			c.add(KindPrompt, m, raw, "name", sep, &m.prompts, c.prompts, &c.Prompts)
 		}
 		for _, raw := range m.src.Resources() {
 			c.add(KindResource, m, raw, "uri", "", nil, c.resources, &c.Resources)
@@ -131,6 +147,7 @@ func build(members []*member, sep string) *Catalog {
 			e.template = t
 		}
 	}
+	c.settle()
 	delete(c.tools, proxytool.Name)
 	c.items = c.proxyItems()
 	return c
@@ -143,7 +160,7 @@ func build(members []*member, sep string) *Catalog {
 // exposed name into the bytes, rather than decoding the whole object and
 // encoding it again.
 func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string,
-	allow func(string) bool, index map[string]*Entry, list *[]*Entry) *Entry {
+	filter *config.Filter, index map[string]*Entry, list *[]*Entry) *Entry {
 	server := m.src.Name()
 	// Exact keys: encoding/json would also take "Name" or "NAME" for name,
 	// and the upstream must get back exactly the name it listed. A
@@ -173,13 +190,19 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 		c.Problems = append(c.Problems, fmt.Sprintf("server %s: a %s has no %q", server, kind, key))
 		return nil
 	}
-	if allow != nil && !allow(original) {
-		return nil
+	if filter != nil {
+		if l := filter.Excludes(original); l != "" {
+			// Kept to say why the name is unknown, should it be asked for.
+			name, _ := exposedName(m.prefix, sep, original)
+			c.filtered = append(c.filtered, &Filtered{Kind: kind, Name: name, Original: original, Server: server, List: l})
+			return nil
+		}
 	}
 	e := &Entry{Kind: kind, Name: original, Original: original, quoted: []byte(quote(original)), Server: server,
 		Title: title, Description: description, JSON: raw, src: m.src, direct: m.direct}
+	var cleaned bool
 	if key == "name" {
-		e.Name = exposedName(m.prefix, sep, original)
+		e.Name, cleaned = exposedName(m.prefix, sep, original)
 	}
 	if kind == KindTool && (!isObjectSchema(inputSchema) || outputSchema != nil && string(outputSchema) != "null" && !isObjectSchema(outputSchema)) {
 		// Rare: decode, repair, encode.
@@ -196,13 +219,74 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 			e.JSON = renamed
 		}
 	}
-	if prev, taken := index[e.Name]; taken {
-		c.Collisions = append(c.Collisions, Collision{Kind: kind, Name: e.Name, Kept: prev.Server, Dropped: server, Original: original})
+	if cleaned {
+		// Listed in place now, filed once every name is known.
+		c.provisional = append(c.provisional, provisional{e, hashedName(m.prefix, sep, original)})
+		*list = append(*list, e)
+		return e
+	}
+	if !c.file(e, index) {
 		return nil
 	}
-	index[e.Name] = e
 	*list = append(*list, e)
 	return e
+}
+
+// file indexes e under its name, unless another entry has it: then the
+// collision is recorded and file reports false.
+func (c *Catalog) file(e *Entry, index map[string]*Entry) bool {
+	if prev, taken := index[e.Name]; taken {
+		c.Collisions = append(c.Collisions, Collision{Kind: e.Kind, Name: e.Name, Kept: prev.Server, Dropped: e.Server, Original: e.Original})
+		return false
+	}
+	index[e.Name] = e
+	return true
+}
+
+// settle files the provisional entries. A cleaned name is kept only when
+// no other tool (or prompt) has it or cleans up to it too; otherwise the
+// entry takes its hashed name, whichever server comes first, so that
+// "a.b" and "a/b" never pass for each other or for a real "a_b". An
+// entry whose hashed name is taken too is dropped as a collision.
+func (c *Catalog) settle() {
+	if len(c.provisional) == 0 {
+		return
+	}
+	type key struct {
+		kind Kind
+		name string
+	}
+	claims := map[key]int{}
+	for _, p := range c.provisional {
+		claims[key{p.e.Kind, p.e.Name}]++
+	}
+	dropped := map[*Entry]bool{}
+	for _, p := range c.provisional {
+		index := c.tools
+		if p.e.Kind == KindPrompt {
+			index = c.prompts
+		}
+		if _, taken := index[p.e.Name]; taken || claims[key{p.e.Kind, p.e.Name}] > 1 {
+			p.e.rename(p.hashed)
+		}
+		if !c.file(p.e, index) {
+			dropped[p.e] = true
+		}
+	}
+	if len(dropped) > 0 {
+		gone := func(e *Entry) bool { return dropped[e] }
+		c.Tools = slices.DeleteFunc(c.Tools, gone)
+		c.Prompts = slices.DeleteFunc(c.Prompts, gone)
+	}
+	c.provisional = nil
+}
+
+// rename gives e another exposed name, in its JSON too.
+func (e *Entry) rename(name string) {
+	e.Name = name
+	if renamed, _, err := rawjson.Replace(e.JSON, "name", []byte(quote(name))); err == nil {
+		e.JSON = renamed
+	}
 }
 
 // repairToolSchemas fixes, in place, what would make MCP clients reject

@@ -279,7 +279,7 @@ func TestBuildCollisions(t *testing.T) {
 					mem(&fakeSource{name: "b", tools: raws(tb, toolJSON("do.it"), toolJSON("do/it"))}, ""),
 				}
 			},
-			want: []Collision{{Kind: KindTool, Name: exposedName("", "_", "do.it"), Kept: "a", Dropped: "b", Original: "do.it"}},
+			want: []Collision{{Kind: KindTool, Name: hashedName("", "_", "do.it"), Kept: "a", Dropped: "b", Original: "do.it"}},
 		},
 		{
 			desc: "same name twice in one source",

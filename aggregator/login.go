@@ -153,8 +153,8 @@ func (a *Aggregator) loginHint(name string) string {
 			continue
 		}
 		// Without a prefix the name says nothing about its server.
-		prefix := a.cfg.Servers[i].Prefix
-		if prefix != "" && strings.HasPrefix(name, prefix+a.cfg.Separator) {
+		prefix := namePrefix(a.cfg.Servers[i].Prefix, a.cfg.Separator)
+		if prefix != "" && strings.HasPrefix(name, prefix) {
 			return fmt.Sprintf("server %s needs a login before its tools are listed: run `mcpx auth login %s`", c.Name(), c.Name())
 		}
 	}

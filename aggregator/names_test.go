@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,13 +29,31 @@ func TestExposedNameValidUnchanged(t *testing.T) {
 		{"", "_", strings.Repeat("Z", 64), strings.Repeat("Z", 64)},
 	}
 	for _, tt := range tests {
-		if got := exposedName(tt.prefix, tt.sep, tt.name); got != tt.want {
-			t.Errorf("exposedName(%q, %q, %q) = %q, want %q", tt.prefix, tt.sep, tt.name, got, tt.want)
+		if got, provisional := exposedName(tt.prefix, tt.sep, tt.name); got != tt.want || provisional {
+			t.Errorf("exposedName(%q, %q, %q) = %q, %v; want %q, false", tt.prefix, tt.sep, tt.name, got, provisional, tt.want)
 		}
 	}
 }
 
-func TestExposedNameMadeValid(t *testing.T) {
+// TestExposedNameCleaned: a name a client would reject is made valid by
+// replacing each bad byte with '_', and no more while it fits: the
+// catalog adds a hash only when the cleaned name is contested.
+func TestExposedNameCleaned(t *testing.T) {
+	tests := []struct{ prefix, sep, name, want string }{
+		{"my server", "_", "echo", "my_server_echo"},
+		{"a", "_", "x.y", "a_x_y"},
+		{"", "_", "héllo", "h__llo"},
+		{"a", ".", "b", "a_b"},
+		{"p", "_", strings.Repeat("a.", 31), "p_" + strings.Repeat("a_", 31)}, // 64 long
+	}
+	for _, tt := range tests {
+		if got, provisional := exposedName(tt.prefix, tt.sep, tt.name); got != tt.want || !provisional {
+			t.Errorf("exposedName(%q, %q, %q) = %q, %v; want %q, true", tt.prefix, tt.sep, tt.name, got, provisional, tt.want)
+		}
+	}
+}
+
+func TestHashedName(t *testing.T) {
 	tests := []struct {
 		prefix, sep, name string
 		// clean is the text before the hash suffix.
@@ -50,29 +69,29 @@ func TestExposedNameMadeValid(t *testing.T) {
 		{"", "_", "tab\there", "tab_here"},
 	}
 	for _, tt := range tests {
-		got := exposedName(tt.prefix, tt.sep, tt.name)
+		got := hashedName(tt.prefix, tt.sep, tt.name)
 		if !clientName.MatchString(got) {
-			t.Errorf("exposedName(%q, %q, %q) = %q: not a valid client name", tt.prefix, tt.sep, tt.name, got)
+			t.Errorf("hashedName(%q, %q, %q) = %q: not a valid client name", tt.prefix, tt.sep, tt.name, got)
 			continue
 		}
 		m := hashed.FindStringSubmatch(got)
 		if m == nil || m[1] != tt.clean {
-			t.Errorf("exposedName(%q, %q, %q) = %q, want %q + \"_\" + 6 hex digits", tt.prefix, tt.sep, tt.name, got, tt.clean)
+			t.Errorf("hashedName(%q, %q, %q) = %q, want %q + \"_\" + 6 hex digits", tt.prefix, tt.sep, tt.name, got, tt.clean)
 		}
 	}
 }
 
-// TestExposedNameGolden pins a few results: the hash must be the same on
+// TestHashedNameGolden pins a few results: the hash must be the same on
 // every run and every machine, since clients remember tool names.
-func TestExposedNameGolden(t *testing.T) {
+func TestHashedNameGolden(t *testing.T) {
 	tests := []struct{ prefix, sep, name, want string }{
 		{"a", "_", "x.y", "a_x_y_f91b7e"},
 		{"server.name", "/", "tool one", "server_name_tool_one_9d02e3"},
 		{"", "_", "héllo", "h__llo_3c4859"},
 	}
 	for _, tt := range tests {
-		if got := exposedName(tt.prefix, tt.sep, tt.name); got != tt.want {
-			t.Errorf("exposedName(%q, %q, %q) = %q, want %q", tt.prefix, tt.sep, tt.name, got, tt.want)
+		if got := hashedName(tt.prefix, tt.sep, tt.name); got != tt.want {
+			t.Errorf("hashedName(%q, %q, %q) = %q, want %q", tt.prefix, tt.sep, tt.name, got, tt.want)
 		}
 	}
 }
@@ -89,7 +108,7 @@ func TestExposedNameShortened(t *testing.T) {
 		{"long unicode", "", "_", strings.Repeat("é", 100)},
 	}
 	for _, tt := range tests {
-		got := exposedName(tt.prefix, tt.sep, tt.name)
+		got, _ := exposedName(tt.prefix, tt.sep, tt.name)
 		if len(got) != maxNameLen || !clientName.MatchString(got) {
 			t.Errorf("%s: exposedName = %q (len %d), want a valid name of exactly 64", tt.desc, got, len(got))
 		}
@@ -107,18 +126,18 @@ func TestExposedNameStable(t *testing.T) {
 		{"π", "·", "ツール"},
 	}
 	for _, in := range inputs {
-		first := exposedName(in[0], in[1], in[2])
+		first, _ := exposedName(in[0], in[1], in[2])
 		for range 5 {
-			if got := exposedName(in[0], in[1], in[2]); got != first {
+			if got, _ := exposedName(in[0], in[1], in[2]); got != first {
 				t.Fatalf("exposedName%q = %q, then %q", in, first, got)
 			}
 		}
 	}
 }
 
-// TestExposedNameDistinct checks that names which clean up to the same text,
+// TestHashedNameDistinct checks that names which clean up to the same text,
 // or share the first 57 characters, still get different results.
-func TestExposedNameDistinct(t *testing.T) {
+func TestHashedNameDistinct(t *testing.T) {
 	groups := [][]string{
 		{"a.b", "a/b", "a b", "a:b", "a_b", "a\xffb"}, // \xff: not even UTF-8
 		{"x.y.z", "x/y/z", "x_y.z"},
@@ -128,7 +147,7 @@ func TestExposedNameDistinct(t *testing.T) {
 	for _, names := range groups {
 		seen := map[string]string{}
 		for _, name := range names {
-			got := exposedName("", "_", name)
+			got := hashedName("", "_", name)
 			if other, dup := seen[got]; dup {
 				t.Errorf("%q and %q both became %q", other, name, got)
 			}
@@ -147,11 +166,14 @@ func FuzzExposedName(f *testing.F) {
 	f.Add("p", "_", strings.Repeat("a", 80))
 	f.Add("\x00", "\xff", "\n")
 	f.Fuzz(func(t *testing.T, prefix, sep, name string) {
-		got := exposedName(prefix, sep, name)
+		got, _ := exposedName(prefix, sep, name)
 		if !clientName.MatchString(got) {
 			t.Fatalf("exposedName(%q, %q, %q) = %q: not a valid client name", prefix, sep, name, got)
 		}
-		if again := exposedName(prefix, sep, name); again != got {
+		if h := hashedName(prefix, sep, name); !clientName.MatchString(h) {
+			t.Fatalf("hashedName(%q, %q, %q) = %q: not a valid client name", prefix, sep, name, h)
+		}
+		if again, _ := exposedName(prefix, sep, name); again != got {
 			t.Fatalf("exposedName(%q, %q, %q) = %q, then %q", prefix, sep, name, got, again)
 		}
 		full := name
@@ -162,4 +184,75 @@ func FuzzExposedName(f *testing.F) {
 			t.Fatalf("exposedName(%q, %q, %q) = %q, want the valid %q unchanged", prefix, sep, name, got, full)
 		}
 	})
+}
+
+// TestBuildCleanedNames: a cleaned name is kept while nothing else has or
+// cleans up to it; otherwise it takes its hashed name, whichever server
+// comes first, and the valid name keeps its own.
+func TestBuildCleanedNames(t *testing.T) {
+	tests := []struct {
+		desc    string
+		members func(tb testing.TB) []*member
+		want    []string // the tools' exposed names, in catalog order
+	}{
+		{
+			desc: "alone: no hash",
+			members: func(tb testing.TB) []*member {
+				return []*member{mem(&fakeSource{name: "my server", tools: raws(tb, toolJSON("echo"), toolJSON("get.x"))}, "my server")}
+			},
+			want: []string{"my_server_echo", "my_server_get_x"},
+		},
+		{
+			desc: "a valid name later keeps it",
+			members: func(tb testing.TB) []*member {
+				return []*member{
+					mem(&fakeSource{name: "my server", tools: raws(tb, toolJSON("echo"))}, "my server"),
+					mem(&fakeSource{name: "my_server", tools: raws(tb, toolJSON("echo"))}, "my_server"),
+				}
+			},
+			want: []string{hashedName("my server", "_", "echo"), "my_server_echo"},
+		},
+		{
+			desc: "a valid name earlier keeps it",
+			members: func(tb testing.TB) []*member {
+				return []*member{
+					mem(&fakeSource{name: "my_server", tools: raws(tb, toolJSON("echo"))}, "my_server"),
+					mem(&fakeSource{name: "my server", tools: raws(tb, toolJSON("echo"))}, "my server"),
+				}
+			},
+			want: []string{"my_server_echo", hashedName("my server", "_", "echo")},
+		},
+		{
+			desc: "two names that clean up alike both get a hash",
+			members: func(tb testing.TB) []*member {
+				return []*member{
+					mem(&fakeSource{name: "a", tools: raws(tb, toolJSON("do.it"), toolJSON("ok"))}, ""),
+					mem(&fakeSource{name: "b", tools: raws(tb, toolJSON("do/it"))}, ""),
+				}
+			},
+			want: []string{hashedName("", "_", "do.it"), "ok", hashedName("", "_", "do/it")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			members := tt.members(t)
+			c := build(members, "_")
+			if got := names(c.Tools); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("tools = %q, want %q", got, tt.want)
+			}
+			for _, e := range c.Tools {
+				if got, ok := c.Tool(e.Name); !ok || got != e {
+					t.Errorf("Tool(%q) does not find its entry", e.Name)
+				}
+				var obj struct{ Name string }
+				if json.Unmarshal(e.JSON, &obj) != nil || obj.Name != e.Name {
+					t.Errorf("%q is listed as %s", e.Name, e.JSON)
+				}
+			}
+			if len(c.Collisions) != 0 {
+				t.Errorf("collisions: %v", c.Collisions)
+			}
+			assertAccounted(t, members, c)
+		})
+	}
 }

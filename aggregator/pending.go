@@ -69,10 +69,7 @@ func (a *Aggregator) pendingOwner(name string) (*upstream.Client, config.Server)
 		if st := c.Status(); st.State != upstream.StateConnecting && st.State != upstream.StateFailed {
 			continue
 		}
-		p := ""
-		if m.prefix != "" {
-			p = m.prefix + a.cfg.Separator
-		}
+		p := namePrefix(m.prefix, a.cfg.Separator)
 		if !strings.HasPrefix(name, p) || len(p) <= bestLen {
 			continue
 		}

@@ -70,11 +70,15 @@ func (c *Catalog) Find(kind proxytool.Kind, name string) (*Entry, error) {
 	return nil, fmt.Errorf("%s %q: %w", kind, name, proxytool.ErrNotFound)
 }
 
-// NotFoundHint says how to make a server that waits for a login offer the
-// tool or prompt name would be.
+// NotFoundHint says why the tool or prompt name would be is not offered:
+// a filter in the config keeps it out, or its server waits for a login
+// (and how to give it one).
 func (p proxyCatalog) NotFoundHint(kind proxytool.Kind, name string) string {
 	if kind == proxytool.KindResource {
 		return ""
+	}
+	if f := p.a.Catalog().FilteredOut(Kind(kind), name); f != nil {
+		return f.Error()
 	}
 	return p.a.loginHint(name)
 }

@@ -428,9 +428,9 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 	a := s.a
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
-		if a.exposeDirect() {
-			// With expose proxy the lists hold only the proxy tool and the
-			// browser's tools, which need no upstream: answer at once.
+		if a.exposeDirect() || m.Method != "tools/list" {
+			// With expose proxy tools/list holds only the proxy tool and
+			// the browser's tools, which need no upstream: answer at once.
 			a.waitReady(ctx)
 		}
 		s.mu.Lock()
@@ -512,41 +512,39 @@ var listKind = map[string]Kind{
 	"prompts/list":             KindPrompt,
 }
 
-// list renders a list result for the client, shaped by the expose setting:
-// the proxy tool with expose proxy or both, upstream capabilities under
-// their prefixed names with direct or both.
+// list renders a list result for the client, shaped by the expose setting.
 func (s *stdioServer) list(method string) json.RawMessage { return s.a.ListResult(method) }
 
 // ListResult is the result of a list method (tools/list, resources/list,
 // resources/templates/list, prompts/list) as a client is served it now.
+// Only tools are shaped by the expose setting: the proxy tool with expose
+// proxy or both, upstream tools under their prefixed names with direct or
+// both. Prompts and resources are listed under every setting: a client
+// shows them in its pickers and they cost the model no context, so
+// hiding them behind the proxy tool would save nothing.
 func (a *Aggregator) ListResult(method string) json.RawMessage {
 	c := a.Catalog()
-	direct := a.exposeDirect()
-	pick := func(e []*Entry) []*Entry {
-		if direct {
-			return e
-		}
-		var out []*Entry
-		for _, x := range e {
-			if x.direct {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
 	switch method {
 	case "tools/list":
-		tools := pick(c.Tools)
+		tools := c.Tools
+		if !a.exposeDirect() {
+			tools = nil
+			for _, e := range c.Tools {
+				if e.direct {
+					tools = append(tools, e)
+				}
+			}
+		}
 		if a.exposeProxy() {
 			tools = append([]*Entry{a.proxyEntry}, tools...)
 		}
 		return listResult("tools", tools)
 	case "resources/list":
-		return listResult("resources", pick(c.Resources))
+		return listResult("resources", c.Resources)
 	case "resources/templates/list":
-		return listResult("resourceTemplates", pick(c.ResourceTemplates))
+		return listResult("resourceTemplates", c.ResourceTemplates)
 	default:
-		return listResult("prompts", pick(c.Prompts))
+		return listResult("prompts", c.Prompts)
 	}
 }
 

@@ -27,7 +27,7 @@ type member struct {
 	prefix  string
 	tools   config.Filter
 	prompts config.Filter
-	// direct members are listed to the client in every expose mode (the
-	// browser tools), not only through the proxy.
+	// direct members' tools are listed to the client in every expose mode
+	// (the browser tools), not only through the proxy.
 	direct bool
 }

@@ -20,9 +20,12 @@ import (
 const maxSuggestions = 3
 
 // unknownTool is the tools/call result for a name the client is not
-// served: it names the tool, why when a server's state explains it (a
-// login), and the closest served names.
+// served: it names the tool, why when the config (a filter) or a server's
+// state (a login) explains it, and the closest served names.
 func (a *Aggregator) unknownTool(name string) json.RawMessage {
+	if f := a.Catalog().FilteredOut(KindTool, name); f != nil {
+		return toolError(a.opts.Redact(f.Error()))
+	}
 	text := fmt.Sprintf("unknown tool %q", name)
 	if hint := a.loginHint(name); hint != "" {
 		text += ": " + hint

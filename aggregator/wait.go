@@ -37,10 +37,7 @@ func (a *Aggregator) ToolServers(name string) []string {
 		if !ok || !c.Config().Enabled {
 			continue
 		}
-		p := ""
-		if m.prefix != "" {
-			p = m.prefix + a.cfg.Separator
-		}
+		p := namePrefix(m.prefix, a.cfg.Separator)
 		switch {
 		case !strings.HasPrefix(name, p) || len(p) < bestLen:
 		case len(p) > bestLen:

@@ -29,6 +29,7 @@ func TestToolServers(t *testing.T) {
 	withBare := agg(server("memory", "memory", true), server("mem", "mem", true), server("mem_x", "mem_x", true),
 		server("bare", "", true), server("bare2", "", true), server("off", "off", false))
 	prefixed := agg(server("memory", "memory", true), server("off", "off", false))
+	spaced := agg(server("my server", "my server", true), server("other", "other", true))
 	for _, tc := range []struct {
 		a    *Aggregator
 		name string
@@ -43,9 +44,23 @@ func TestToolServers(t *testing.T) {
 		{prefixed, "memory_read_graph", []string{"memory"}},
 		{prefixed, "echo", nil},
 		{prefixed, "off_echo", nil},
+		{spaced, "my_server_echo", []string{"my server"}}, // the prefix as names carry it, cleaned
 	} {
 		if got := tc.a.ToolServers(tc.name); !slices.Equal(got, tc.want) {
 			t.Errorf("ToolServers(%q) = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestPendingOwnerCleanedPrefix: a call of my_server_echo waits for the
+// server "my server" to connect, whose names carry its prefix cleaned.
+func TestPendingOwnerCleanedPrefix(t *testing.T) {
+	s := config.Server{Name: "my server", Prefix: "my server", Enabled: true, Transport: config.TransportStdio, Command: "never-started"}
+	a := New(&config.Config{Separator: "_", Servers: []config.Server{s}}, nil)
+	c := upstream.New(s, nil) // never started: starting
+	a.upstreams = append(a.upstreams, c)
+	a.members = append(a.members, &member{src: c, prefix: s.Prefix})
+	if got, _ := a.pendingOwner("my_server_echo"); got != c {
+		t.Errorf("pendingOwner(my_server_echo) = %v, want the server \"my server\"", got)
 	}
 }

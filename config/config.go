@@ -137,6 +137,19 @@ func (f Filter) Allows(name string) bool {
 	return len(f.Allow) == 0 || matchAny(f.Allow, name)
 }
 
+// Excludes names the list that keeps name out: "deny" when a deny pattern
+// matches it, "allow" when allow is set and no pattern there matches it,
+// "" when the filter lets it through.
+func (f Filter) Excludes(name string) string {
+	switch {
+	case matchAny(f.Deny, name):
+		return "deny"
+	case len(f.Allow) > 0 && !matchAny(f.Allow, name):
+		return "allow"
+	}
+	return ""
+}
+
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
 		// Patterns were checked when the config was parsed; a bad one

@@ -28,6 +28,26 @@ func TestFilterAllows(t *testing.T) {
 		if got := tc.f.Allows(tc.name); got != tc.want {
 			t.Errorf("%+v.Allows(%q) = %v, want %v", tc.f, tc.name, got, tc.want)
 		}
+		if why := tc.f.Excludes(tc.name); (why == "") != tc.want {
+			t.Errorf("%+v.Excludes(%q) = %q, but Allows says %v", tc.f, tc.name, why, tc.want)
+		}
+	}
+}
+
+func TestFilterExcludes(t *testing.T) {
+	for _, tc := range []struct {
+		f    Filter
+		name string
+		want string
+	}{
+		{Filter{Deny: []string{"rm*"}}, "rmdir", "deny"},
+		{Filter{Allow: []string{"echo"}}, "rmdir", "allow"},
+		{Filter{Allow: []string{"secret"}, Deny: []string{"secret"}}, "secret", "deny"},
+		{Filter{Allow: []string{"echo"}, Deny: []string{"rm*"}}, "echo", ""},
+	} {
+		if got := tc.f.Excludes(tc.name); got != tc.want {
+			t.Errorf("%+v.Excludes(%q) = %q, want %q", tc.f, tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -32,9 +32,11 @@ func (p *Proxy) resolve(kind Kind, path string) (Item, error) { return Resolve(p
 //  2. the catalog's Lookup: the exposed name, or for a resource a URI that
 //     a template matches;
 //  3. for a resource, its "name" field;
-//  4. the original (unprefixed) name.
+//  4. the original (unprefixed) name;
+//  5. for a resource or a prompt, its title: what a client's picker and
+//     `mcpx list resources` show a person.
 //
-// Steps 3 and 4 must be unambiguous: when several capabilities match, the
+// Steps 3 to 5 must be unambiguous: when several capabilities match, the
 // error lists them so the model can pick one. Nothing found is
 // [ErrNotFound].
 func Resolve(c Finder, kind Kind, path string) (Item, error) {
@@ -70,7 +72,16 @@ func Resolve(c Finder, kind Kind, path string) (Item, error) {
 			orig = append(orig, items[i])
 		}
 	}
-	return unique(kind, "original name", path, orig)
+	if it, err := unique(kind, "original name", path, orig); !errors.Is(err, ErrNotFound) || kind == KindTool {
+		return it, err
+	}
+	var titled []Item
+	for i := range items {
+		if items[i].Title == path {
+			titled = append(titled, items[i])
+		}
+	}
+	return unique(kind, "title", path, titled)
 }
 
 // unique returns the one candidate, or an error saying there are none
@@ -90,7 +101,7 @@ func unique(kind Kind, what, path string, candidates []Item) (Item, error) {
 // to pick one.
 type AmbiguousError struct {
 	Kind       Kind
-	What       string // "original name" or "name"
+	What       string // "original name", "name" or "title"
 	Path       string
 	Candidates []Item
 }

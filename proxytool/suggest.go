@@ -10,9 +10,9 @@ import (
 // from a client, and the edit distance costs the product of two lengths.
 const maxCompared = 256
 
-// Closest returns up to n items whose exposed or original name looks like
-// name, the closest first, for a "did you mean" after a name was not
-// found. A name that contains the other (echo in everything_echo) counts
+// Closest returns up to n items whose exposed or original name, title, or
+// (for a resource) name field looks like name, the closest first, for a
+// "did you mean" after a name was not found. A name that contains the other (echo in everything_echo) counts
 // as close; otherwise the edit distance must be small next to the name's
 // length, so that nothing unrelated is offered. Ties go by exposed name.
 func Closest(items []Item, name string, n int) []Item {
@@ -28,7 +28,11 @@ func Closest(items []Item, name string, n int) []Item {
 	var found []scored
 	for _, it := range items {
 		best := -1
-		for _, have := range []string{it.Name, it.Original} {
+		haves := []string{it.Name, it.Original, it.Title}
+		if it.Kind == KindResource {
+			haves = append(haves, resourceName(it.JSON))
+		}
+		for _, have := range haves {
 			have = strings.ToLower(have)
 			if have == "" || len(have) > maxCompared {
 				continue

@@ -38,6 +38,26 @@ func TestClosest(t *testing.T) {
 	}
 }
 
+// TestClosestTitleAndResourceName: a person may type what a picker or
+// `mcpx list resources` shows: a title, or a resource's name.
+func TestClosestTitleAndResourceName(t *testing.T) {
+	items := []Item{
+		{Kind: KindResource, Name: "fixture://readme", Original: "fixture://readme", JSON: []byte(`{"uri":"fixture://readme","name":"readme"}`)},
+		{Kind: KindResource, Name: "fixture://text-json", Original: "fixture://text-json", Title: "JSON as plain text",
+			JSON: []byte(`{"uri":"fixture://text-json","name":"text-json","title":"JSON as plain text"}`)},
+		{Kind: KindPrompt, Name: "fx_greet", Original: "greet", Title: "Greeting"},
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"raedme", "fixture://readme"},
+		{"JSON as plain txt", "fixture://text-json"},
+		{"Greating", "fx_greet"},
+	} {
+		if got := Closest(items, tc.name, 3); len(got) != 1 || got[0].Name != tc.want {
+			t.Errorf("Closest(%q) = %+v, want %s alone", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tt := range []struct {
 		a, b string

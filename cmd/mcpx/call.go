@@ -80,6 +80,11 @@ The exit status is 1 when the call fails or the tool reports an error
 				return err
 			}
 			res, err := s.agg.CallTool(ctx, name, raw)
+			var filtered *aggregator.Filtered
+			if errors.As(err, &filtered) {
+				// Which config filter keeps it out says it all.
+				return usageError{fmt.Errorf("call %s: %w", o.name, err)}
+			}
 			if errors.Is(err, aggregator.ErrUnknown) {
 				// Not in the catalog after the wait either (a server
 				// waiting for a login says so).

@@ -59,6 +59,11 @@ func findAnyKind(c *aggregator.Catalog, name string) (*aggregator.Entry, error) 
 			return findEntry(c, k, name)
 		}
 	}
+	for _, k := range kinds {
+		if f := c.FilteredOut(aggregator.Kind(k), name); f != nil {
+			return nil, usageError{f}
+		}
+	}
 	var items []proxytool.Item
 	for _, k := range kinds {
 		items = append(items, c.Items(k)...)

@@ -116,8 +116,9 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		}
 		switch o.kind {
 		case "resources":
-			header = []string{"URI", "SERVER", "NAME", "DESCRIPTION"}
-			rows = append(rows, []string{e.Name, e.Server, displayName(e), desc})
+			header = []string{"URI", "SERVER", "NAME", "TITLE", "DESCRIPTION"}
+			name, title := nameAndTitle(e)
+			rows = append(rows, []string{e.Name, e.Server, name, title, desc})
 		case "prompts":
 			header = []string{"NAME", "SERVER", "ARGUMENTS", "DESCRIPTION"}
 			rows = append(rows, []string{e.Name, e.Server, argumentList(e.JSON), desc})
@@ -185,16 +186,17 @@ func addTokens(entries []*aggregator.Entry, header []string, rows [][]string) ([
 	return header, rows
 }
 
-// displayName is a resource's name, or its title when it has one.
-func displayName(e *aggregator.Entry) string {
+// nameAndTitle are a resource's name (what `mcpx read` takes, with its
+// URI and title) and its title, "" when it has none or the same.
+func nameAndTitle(e *aggregator.Entry) (name, title string) {
 	var v struct {
 		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(e.JSON, &v)
-	if e.Title != "" {
-		return e.Title
+	if e.Title == v.Name {
+		return v.Name, ""
 	}
-	return v.Name
+	return v.Name, e.Title
 }
 
 // printEntriesJSON prints the exposed objects as they are, each with the

@@ -24,9 +24,12 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // findEntry resolves a name the way the proxy tool does: the exposed name,
 // a resource's URI (or a template's match) or name, or a source's own
 // name when only one capability has it. Otherwise it is a usage error
-// that offers the closest names.
+// that says which config filter keeps it out, or offers the closest names.
 func findEntry(c *aggregator.Catalog, kind proxytool.Kind, name string) (*aggregator.Entry, error) {
 	e, err := c.Find(kind, name)
+	if f := c.FilteredOut(aggregator.Kind(kind), name); errors.Is(err, proxytool.ErrNotFound) && f != nil {
+		return nil, usageError{f}
+	}
 	if errors.Is(err, proxytool.ErrNotFound) {
 		return nil, usagef("unknown %s %q%s", kind, name, didYouMean(c, kind, name))
 	}

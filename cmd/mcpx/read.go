@@ -22,12 +22,14 @@ type readOptions struct {
 func newReadCmd(ios *streams, g *globalFlags) *cobra.Command {
 	o := &readOptions{}
 	cmd := &cobra.Command{
-		Use:   "read <URI>",
+		Use:   "read <URI | name | title>",
 		Short: "Read a resource: text to stdout, binary to a file",
-		Long: `Read one resource by URI (a URI a template matches too, or a resource's
-name) and print its text. Binary contents (blobs) are written, decoded, to
-the file -o names; without -o mcpx says what it is and exits 2. -o writes
-text contents there too. --json prints the raw ReadResourceResult.`,
+		Long: `Read one resource by URI (a URI a template matches too), or by its name or
+title as mcpx list resources shows them, and print its text; an unknown
+one is an error naming the closest ones (exit status 2). Binary contents
+(blobs) are written, decoded, to the file -o names; without -o mcpx says
+what it is and exits 2. -o writes text contents there too. --json prints
+the raw ReadResourceResult.`,
 		Example: "  mcpx read demo://resource/static/document/features.md\n" +
 			"  mcpx read demo://resource/dynamic/blob/1 -o blob.bin\n  mcpx read file:///etc/hosts --json",
 		Args: cobra.ExactArgs(1),
@@ -45,7 +47,11 @@ text contents there too. --json prints the raw ReadResourceResult.`,
 			case err == nil && e.Kind != aggregator.KindTemplate:
 				uri = e.Name
 			case err == nil:
-				// A URI a template matches is read as it is.
+				// A URI a template matches is read as it is; the
+				// template's own name or title is no URI to read.
+				if _, ok := c.Resource(o.uri); !ok {
+					return usagef("%q is the resource template %s: give a URI it matches", o.uri, e.Name)
+				}
 			default:
 				if _, err := findEntry(c, proxytool.KindResource, o.uri); err != nil {
 					return err
@@ -129,12 +135,14 @@ type getOptions struct {
 func newGetCmd(ios *streams, g *globalFlags) *cobra.Command {
 	o := &getOptions{}
 	cmd := &cobra.Command{
-		Use:   "get <prompt> [--arg key=value ...]",
+		Use:   "get <name | title> [--arg key=value ...]",
 		Short: "Get a prompt's messages",
 		Long: `Get one prompt, with its arguments given as --arg key=value, and print its
 messages: each one's role, then its content (text as text; images, audio
-and resources as a line with their type and size). The name is resolved as
-the proxy tool resolves it. --json prints the raw GetPromptResult.`,
+and resources as a line with their type and size). The prompt is found by
+its exposed name, its server's own name for it (when only one server has
+that), or its title; an unknown one is an error naming the closest ones
+(exit status 2). --json prints the raw GetPromptResult.`,
 		Example: "  mcpx get everything_simple-prompt\n  mcpx get args-prompt --arg city=Paris --arg state=Texas",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
