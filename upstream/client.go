@@ -26,6 +26,9 @@ const (
 	StateFailed     State = "failed"
 	StateDisabled   State = "disabled"
 	StateStopped    State = "stopped"
+	// StateNotStarted is a Client before [Client.Start]: a one-shot
+	// command leaves the servers it does not need so.
+	StateNotStarted State = "not started"
 )
 
 // ErrNotConnected is returned by [Client.Request] while the server has no
@@ -196,10 +199,11 @@ type Client struct {
 	proc      *process    // the child of the attempt or connection under way, for Kill
 	watch     *lineWatch  // its stdout, for the last line that was not JSON-RPC
 
-	remembered bool          // the catalog shown came from the cache (or was stored there)
-	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
-	knownOnce  sync.Once
-	life       lifecycle
+	remembered   bool          // the catalog shown came from the cache (or was stored there)
+	rememberOnce sync.Once     // the cache is read once, by Remember or Start
+	known        chan struct{} // closed once a catalog is known: remembered, or the first attempt over
+	knownOnce    sync.Once
+	life         lifecycle
 	// saved is the cache file as last read or written, for store to
 	// leave an unchanged catalog alone; zero when unknown. storeMu has
 	// one store run at a time, so that the last to run writes the newest
@@ -240,7 +244,7 @@ func New(cfg config.Server, opts *Options) *Client {
 		limits: newCallLimits(cfg.Name, cfg.Limits),
 		life:   newLifecycle(),
 	}
-	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
+	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateNotStarted}
 	if !cfg.Enabled {
 		c.status.State = StateDisabled
 	}
@@ -274,14 +278,22 @@ func (c *Client) Start(ctx context.Context) {
 		close(c.done)
 		return
 	}
-	c.remember()
+	c.Remember()
 	if c.opts.Offline {
 		c.offline()
 		close(c.done)
 		return
 	}
+	// Starting from here on, not from when run first gets scheduled: a
+	// caller that looks right after Start must not see "not started".
+	c.update(func(s *Status) { s.State = StateConnecting })
 	go c.run(ctx)
 }
+
+// Remember shows the server's remembered catalog, if any, without
+// starting it, so that a command can tell from it which servers it needs.
+// Start does it too; the cache is read once.
+func (c *Client) Remember() { c.rememberOnce.Do(c.remember) }
 
 // Ready is closed once the first connect attempt has succeeded or failed.
 func (c *Client) Ready() <-chan struct{} { return c.ready }

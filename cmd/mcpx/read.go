@@ -33,7 +33,9 @@ text contents there too. --json prints the raw ReadResourceResult.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.uri = args[0]
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
+				return a.Owners(o.uri, proxytool.KindResource)
+			})
 			if err != nil {
 				return err
 			}
@@ -143,7 +145,9 @@ the proxy tool resolves it. --json prints the raw GetPromptResult.`,
 			if err != nil {
 				return err
 			}
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
+				return a.Owners(o.name, proxytool.KindPrompt)
+			})
 			if err != nil {
 				return err
 			}
