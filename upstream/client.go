@@ -50,8 +50,8 @@ type Options struct {
 	// Reconnect makes a Client start again, with backoff, after a failed
 	// connect or a lost connection. One-shot commands leave it off.
 	Reconnect bool
-	// MinBackoff and MaxBackoff bound the delay between attempts
-	// (defaults 500ms and 30s).
+	// MinBackoff and MaxBackoff bound the delay between attempts, which
+	// doubles with each failure in a row (defaults 500ms and 5m).
 	MinBackoff, MaxBackoff time.Duration
 	// StopGrace is how long a child gets to exit after its stdin closes,
 	// and TermGrace how long after SIGTERM before SIGKILL (defaults 1s, 2s).
@@ -107,7 +107,7 @@ func (o *Options) withDefaults() Options {
 		out.MinBackoff = 500 * time.Millisecond
 	}
 	if out.MaxBackoff < out.MinBackoff {
-		out.MaxBackoff = max(30*time.Second, out.MinBackoff)
+		out.MaxBackoff = max(5*time.Minute, out.MinBackoff)
 	}
 	if out.StopGrace <= 0 {
 		out.StopGrace = time.Second
@@ -383,12 +383,14 @@ func (c *Client) Kill() {
 func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.markReady()
-	backoff := c.opts.MinBackoff
+	retry := newBackoff(c.opts.MinBackoff, c.opts.MaxBackoff)
+	lastFail := "" // why the attempt before failed; "" when it did not
 	learning := c.cfg.Lazy && !c.hasRemembered()
 	if c.cfg.Lazy && !learning && !c.sleep(ctx) {
 		return
 	}
 	for attempt := 1; ; attempt++ {
+		var delay time.Duration // before the next attempt
 		c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
 		start := time.Now()
 		cn, err := c.connect(ctx)
@@ -411,7 +413,8 @@ func (c *Client) run(ctx context.Context) {
 				}
 				c.disconnect(cn, StateSleeping, nil)
 				learning = false
-				backoff = c.opts.MinBackoff
+				retry.reset()
+				lastFail = ""
 				if !c.sleep(ctx) {
 					return
 				}
@@ -419,13 +422,16 @@ func (c *Client) run(ctx context.Context) {
 			}
 			err = cn.lostErr()
 			if time.Since(start) > time.Minute {
-				backoff = c.opts.MinBackoff
+				// It lasted: a crash now and then is no broken server.
+				retry.reset()
 			}
+			delay = retry.wait()
 			what := "connection lost"
 			if cn.proc != nil && cn.proc.exitError() != nil {
 				what = "exited"
 			}
-			c.log.Warn(what, append([]any{"err", c.opts.Redact(err.Error())}, c.restart(backoff)...)...)
+			lastFail = c.opts.Redact(err.Error())
+			c.log.Warn(what, append([]any{"err", lastFail}, c.restart(delay)...)...)
 			if lr, ok := needsLogin(err); ok {
 				c.disconnect(cn, StateNeedsLogin, lr)
 			} else {
@@ -436,6 +442,7 @@ func (c *Client) run(ctx context.Context) {
 				c.update(func(s *Status) { s.State = StateStopped })
 				return
 			}
+			delay = retry.wait()
 			if lr, ok := needsLogin(err); ok {
 				if c.Status().State != StateNeedsLogin {
 					c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
@@ -443,7 +450,7 @@ func (c *Client) run(ctx context.Context) {
 				c.failed(err)
 				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
 			} else {
-				c.logFailed(err, backoff)
+				lastFail = c.logFailed(err, lastFail, delay)
 				c.failed(err)
 			}
 			c.markReady()
@@ -455,13 +462,11 @@ func (c *Client) run(ctx context.Context) {
 		case <-ctx.Done():
 			c.update(func(s *Status) { s.State = StateStopped })
 			return
-		case <-time.After(backoff):
+		case <-time.After(delay):
 		case <-c.authChanged():
 			// A login just finished here: connect now.
-			backoff = c.opts.MinBackoff
-			continue
+			retry.reset()
 		}
-		backoff = min(backoff*2, c.opts.MaxBackoff)
 	}
 }
 
@@ -474,16 +479,14 @@ func (c *Client) restart(backoff time.Duration) []any {
 	return []any{"restart", "in " + backoff.String()}
 }
 
-// logFailed logs a failed connect attempt: an error when the server is
-// retried (serve), where the log is all there is; in a one-shot command,
-// info only, since the command itself says which servers failed and why.
-func (c *Client) logFailed(err error, backoff time.Duration) {
-	kv := append([]any{"err", c.opts.Redact(err.Error())}, c.restart(backoff)...)
-	if c.opts.Reconnect {
-		c.log.Error("connect failed", kv...)
-	} else {
-		c.log.Info("connect failed", kv...)
-	}
+// logFailed logs a failed connect attempt at the level failLevel gives
+// (last is why the attempt before failed, "" when it did not), and
+// returns why this one failed, redacted.
+func (c *Client) logFailed(err error, last string, delay time.Duration) string {
+	msg := c.opts.Redact(err.Error())
+	kv := append([]any{"err", msg}, c.restart(delay)...)
+	c.log.Log(failLevel(c.opts.Reconnect, last, msg), "connect failed", kv...)
+	return msg
 }
 
 func (c *Client) update(f func(*Status)) {

@@ -56,6 +56,9 @@ func (c *Client) rememberStderr(line string) {
 	}
 }
 
+// stderrQuote starts the stderr lines an error quotes.
+const stderrQuote = "; stderr: "
+
 // stderrTail quotes the last stderr lines, for appending to an error.
 func (c *Client) stderrTail() string {
 	c.tail.mu.Lock()
@@ -63,7 +66,7 @@ func (c *Client) stderrTail() string {
 	if len(c.tail.lines) == 0 {
 		return ""
 	}
-	return "; stderr: " + strings.Join(c.tail.lines, " | ")
+	return stderrQuote + strings.Join(c.tail.lines, " | ")
 }
 
 // lastStderr is the last line the child wrote on stderr, or "".
