@@ -41,8 +41,11 @@ type Options struct {
 	Upstream upstream.Options
 	// Version is mcpx's version, reported to clients and upstreams.
 	Version string
-	// Serving says the catalog is served to an MCP client: upstreams are
-	// then offered sampling, elicitation and roots, relayed to that client.
+	// Serving says the catalog is served to an MCP client, to which the
+	// upstreams' sampling, elicitation and roots requests are relayed.
+	// Off (a command in a terminal), those capabilities are still
+	// declared, so that servers list the same tools, but their requests
+	// are refused, saying why; roots/list gets no roots.
 	Serving bool
 	// Drain bounds each step of ServeStdio's end once the client has gone
 	// or ctx is done: waiting for calls in flight to end, then for queued
@@ -157,9 +160,10 @@ func (a *Aggregator) Start(ctx context.Context) {
 	}
 	uo.OnNotification = a.serverNotification
 	uo.MaxMessageBytes = a.cfg.MaxMessageBytes
-	if a.opts.Serving {
-		uo.OnServerRequest = a.serverRequest
-	}
+	// Declared in every mode, so that a server lists the terminal the
+	// tools it lists a client (some add tools only for a client that
+	// can answer sampling, elicitation or roots).
+	uo.OnServerRequest = a.serverRequest
 	a.uo = uo
 	a.srvMu.Lock()
 	a.upstreams = make([]*upstream.Client, 0, len(a.cfg.Servers))

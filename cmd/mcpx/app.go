@@ -86,7 +86,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Logger:       logger,
 		Redact:       red.Redact,
 		Reconnect:    serve,
-		Serving:      serve || g.asServe,
+		Serving:      serve,
 		Remembered:   serve,
 		Deferred:     !serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
