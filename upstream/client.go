@@ -199,6 +199,10 @@ type Client struct {
 	proc      *process    // the child of the attempt or connection under way, for Kill
 	watch     *lineWatch  // its stdout, for the last line that was not JSON-RPC
 
+	// retrying says the attempt under way follows one that could not
+	// connect: its stderr lines are logged at debug (see stderrLevel).
+	retrying bool
+
 	remembered   bool          // the catalog shown came from the cache (or was stored there)
 	rememberOnce sync.Once     // the cache is read once, by Remember or Start
 	known        chan struct{} // closed once a catalog is known: remembered, or the first attempt over
@@ -384,16 +388,21 @@ func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.markReady()
 	retry := newBackoff(c.opts.MinBackoff, c.opts.MaxBackoff)
-	lastFail := "" // why the attempt before failed; "" when it did not
+	lastFail := ""    // why the attempt before failed; "" when it did not
+	retrying := false // the attempt before could not connect
 	learning := c.cfg.Lazy && !c.hasRemembered()
 	if c.cfg.Lazy && !learning && !c.sleep(ctx) {
 		return
 	}
 	for attempt := 1; ; attempt++ {
 		var delay time.Duration // before the next attempt
+		c.mu.Lock()
+		c.retrying = retrying
+		c.mu.Unlock()
 		c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
 		start := time.Now()
 		cn, err := c.connect(ctx)
+		retrying = err != nil
 		if err == nil {
 			elapsed := time.Since(start)
 			c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
@@ -506,6 +515,7 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.mu.Lock()
 	c.conn = cn
 	c.catalog = cn.catalog
+	c.retrying = false
 	c.status.State = StateConnected
 	c.status.Err = ""
 	c.status.ConnectTime = elapsed

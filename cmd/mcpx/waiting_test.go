@@ -299,3 +299,43 @@ func TestServeOnTerminal(t *testing.T) {
 	// serve logs the config file in use at info.
 	c.waitStderr(10*time.Second, "INFO", "config loaded", cfg)
 }
+
+// TestBrokenServerLoggedOnce: under serve, a server that fails the same
+// way at every restart (each start writes a pid file) is logged above
+// debug for its first attempt only: one error, and the stderr line it
+// printed then; the later attempts and their stderr lines (each with
+// another pid) are logged at debug.
+func TestBrokenServerLoggedOnce(t *testing.T) {
+	pids := t.TempDir()
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+		"fx":     fx(),
+		"broken": map[string]any{"command": fixture, "args": []string{"--exit-at-start", "3", "--pid-dir", pids}},
+	}})
+	c := startServe(t, cfg, "--log-level", "debug")
+	c.initialize()
+	const attempts = 4
+	waitPidFiles(t, pids, attempts)
+	var errs, debug, lateAbove int
+	for _, line := range strings.Split(c.stderr.String(), "\n") {
+		// date time LEVEL prefix: message
+		fields := strings.Fields(line)
+		if len(fields) < 4 || fields[3] != "broken:" {
+			continue
+		}
+		switch fields[2] {
+		case "DEBU":
+			debug++
+		case "ERRO":
+			errs++
+			fallthrough
+		default:
+			if debug > 0 {
+				lateAbove++
+			}
+		}
+	}
+	if errs != 1 || lateAbove != 0 || debug < attempts-2 {
+		t.Errorf("after %d attempts: %d errors (want 1), %d lines above debug after the first retry (want 0), %d debug lines:\n%s",
+			attempts, errs, lateAbove, debug, c.stderr.String())
+	}
+}
