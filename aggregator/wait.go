@@ -11,13 +11,6 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// ToolServers names the servers a call of the tool exposed as name
-// needs: [Aggregator.Owners] of a tool.
-func (a *Aggregator) ToolServers(name string) []string {
-	servers, _ := a.Owners(name, proxytool.KindTool)
-	return servers
-}
-
 // Owners names the servers that serve what name stands for as one of
 // kinds (tried in order), so that a command starts and waits for those
 // alone rather than for every server. found says that the catalog, live
