@@ -221,7 +221,7 @@ func (s *session) waitNeeded(ctx context.Context, needed owners) error {
 		return s.wait(ctx, nil)
 	}
 	names, _ := needed(s.agg)
-	if err := s.wait(ctx, names); err != nil || names == nil {
+	if err := s.wait(ctx, names); err != nil {
 		return err
 	}
 	now, found := needed(s.agg)
@@ -229,6 +229,8 @@ func (s *session) waitNeeded(ctx context.Context, needed owners) error {
 	case found && s.started(now):
 		s.about = now
 		return nil
+	case names == nil:
+		return nil // every server was needed, and all matter
 	case !found && !s.allReady(names):
 		// A server it needs failed: that is the answer, and the
 		// others have nothing to add.

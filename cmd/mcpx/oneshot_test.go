@@ -128,3 +128,26 @@ func clearDir(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestOneShotQuietAboutOthers: when neither a remembered catalog nor a
+// prefix tells which server has a name (here a server's own name for its
+// tool), every server is started, but once the name is found, stderr
+// says nothing about the others, not even that one failed.
+func TestOneShotQuietAboutOthers(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+		"a":     fx("--name", "a"),
+		"crash": map[string]any{"command": fixture, "args": []string{"--exit-at-start", "3"}},
+	}})
+	out, errOut, code := runMCPX(t, "call", "structured", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "sum") {
+		t.Fatalf("call structured: exit %d, stdout %q\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "crash") {
+		t.Errorf("call structured: stderr is about crash, which has nothing to do with it:\n%s", errOut)
+	}
+	// The name found nowhere, the failed server matters: it might have had it.
+	_, errOut, code = runMCPX(t, "call", "nothing", "--config", cfg)
+	if code != 2 || !lineWith(errOut, "server crash failed", "exit status 3") {
+		t.Errorf("call nothing: exit %d, want 2 and a line saying crash failed:\n%s", code, errOut)
+	}
+}
