@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,8 +41,11 @@ type Options struct {
 	Upstream upstream.Options
 	// Version is mcpx's version, reported to clients and upstreams.
 	Version string
-	// Serving says the catalog is served to an MCP client: upstreams are
-	// then offered sampling, elicitation and roots, relayed to that client.
+	// Serving says the catalog is served to an MCP client, to which the
+	// upstreams' sampling, elicitation and roots requests are relayed.
+	// Off (a command in a terminal), those capabilities are still
+	// declared, so that servers list the same tools, but their requests
+	// are refused, saying why; roots/list gets no roots.
 	Serving bool
 	// Drain bounds each step of ServeStdio's end once the client has gone
 	// or ctx is done: waiting for calls in flight to end, then for queued
@@ -58,6 +62,10 @@ type Options struct {
 	// live lists that differ with list_changed. Off, commands see live
 	// catalogs.
 	Remembered bool
+	// Deferred makes Start start no upstream: each shows its remembered
+	// catalog, if any, until [Aggregator.StartServers] starts it. A
+	// one-shot command starts only the servers it needs.
+	Deferred bool
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -98,6 +106,7 @@ type Aggregator struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	closed sync.Once
+	all    sync.Once // every upstream was started (StartServers(nil))
 
 	statusMu sync.Mutex
 	statusCh chan struct{} // closed and replaced on every upstream change
@@ -155,9 +164,10 @@ func (a *Aggregator) Start(ctx context.Context) {
 	}
 	uo.OnNotification = a.serverNotification
 	uo.MaxMessageBytes = a.cfg.MaxMessageBytes
-	if a.opts.Serving {
-		uo.OnServerRequest = a.serverRequest
-	}
+	// Declared in every mode, so that a server lists the terminal the
+	// tools it lists a client (some add tools only for a client that
+	// can answer sampling, elicitation or roots).
+	uo.OnServerRequest = a.serverRequest
 	a.uo = uo
 	a.srvMu.Lock()
 	a.upstreams = make([]*upstream.Client, 0, len(a.cfg.Servers))
@@ -179,20 +189,51 @@ func (a *Aggregator) Start(ctx context.Context) {
 	}
 	upstreams := a.upstreams
 	a.srvMu.Unlock()
-	for _, c := range upstreams {
-		c.Start(ctx)
-	}
-	// At once: the browser's tools and every remembered catalog are there
-	// before any upstream is up.
-	a.Rebuild()
-	a.wg.Add(2)
+	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		a.rebuildLoop(ctx)
 	}()
+	if a.opts.Deferred {
+		for _, c := range upstreams {
+			c.Remember()
+		}
+		a.Rebuild()
+		return
+	}
+	a.StartServers(nil)
+}
+
+// StartServers starts the named upstreams (nil: every one) that are not
+// started yet; names that are no upstream are ignored. Only Start with
+// Deferred leaves any to start. Once every upstream is started, the
+// catalog is ready (see [Aggregator.WaitReady]) after their first
+// connect attempts.
+func (a *Aggregator) StartServers(names []string) {
+	a.srvMu.RLock()
+	upstreams := a.upstreams
+	a.srvMu.RUnlock()
+	for _, c := range upstreams {
+		if names == nil || slices.Contains(names, c.Name()) {
+			c.Start(a.ctx)
+		}
+	}
+	if names == nil {
+		a.all.Do(func() { a.readyAfter(upstreams) })
+	}
+}
+
+// readyAfter marks the catalog ready once every upstream has a catalog
+// to show, or has finished its first connect attempt, or ReadyTimeout
+// passed.
+func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
+	// At once: the browser's tools and every remembered catalog are there
+	// before any upstream is up.
+	a.Rebuild()
+	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		wctx, cancel := context.WithTimeout(ctx, a.opts.ReadyTimeout)
+		wctx, cancel := context.WithTimeout(a.ctx, a.opts.ReadyTimeout)
 		defer cancel()
 		if a.opts.Remembered {
 			upstream.WaitKnown(wctx, upstreams)
@@ -334,15 +375,31 @@ func (a *Aggregator) rebuild() []Kind {
 }
 
 // report logs collisions (see reportHidden) and each problem once, not
-// at every rebuild.
+// at every rebuild. Servers a one-shot command did not start show only
+// their remembered catalogs, which say nothing new about this command:
+// their lines wait until they start.
 func (a *Aggregator) report(c *Catalog) {
-	a.reportHidden(c)
+	idle := a.notStarted()
+	a.reportHidden(c, idle)
 	for _, p := range c.Problems {
-		if !a.reported[p] {
+		if !a.reported[p] && !slices.ContainsFunc(idle, func(s string) bool { return strings.HasPrefix(p, "server "+s+": ") }) {
 			a.reported[p] = true
 			a.log.Warn(a.opts.Redact(p))
 		}
 	}
+}
+
+// notStarted names the upstreams not started (see Options.Deferred).
+func (a *Aggregator) notStarted() []string {
+	a.srvMu.RLock()
+	defer a.srvMu.RUnlock()
+	var names []string
+	for _, c := range a.upstreams {
+		if c.Status().State == upstream.StateNotStarted {
+			names = append(names, c.Name())
+		}
+	}
+	return names
 }
 
 func sameEntries(a, b []*Entry) bool {

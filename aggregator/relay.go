@@ -46,6 +46,9 @@ func (a *Aggregator) client() *listener {
 
 // serverRequest passes an upstream's request to the client.
 func (a *Aggregator) serverRequest(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
+	if !a.opts.Serving {
+		return terminalRequest(method)
+	}
 	l := a.clientFor(server)
 	if l == nil {
 		return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
@@ -53,6 +56,18 @@ func (a *Aggregator) serverRequest(ctx context.Context, server, method string, p
 	}
 	a.log.Debug("relaying a request to the client", "server", server, "method", method)
 	return l.request(ctx, method, params)
+}
+
+// terminalRequest answers an upstream's request to the client when mcpx
+// serves none (a command in a terminal): there are no roots to list, and
+// no one to ask for a sampling or an elicitation, which fails the call
+// that needed one with an error that says so.
+func terminalRequest(method string) (json.RawMessage, error) {
+	if method == string(mcp.MethodListRoots) {
+		return json.RawMessage(`{"roots":[]}`), nil
+	}
+	return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
+		Message: fmt.Sprintf("mcpx runs in a terminal here, with no MCP client to answer %s: use the tool from an MCP client of mcpx serve", method)}
 }
 
 // serverNotification passes an upstream's notification to the served

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,26 +11,44 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// ToolServers names the servers a call of the tool exposed as name needs,
-// so that a command waits for those alone rather than for every server:
-// the server the catalog (live or remembered) files the name under; else
-// the enabled servers whose prefix and separator start the name, the
-// longest prefix winning, or, when no prefix matches, the servers with
-// none. nil means the name tells nothing about its server (mcpx's own
-// tools, the browser's, or a name no prefix matches): wait for every
-// server, so that every name is known.
-func (a *Aggregator) ToolServers(name string) []string {
+// Owners names the servers that serve what name stands for as one of
+// kinds (tried in order), so that a command starts and waits for those
+// alone rather than for every server. found says that the catalog, live
+// or remembered from an earlier run, has the name: servers is then the
+// one that serves it. Else, for a tool or a prompt, servers are the
+// enabled servers whose prefix and separator start the name, the longest
+// prefix winning, or, when no prefix matches, the servers with none. nil
+// means the name tells nothing about its server (mcpx's own tools, the
+// browser's, a name several servers have, a resource no catalog lists,
+// a name no prefix matches): every server is needed, so that every name
+// is known.
+func (a *Aggregator) Owners(name string, kinds ...proxytool.Kind) (servers []string, found bool) {
 	if name == proxytool.Name { // it lists and calls every server's tools
-		return nil
+		return nil, false
 	}
 	a.srvMu.RLock()
 	defer a.srvMu.RUnlock()
-	if e, ok := a.Catalog().Tool(name); ok {
-		if a.upstream(e.Server) != nil {
-			return []string{e.Server}
+	c := a.Catalog()
+	for _, k := range kinds {
+		e, err := c.Find(k, name)
+		if errors.Is(err, proxytool.ErrNotFound) {
+			continue
 		}
-		return nil
+		if err != nil || a.upstream(e.Server) == nil {
+			return nil, false // ambiguous, or not an upstream's
+		}
+		return []string{e.Server}, true
 	}
+	if !slices.ContainsFunc(kinds, func(k proxytool.Kind) bool { return k != proxytool.KindResource }) {
+		return nil, false // URIs carry no prefix
+	}
+	return a.byPrefix(name), false
+}
+
+// byPrefix names the enabled servers whose prefix and separator start
+// name, the longest prefix winning, or, when none matches, the servers
+// with no prefix. srvMu must be held.
+func (a *Aggregator) byPrefix(name string) []string {
 	var best []string
 	bestLen := -1
 	for _, m := range a.members {
@@ -59,11 +78,12 @@ func (a *Aggregator) upstream(name string) *upstream.Client {
 	return nil
 }
 
-// WaitServers waits until each named server has finished its first
+// WaitServers starts the named servers if they are not started yet (see
+// [Aggregator.StartServers]) and waits until each has finished its first
 // connect attempt, or ReadyTimeout passed, and the catalog reflects
-// them; the other servers go on starting meanwhile. No names, or a name
-// that is no upstream (the browser's), waits for everything as
-// [Aggregator.WaitReady] does.
+// them; the other servers started go on starting meanwhile. No names, or
+// a name that is no upstream (the browser's), starts and waits for
+// everything as [Aggregator.WaitReady] does.
 func (a *Aggregator) WaitServers(ctx context.Context, names []string) error {
 	a.srvMu.RLock()
 	var clients []*upstream.Client
@@ -78,8 +98,10 @@ func (a *Aggregator) WaitServers(ctx context.Context, names []string) error {
 	}
 	a.srvMu.RUnlock()
 	if all {
+		a.StartServers(nil)
 		return a.WaitReady(ctx)
 	}
+	a.StartServers(names)
 	wctx, cancel := context.WithTimeout(ctx, a.opts.ReadyTimeout)
 	defer cancel()
 	upstream.WaitReady(wctx, clients)
@@ -93,8 +115,8 @@ func (a *Aggregator) WaitServers(ctx context.Context, names []string) error {
 // reportHidden logs, for each server that lost names to another one, a
 // single line with how many; each name is logged at debug level. A
 // server's line comes again only when it loses more names, not at every
-// rebuild.
-func (a *Aggregator) reportHidden(c *Catalog) {
+// rebuild. The servers in idle (not started) are left for later.
+func (a *Aggregator) reportHidden(c *Catalog, idle []string) {
 	hidden := map[string]int{}
 	for _, col := range c.Collisions {
 		if s := col.String(); !a.reported[s] {
@@ -109,7 +131,7 @@ func (a *Aggregator) reportHidden(c *Catalog) {
 	}
 	slices.Sort(servers)
 	for _, s := range servers {
-		if n := hidden[s]; n > a.hidden[s] {
+		if n := hidden[s]; n > a.hidden[s] && !slices.Contains(idle, s) {
 			a.hidden[s] = n
 			a.log.Warn(fmt.Sprintf("server %s: %d of its names are hidden: other servers have them (mcpx servers shows which; --log-level debug logs each)", s, n))
 		}

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// TestToolServers: the servers a call waits for, by prefix while nothing
+// TestToolServers: the servers a call starts and waits for, by prefix while nothing
 // is connected: the longest matching prefix wins, servers without a
 // prefix are the fallback, disabled servers never count, and a name
 // that tells nothing (no prefix matches, or mcpx's own proxy tool) means
@@ -46,8 +47,8 @@ func TestToolServers(t *testing.T) {
 		{prefixed, "off_echo", nil},
 		{spaced, "my_server_echo", []string{"my server"}}, // the prefix as names carry it, cleaned
 	} {
-		if got := tc.a.ToolServers(tc.name); !slices.Equal(got, tc.want) {
-			t.Errorf("ToolServers(%q) = %q, want %q", tc.name, got, tc.want)
+		if got, found := tc.a.Owners(tc.name, proxytool.KindTool); !slices.Equal(got, tc.want) || found {
+			t.Errorf("Owners(%q, tool) = %q, %v; want %q, false", tc.name, got, found, tc.want)
 		}
 	}
 }

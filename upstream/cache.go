@@ -17,9 +17,12 @@ import (
 	"github.com/mcpx/mcpx/config"
 )
 
-// cacheFormat is bumped when the file layout changes; a file of another
-// format is stale and ignored.
-const cacheFormat = 1
+// cacheFormat is bumped when the file layout, or what a file holds,
+// changes; a file of another format is stale and ignored. 2: terminal
+// commands declare sampling, elicitation and roots as serve does, so a
+// catalog a terminal command remembered before may lack the tools that
+// servers list only then.
+const cacheFormat = 2
 
 // Remembered is what a server said the last time it connected: enough to
 // list its capabilities before it is up again.

@@ -26,6 +26,9 @@ const (
 	StateFailed     State = "failed"
 	StateDisabled   State = "disabled"
 	StateStopped    State = "stopped"
+	// StateNotStarted is a Client before [Client.Start]: a one-shot
+	// command leaves the servers it does not need so.
+	StateNotStarted State = "not started"
 )
 
 // ErrNotConnected is returned by [Client.Request] while the server has no
@@ -47,8 +50,8 @@ type Options struct {
 	// Reconnect makes a Client start again, with backoff, after a failed
 	// connect or a lost connection. One-shot commands leave it off.
 	Reconnect bool
-	// MinBackoff and MaxBackoff bound the delay between attempts
-	// (defaults 500ms and 30s).
+	// MinBackoff and MaxBackoff bound the delay between attempts, which
+	// doubles with each failure in a row (defaults 500ms and 5m).
 	MinBackoff, MaxBackoff time.Duration
 	// StopGrace is how long a child gets to exit after its stdin closes,
 	// and TermGrace how long after SIGTERM before SIGKILL (defaults 1s, 2s).
@@ -104,7 +107,7 @@ func (o *Options) withDefaults() Options {
 		out.MinBackoff = 500 * time.Millisecond
 	}
 	if out.MaxBackoff < out.MinBackoff {
-		out.MaxBackoff = max(30*time.Second, out.MinBackoff)
+		out.MaxBackoff = max(5*time.Minute, out.MinBackoff)
 	}
 	if out.StopGrace <= 0 {
 		out.StopGrace = time.Second
@@ -196,10 +199,15 @@ type Client struct {
 	proc      *process    // the child of the attempt or connection under way, for Kill
 	watch     *lineWatch  // its stdout, for the last line that was not JSON-RPC
 
-	remembered bool          // the catalog shown came from the cache (or was stored there)
-	known      chan struct{} // closed once a catalog is known: remembered, or the first attempt over
-	knownOnce  sync.Once
-	life       lifecycle
+	// retrying says the attempt under way follows one that could not
+	// connect: its stderr lines are logged at debug (see stderrLevel).
+	retrying bool
+
+	remembered   bool          // the catalog shown came from the cache (or was stored there)
+	rememberOnce sync.Once     // the cache is read once, by Remember or Start
+	known        chan struct{} // closed once a catalog is known: remembered, or the first attempt over
+	knownOnce    sync.Once
+	life         lifecycle
 	// saved is the cache file as last read or written, for store to
 	// leave an unchanged catalog alone; zero when unknown. storeMu has
 	// one store run at a time, so that the last to run writes the newest
@@ -240,7 +248,7 @@ func New(cfg config.Server, opts *Options) *Client {
 		limits: newCallLimits(cfg.Name, cfg.Limits),
 		life:   newLifecycle(),
 	}
-	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateConnecting}
+	c.status = Status{Name: cfg.Name, Transport: cfg.Transport, State: StateNotStarted}
 	switch {
 	case !cfg.Enabled:
 		c.status.State = StateDisabled
@@ -281,14 +289,22 @@ func (c *Client) Start(ctx context.Context) {
 		close(c.done)
 		return
 	}
-	c.remember()
+	c.Remember()
 	if c.opts.Offline {
 		c.offline()
 		close(c.done)
 		return
 	}
+	// Starting from here on, not from when run first gets scheduled: a
+	// caller that looks right after Start must not see "not started".
+	c.update(func(s *Status) { s.State = StateConnecting })
 	go c.run(ctx)
 }
+
+// Remember shows the server's remembered catalog, if any, without
+// starting it, so that a command can tell from it which servers it needs.
+// Start does it too; the cache is read once.
+func (c *Client) Remember() { c.rememberOnce.Do(c.remember) }
 
 // Ready is closed once the first connect attempt has succeeded or failed.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
@@ -378,15 +394,22 @@ func (c *Client) Kill() {
 func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.markReady()
-	backoff := c.opts.MinBackoff
+	retry := newBackoff(c.opts.MinBackoff, c.opts.MaxBackoff)
+	lastFail := ""    // why the attempt before failed; "" when it did not
+	retrying := false // the attempt before could not connect
 	learning := c.cfg.Lazy && !c.hasRemembered()
 	if c.cfg.Lazy && !learning && !c.sleep(ctx) {
 		return
 	}
 	for attempt := 1; ; attempt++ {
+		var delay time.Duration // before the next attempt
+		c.mu.Lock()
+		c.retrying = retrying
+		c.mu.Unlock()
 		c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
 		start := time.Now()
 		cn, err := c.connect(ctx)
+		retrying = err != nil
 		if err == nil {
 			elapsed := time.Since(start)
 			c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
@@ -406,7 +429,8 @@ func (c *Client) run(ctx context.Context) {
 				}
 				c.disconnect(cn, StateSleeping, nil)
 				learning = false
-				backoff = c.opts.MinBackoff
+				retry.reset()
+				lastFail = ""
 				if !c.sleep(ctx) {
 					return
 				}
@@ -414,13 +438,16 @@ func (c *Client) run(ctx context.Context) {
 			}
 			err = cn.lostErr()
 			if time.Since(start) > time.Minute {
-				backoff = c.opts.MinBackoff
+				// It lasted: a crash now and then is no broken server.
+				retry.reset()
 			}
+			delay = retry.wait()
 			what := "connection lost"
 			if cn.proc != nil && cn.proc.exitError() != nil {
 				what = "exited"
 			}
-			c.log.Warn(what, append([]any{"err", c.opts.Redact(err.Error())}, c.restart(backoff)...)...)
+			lastFail = c.opts.Redact(err.Error())
+			c.log.Warn(what, append([]any{"err", lastFail}, c.restart(delay)...)...)
 			if lr, ok := needsLogin(err); ok {
 				c.disconnect(cn, StateNeedsLogin, lr)
 			} else {
@@ -431,6 +458,7 @@ func (c *Client) run(ctx context.Context) {
 				c.update(func(s *Status) { s.State = StateStopped })
 				return
 			}
+			delay = retry.wait()
 			if lr, ok := needsLogin(err); ok {
 				if c.Status().State != StateNeedsLogin {
 					c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
@@ -438,7 +466,7 @@ func (c *Client) run(ctx context.Context) {
 				c.failed(err)
 				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
 			} else {
-				c.logFailed(err, backoff)
+				lastFail = c.logFailed(err, lastFail, delay)
 				c.failed(err)
 			}
 			c.markReady()
@@ -450,13 +478,11 @@ func (c *Client) run(ctx context.Context) {
 		case <-ctx.Done():
 			c.update(func(s *Status) { s.State = StateStopped })
 			return
-		case <-time.After(backoff):
+		case <-time.After(delay):
 		case <-c.authChanged():
 			// A login just finished here: connect now.
-			backoff = c.opts.MinBackoff
-			continue
+			retry.reset()
 		}
-		backoff = min(backoff*2, c.opts.MaxBackoff)
 	}
 }
 
@@ -480,16 +506,14 @@ func (c *Client) restart(backoff time.Duration) []any {
 	return []any{"restart", "in " + backoff.String()}
 }
 
-// logFailed logs a failed connect attempt: an error when the server is
-// retried (serve), where the log is all there is; in a one-shot command,
-// info only, since the command itself says which servers failed and why.
-func (c *Client) logFailed(err error, backoff time.Duration) {
-	kv := append([]any{"err", c.opts.Redact(err.Error())}, c.restart(backoff)...)
-	if c.opts.Reconnect {
-		c.log.Error("connect failed", kv...)
-	} else {
-		c.log.Info("connect failed", kv...)
-	}
+// logFailed logs a failed connect attempt at the level failLevel gives
+// (last is why the attempt before failed, "" when it did not), and
+// returns why this one failed, redacted.
+func (c *Client) logFailed(err error, last string, delay time.Duration) string {
+	msg := c.opts.Redact(err.Error())
+	kv := append([]any{"err", msg}, c.restart(delay)...)
+	c.log.Log(failLevel(c.opts.Reconnect, last, msg), "connect failed", kv...)
+	return msg
 }
 
 func (c *Client) update(f func(*Status)) {
@@ -509,6 +533,7 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.mu.Lock()
 	c.conn = cn
 	c.catalog = cn.catalog
+	c.retrying = false
 	c.status.State = StateConnected
 	c.status.Err = ""
 	c.status.ConnectTime = elapsed

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/charmbracelet/log"
 )
 
 // stderrTailLines is how many of a child's last stderr lines an error quotes.
@@ -32,7 +34,7 @@ func (c *Client) logStderr(r io.Reader) {
 			}
 			if text != "" {
 				text = c.opts.Redact(text)
-				c.log.Info(text, "stream", "stderr")
+				c.log.Log(c.stderrLevel(), text, "stream", "stderr")
 				c.rememberStderr(text)
 			}
 		}
@@ -40,6 +42,19 @@ func (c *Client) logStderr(r io.Reader) {
 			return
 		}
 	}
+}
+
+// stderrLevel is the level of the child's stderr lines: info, or debug
+// while it retries a server whose attempt before could not connect:
+// that failure already quoted what a broken server prints at every
+// start. After a lost connection, the restart's lines are info.
+func (c *Client) stderrLevel() log.Level {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.retrying {
+		return log.DebugLevel
+	}
+	return log.InfoLevel
 }
 
 type stderrTail struct {
@@ -56,6 +71,9 @@ func (c *Client) rememberStderr(line string) {
 	}
 }
 
+// stderrQuote starts the stderr lines an error quotes.
+const stderrQuote = "; stderr: "
+
 // stderrTail quotes the last stderr lines, for appending to an error.
 func (c *Client) stderrTail() string {
 	c.tail.mu.Lock()
@@ -63,7 +81,7 @@ func (c *Client) stderrTail() string {
 	if len(c.tail.lines) == 0 {
 		return ""
 	}
-	return "; stderr: " + strings.Join(c.tail.lines, " | ")
+	return stderrQuote + strings.Join(c.tail.lines, " | ")
 }
 
 // lastStderr is the last line the child wrote on stderr, or "".

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -29,13 +30,16 @@ type session struct {
 	stderr *statusLine
 	spin   bool // stderr is a terminal (and the command is not serve): show a spinner while waiting
 	// summarize makes close say, on stderr, which servers failed or are
-	// still starting: what the command's output lacks.
+	// still starting: what the command's output lacks. When about is
+	// set, only the servers it names matter to the output.
 	summarize bool
+	about     []string
 }
 
 // open loads the config and starts every upstream. Serve mode logs at info
-// and keeps failed upstreams reconnecting; one-shot commands log at warn
-// and make one attempt each.
+// and keeps failed upstreams reconnecting; one-shot commands log at warn,
+// start only the upstreams they wait for (see openFor) and make one
+// attempt each.
 func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*session, error) {
 	opts := g.loadOptions()
 	cfg, err := config.Load(opts)
@@ -82,8 +86,9 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Logger:       logger,
 		Redact:       red.Redact,
 		Reconnect:    serve,
-		Serving:      serve || g.asServe,
+		Serving:      serve,
 		Remembered:   serve,
+		Deferred:     !serve,
 		ReadyTimeout: readyTimeout(cfg, serve),
 		Version:      version,
 		Drain:        step,
@@ -118,7 +123,7 @@ func (s *session) close() {
 	var lines []string
 	if s.summarize {
 		// Before Close, which stops every server.
-		lines = notReady(s.agg.Upstreams(), time.Now())
+		lines = notReady(s.matter(s.agg.Upstreams()), time.Now())
 	}
 	s.agg.Close()
 	s.closed()
@@ -186,8 +191,8 @@ func exitWith(ios *streams, code int, err error) error {
 }
 
 // openReady opens a session for a one-shot command that reports on every
-// server itself (servers, doctor), and waits for the first connect
-// attempts to be over.
+// server itself (servers, doctor): it starts every server and waits for
+// their first connect attempts to be over.
 func openReady(ctx context.Context, ios *streams, g *globalFlags) (*session, error) {
 	s, err := openFor(ctx, ios, g, nil)
 	if err != nil {
@@ -197,25 +202,101 @@ func openReady(ctx context.Context, ios *streams, g *globalFlags) (*session, err
 	return s, nil
 }
 
+// owners names the servers a one-shot command needs, as
+// [aggregator.Aggregator.Owners] does: nil for every server; found when
+// the catalog has what the command asks for.
+type owners func(*aggregator.Aggregator) (names []string, found bool)
+
 // openFor opens a session for a one-shot command that needs only some
-// servers: it waits for the first connect attempts of those that needed
-// names (nil: all), while the others go on starting. Its close says which
-// servers failed or are still starting.
-func openFor(ctx context.Context, ios *streams, g *globalFlags, needed func(*aggregator.Aggregator) []string) (*session, error) {
+// servers (needed nil: all). It starts and waits for those that the
+// remembered catalog or a prefix says own what the command asks for,
+// and no other; only when they are up and do not have it after all (a
+// catalog remembered before the server changed, a name of another
+// server's) is every server started and waited for. Its close says which
+// of the servers that matter failed or are still starting.
+func openFor(ctx context.Context, ios *streams, g *globalFlags, needed owners) (*session, error) {
 	s, err := open(ctx, ios, g, false)
 	if err != nil {
 		return nil, err
 	}
 	s.summarize = true
-	var names []string
-	if needed != nil {
-		names = needed(s.agg)
-	}
-	if err := s.wait(ctx, names); err != nil {
+	if err := s.waitNeeded(ctx, needed); err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// waitNeeded starts and waits for the servers needed names, widening to
+// every server when those are up and lack the name, and keeps in
+// s.about the servers that matter to the command's answer.
+func (s *session) waitNeeded(ctx context.Context, needed owners) error {
+	if needed == nil {
+		return s.wait(ctx, nil)
+	}
+	names, _ := needed(s.agg)
+	if err := s.wait(ctx, names); err != nil {
+		return err
+	}
+	now, found := needed(s.agg)
+	switch {
+	case found && s.started(now):
+		s.about = now
+		return nil
+	case names == nil:
+		return nil // every server was needed, and all matter
+	case !found && !s.allReady(names):
+		// A server it needs failed: that is the answer, and the
+		// others have nothing to add.
+		s.about = names
+		return nil
+	}
+	if err := s.wait(ctx, nil); err != nil {
+		return err
+	}
+	if now, found := needed(s.agg); found {
+		s.about = now
+	}
+	return nil
+}
+
+// started reports whether every named server was started.
+func (s *session) started(names []string) bool {
+	for _, st := range s.agg.Upstreams() {
+		if slices.Contains(names, st.Name) && st.State == upstream.StateNotStarted {
+			return false
+		}
+	}
+	return true
+}
+
+// allReady reports whether every named server is connected.
+func (s *session) allReady(names []string) bool {
+	n := 0
+	for _, st := range s.agg.Upstreams() {
+		if slices.Contains(names, st.Name) {
+			if st.State != upstream.StateConnected {
+				return false
+			}
+			n++
+		}
+	}
+	return n == len(names)
+}
+
+// matter keeps the statuses of the servers that matter to the command's
+// answer: those in s.about when it is set, else all.
+func (s *session) matter(statuses []upstream.Status) []upstream.Status {
+	if s.about == nil {
+		return statuses
+	}
+	var out []upstream.Status
+	for _, st := range statuses {
+		if slices.Contains(s.about, st.Name) {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // wait blocks until the first connect attempts of the named servers (nil:

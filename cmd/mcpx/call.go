@@ -64,8 +64,10 @@ The exit status is 1 when the call fails or the tool reports an error
 				}
 				return callRender(ios, res, o.json)
 			}
-			// Only the server that owns the name is waited for.
-			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) []string { return a.ToolServers(o.name) })
+			// Only the server that owns the name is started.
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
+				return a.Owners(o.name, proxytool.KindTool)
+			})
 			if err != nil {
 				return err
 			}

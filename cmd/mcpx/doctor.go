@@ -33,9 +33,6 @@ estimated tokens. Exits 1 when anything is an error, 2 when the config
 does not load.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// Servers list more tools to a client that can answer
-			// sampling, elicitation and roots: measure what serve gets.
-			g.asServe = true
 			if _, err := config.Load(loadOptions(g)); err != nil {
 				fmt.Fprintf(ios.Out, "config: %s\nverdict: the config does not load: fix it first\n", err)
 				return exitError{2}

@@ -34,7 +34,9 @@ added "server" field.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name = args[0]
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
+				return a.Owners(o.name, proxytool.KindTool, proxytool.KindPrompt, proxytool.KindResource)
+			})
 			if err != nil {
 				return err
 			}

@@ -51,11 +51,11 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				}
 				return listRun(ios, c, o)
 			}
-			s, err := openFor(cmd.Context(), ios, g, func(*aggregator.Aggregator) []string {
+			s, err := openFor(cmd.Context(), ios, g, func(*aggregator.Aggregator) ([]string, bool) {
 				if o.server != "" {
-					return []string{o.server} // only the server listed is waited for
+					return []string{o.server}, true // only the server listed is started
 				}
-				return nil
+				return nil, false
 			})
 			if err != nil {
 				return err

@@ -35,7 +35,9 @@ the raw ReadResourceResult.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.uri = args[0]
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
+				return a.Owners(o.uri, proxytool.KindResource)
+			})
 			if err != nil {
 				return err
 			}
@@ -151,7 +153,9 @@ that), or its title; an unknown one is an error naming the closest ones
 			if err != nil {
 				return err
 			}
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
+				return a.Owners(o.name, proxytool.KindPrompt)
+			})
 			if err != nil {
 				return err
 			}

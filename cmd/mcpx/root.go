@@ -36,7 +36,6 @@ type globalFlags struct {
 	expose    string
 	separator string
 	cached    bool // list --cached: read only remembered catalogs
-	asServe   bool // doctor: offer upstreams what serve offers, so they list what serve gets
 }
 
 // loadOptions are the config flags as config.Load takes them.
