@@ -189,13 +189,13 @@ func TestQuietClashes(t *testing.T) {
 	if !strings.Contains(string(b), config.SearchOrder) {
 		t.Errorf("the no-config message does not give the search order:\n%s", b)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/config.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "),
+	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "),
 		"`--config FILE`, `$MCPX_CONFIG`, `./mcpx.{json,yaml,yml,toml}`, `$XDG_CONFIG_HOME/mcpx/config.{json,yaml,yml,toml}` (`~/.config/mcpx/` without `XDG_CONFIG_HOME`)") {
-		t.Errorf("the README's search order differs from config.SearchOrder")
+		t.Errorf("docs/config.md's search order differs from config.SearchOrder")
 	}
 }
 
