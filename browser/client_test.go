@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // setup is a relay with one scripted extension of a dialect, and a client
@@ -31,31 +32,14 @@ type setup struct {
 	token string
 	c     *browser.Client
 	tools *browser.Tools
-	logs  *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs  *testenv.Buffer
 }
 
 func newSetup(t *testing.T, d browsertest.Dialect, ropts *browsertest.RelayOptions, copts browser.Options) *setup {
 	t.Helper()
 	r := browsertest.NewRelay(ropts)
 	t.Cleanup(r.Close)
-	s := &setup{relay: r, token: r.Token("user-1", time.Hour), logs: &lockedBuffer{}}
+	s := &setup{relay: r, token: r.Token("user-1", time.Hour), logs: &testenv.Buffer{}}
 	s.ext = browsertest.NewExtension(d, "Chrome test")
 	t.Cleanup(s.ext.Close)
 	if err := s.ext.Connect(t.Context(), r.ExtensionURL(), s.token); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/relay"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // stuckRelay answers mcp_handshake and then never answers anything: a
@@ -156,7 +157,7 @@ func TestLocalModeSquatter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	c := browser.NewClient(browser.Options{URL: l.MCPURL(), Prepare: l.Prepare,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: log.New(logs)})
 	c.Start(t.Context())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // The relay client against a relay of seed 002 (browsertest.Relay002):
@@ -22,11 +23,11 @@ import (
 
 // newLegacy starts a seed 002 relay and a client of it, whose logs go to
 // the returned buffer.
-func newLegacy(t *testing.T) (*browsertest.Relay002, *browser.Client, *lockedBuffer) {
+func newLegacy(t *testing.T) (*browsertest.Relay002, *browser.Client, *testenv.Buffer) {
 	t.Helper()
 	r := browsertest.NewRelay002()
 	t.Cleanup(r.Close)
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(logs), MinBackoff: 20 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
@@ -285,7 +286,7 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 func TestLegacyLateAnswer(t *testing.T) {
 	r := browsertest.NewRelay002()
 	t.Cleanup(r.Close)
-	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&lockedBuffer{}), CallTimeout: 200 * time.Millisecond})
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&testenv.Buffer{}), CallTimeout: 200 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
 	ctx := legacyCtx(t)

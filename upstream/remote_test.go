@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // everythingJS is the entry point of the reference server
@@ -39,7 +40,7 @@ func startEverything(t testing.TB, mode string) int {
 	port := freePort(t)
 	cmd := exec.Command("node", js, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	var out syncBuffer
+	var out testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	inNewGroup(cmd)
 	if err := cmd.Start(); err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // conformanceBin is the pinned MCP conformance suite (testdata/node).
@@ -24,7 +26,7 @@ func runConformance(t *testing.T, url string) map[string][]string {
 	t.Helper()
 	out := t.TempDir()
 	cmd := exec.Command(conformanceBin, "server", "--url", url, "-o", out)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	// The suite exits non-zero when any scenario fails; its results are
 	// what is compared.
@@ -77,7 +79,7 @@ func TestConformance(t *testing.T) {
 	port := freePort(t)
 	ref := exec.Command("node", everything, "streamableHttp")
 	ref.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	var refLog syncBuffer
+	var refLog testenv.Buffer
 	ref.Stderr = &refLog
 	if err := ref.Start(); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // writeConfig writes an mcpx config into a temp dir and returns its path.
@@ -58,7 +60,7 @@ type rawClient struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 	lines  chan []byte
 	done   chan struct{} // closed when stdout ends
 
@@ -66,23 +68,6 @@ type rawClient struct {
 	all   [][]byte // every stdout line, in order
 	notes []json.RawMessage
 	id    int
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startServe(t testing.TB, config string, extra ...string) *rawClient {
@@ -96,7 +81,7 @@ func startServeEnv(t testing.TB, config string, env []string, extra ...string) *
 	t.Helper()
 	cmd := mcpxCommand(append([]string{"serve", "--stdio", "--config", config}, extra...)...)
 	cmd.Env = append(cmd.Env, env...)
-	c := &rawClient{t: t, cmd: cmd, stderr: &syncBuffer{}, lines: make(chan []byte, 1024), done: make(chan struct{})}
+	c := &rawClient{t: t, cmd: cmd, stderr: &testenv.Buffer{}, lines: make(chan []byte, 1024), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

@@ -14,13 +14,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // httpServe is a running `mcpx serve --http` on a port of its choosing.
 type httpServe struct {
 	cmd    *exec.Cmd
 	url    string // http://127.0.0.1:PORT
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 }
 
 var listenLine = regexp.MustCompile(`serving on http addr=(\S+)`)
@@ -33,7 +35,7 @@ func startHTTP(t *testing.T, cfg string, env []string, extra ...string) *httpSer
 	cmd := mcpxCommand(args...)
 	cmd.Env = append(cmd.Env, env...)
 	pr, pw := io.Pipe()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func runSessions(t *testing.T, url, mode string, sessions, rounds int, env ...st
 	t.Helper()
 	cmd := exec.Command("node", "../../testdata/node/http-sessions.mjs", url, mode, fmt.Sprint(sessions), fmt.Sprint(rounds))
 	cmd.Env = append(os.Environ(), env...)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var got sessionsResult

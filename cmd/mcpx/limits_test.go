@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // rssPeak is the peak resident set size of a process (VmHWM), in bytes.
@@ -172,7 +174,7 @@ type stuckClient struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 }
 
 func startStuck(t *testing.T, cfg string) *stuckClient {
@@ -181,7 +183,7 @@ func startStuck(t *testing.T, cfg string) *stuckClient {
 	// Under -race a process sleeps 1s at exit unless told not to; the
 	// time logged below should be mcpx's own.
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
-	s := &stuckClient{cmd: cmd, stderr: &syncBuffer{}}
+	s := &stuckClient{cmd: cmd, stderr: &testenv.Buffer{}}
 	cmd.Stderr = s.stderr
 	var err error
 	if s.stdin, err = cmd.StdinPipe(); err != nil {
@@ -293,7 +295,7 @@ func TestQuietShutdown(t *testing.T) {
 	for i := range 3 {
 		logFile := filepath.Join(t.TempDir(), "mcpx.log")
 		cmd := mcpxCommand("serve", "--stdio", "--config", cfg, "--log-file", logFile, "--log-level", "debug")
-		var stderr syncBuffer
+		var stderr testenv.Buffer
 		cmd.Stderr = &stderr
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
