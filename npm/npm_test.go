@@ -30,6 +30,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 const (
@@ -74,7 +76,8 @@ func TestNpmPackage(t *testing.T) {
 // touching the network.
 func buildAndInstall(t *testing.T) *install {
 	t.Helper()
-	for _, tool := range []string{"bash", "go", "node", "npm", "npx"} {
+	testenv.NeedNpm(t)
+	for _, tool := range []string{"bash", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is required for the npm packaging test: %v", tool, err)
 		}

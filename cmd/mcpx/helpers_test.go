@@ -299,19 +299,9 @@ func waitPidFiles(t testing.TB, dir string, n int) {
 	t.Fatalf("fewer than %d pid files in %s after 10s", n, dir)
 }
 
-// requireEverything returns the path of server-everything's entry point,
-// failing (never skipping) when the Node peers are not installed.
+// requireEverything returns the path of server-everything's entry point
+// once the Node test peers are there (see [testenv.NeedNodePeers]).
 func requireEverything(t testing.TB) string {
 	t.Helper()
-	p, err := filepath.Abs("../../testdata/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the Node test peers are missing (%v): run `npm ci --prefix testdata/node`", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not installed: %v", err)
-	}
-	return p
+	return filepath.Join(testenv.NeedNodePeers(t), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
