@@ -271,9 +271,8 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 
 	// Gone for good: a clear error, not a hang.
 	r.SetExtensionAvailable(false)
-	for c.Status().Extension != "" {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return c.Status().Extension == "" },
+		"the client still lists the extension that went away")
 	_, err := c.Call(ctx, "getTabs", map[string]any{})
 	if err == nil || !strings.Contains(err.Error(), "no browser is connected") {
 		t.Fatalf("without the extension: %v", err)

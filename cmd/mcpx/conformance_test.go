@@ -82,12 +82,8 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
-	for !strings.Contains(refLog.String(), "listening on port") {
-		if ref.ProcessState != nil {
-			t.Fatalf("the reference server exited:\n%s", refLog.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(refLog.String(), "listening on port") },
+		"the reference server is not listening; its log:\n%s", &refLog)
 	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 
 	cfg := writeConfig(t, map[string]any{

@@ -14,7 +14,9 @@ const pollInterval = 10 * time.Millisecond
 // Eventually checks cond until it holds, and fails the test with the
 // message format and args say once d has passed without it holding. Use
 // it only where no signal says the state changed; prefer waiting on the
-// signal.
+// signal. args are evaluated when Eventually is called: to show a state
+// as it is at the failure, pass something fmt formats late, such as a
+// pointer or a [fmt.Stringer] (a *Buffer).
 func Eventually(tb testing.TB, d time.Duration, cond func() bool, format string, args ...any) {
 	tb.Helper()
 	deadline := time.Now().Add(d)
