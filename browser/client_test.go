@@ -181,13 +181,19 @@ func TestExtensionDisconnectFailsCallsInFlight(t *testing.T) {
 	if r := s.call(t, "tabs", `{"action":"list"}`); r.IsError {
 		t.Fatal(r.text())
 	}
+	arrived := make(chan struct{})
 	s.ext.Handle("getTabs", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(arrived)
 		<-ctx.Done()
 		return nil, browsertest.ErrNoResponse
 	})
 	done := make(chan toolResult)
 	go func() { done <- s.call(t, "tabs", `{"action":"list"}`) }()
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-arrived: // the call is in flight at the extension
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached the extension")
+	}
 	start := time.Now()
 	s.ext.Disconnect()
 	select {
@@ -221,17 +227,11 @@ func TestRelayRestartIsRedialed(t *testing.T) {
 	if err := s.ext.Connect(t.Context(), s.relay.ExtensionURL(), s.token); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r := s.call(t, "tabs", `{"action":"list"}`)
-		if !r.IsError {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still failing 5s after the relay restarted: %s", r.text())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var last toolResult
+	testenv.Eventually(t, 5*time.Second, func() bool {
+		last = s.call(t, "tabs", `{"action":"list"}`)
+		return !last.IsError
+	}, "still failing after the relay restarted: %v", &last)
 }
 
 func TestAlreadyConnectedReconnects(t *testing.T) {

@@ -162,11 +162,8 @@ func TestLocalModeSquatter(t *testing.T) {
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: log.New(logs)})
 	c.Start(t.Context())
 	defer c.Close()
-	for deadline := time.Now().Add(10 * time.Second); hits.Load() < 5; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the client tried the squatter %d times in 10s, want 5", hits.Load())
-		}
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return hits.Load() >= 5 },
+		"the client did not try the squatter 5 times")
 	if n := strings.Count(logs.String(), "unreachable"); n != 1 {
 		t.Fatalf("%d log lines about the refusal after %d tries, want 1:\n%s", n, hits.Load(), logs.String())
 	}

@@ -309,13 +309,8 @@ func testForwardSignal(t *testing.T, in *install, sig syscall.Signal) {
 	if sig == syscall.SIGHUP {
 		// mcpx reloads its config on SIGHUP and goes on serving: that it
 		// says so proves the launcher passed the signal on.
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(s.stderrText(), "SIGHUP: reloading the config") {
-			if time.Now().After(deadline) {
-				t.Fatalf("mcpx never heard the SIGHUP sent to the launcher; stderr:\n%s", s.stderrText())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(s.stderrText(), "SIGHUP: reloading the config") },
+			"mcpx never heard the SIGHUP sent to the launcher")
 		s.stdin.Close()
 	}
 	status := s.wait(t, 10*time.Second)

@@ -288,15 +288,10 @@ func pidsAlive(t testing.TB, dir string) []int {
 // waitPidFiles waits until dir holds at least n pid files.
 func waitPidFiles(t testing.TB, dir string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.Eventually(t, 10*time.Second, func() bool {
 		entries, _ := os.ReadDir(dir)
-		if len(entries) >= n {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("fewer than %d pid files in %s after 10s", n, dir)
+		return len(entries) >= n
+	}, "fewer than %d pid files in %s", n, dir)
 }
 
 // requireEverything returns the path of server-everything's entry point

@@ -96,13 +96,8 @@ func TestCallTimeoutEndToEnd(t *testing.T) {
 		}
 	}
 	// The fixture logs each cancellation on its stderr, which mcpx logs.
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(c.stderr.String(), "timed out (callTimeout 500ms)") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not hear of both cancellations:\n%s", c.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Count(c.stderr.String(), "timed out (callTimeout 500ms)") >= 2 },
+		"the server did not hear of both cancellations:\n%s", c.stderr)
 
 	_, stderr, code := runCLI(t, "", "call", "--config", cfg, "slow_sleep", `{"ms":600000}`)
 	if code != 1 {
@@ -274,13 +269,8 @@ func TestShutdownBoundedWithStuckPeers(t *testing.T) {
 				t.Fatalf("mcpx did not exit within 30s of %s (shutdownTimeout 1s)", how)
 			}
 			t.Logf("mcpx exited %.1fx shutdownTimeout after %s", time.Since(start).Seconds(), how)
-			deadline := time.Now().Add(5 * time.Second)
-			for len(pidsAlive(t, pids)) > 0 {
-				if time.Now().After(deadline) {
-					t.Fatalf("child processes still running after mcpx exited: %v", pidsAlive(t, pids))
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testenv.Eventually(t, 5*time.Second, func() bool { return len(pidsAlive(t, pids)) == 0 },
+				"child processes still running after mcpx exited")
 		})
 	}
 }

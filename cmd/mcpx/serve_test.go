@@ -322,11 +322,9 @@ func TestServeSurvivesBadUpstreams(t *testing.T) {
 	// The first list no longer waits for the failing servers: wait for
 	// each failure to be logged (the event), then end mcpx.
 	wants := []string{"missing", "exit status 3", "no answer within 1s", "non-JSON-RPC"}
-	deadline := time.Now().Add(15 * time.Second)
 	for _, want := range wants {
-		for !strings.Contains(c.stderr.String(), want) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.Eventually(t, 15*time.Second, func() bool { return strings.Contains(c.stderr.String(), want) },
+			"the failure %q was never logged", want)
 	}
 
 	c.stdin.Close()
