@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // The relay client against a relay of seed 002 (browsertest.Relay002):
@@ -22,11 +23,11 @@ import (
 
 // newLegacy starts a seed 002 relay and a client of it, whose logs go to
 // the returned buffer.
-func newLegacy(t *testing.T) (*browsertest.Relay002, *browser.Client, *lockedBuffer) {
+func newLegacy(t *testing.T) (*browsertest.Relay002, *browser.Client, *testenv.Buffer) {
 	t.Helper()
 	r := browsertest.NewRelay002()
 	t.Cleanup(r.Close)
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(logs), MinBackoff: 20 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
@@ -254,13 +255,9 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 	}
 	first := r.Connections()
 	r.DropExtension()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Status().Extension != "" { // the drop's notice arrives on its own
-		if time.Now().After(deadline) {
-			t.Fatal("the client never noticed the drop")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// The drop's notice arrives on its own.
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().Extension == "" },
+		"the client never noticed the drop")
 	if _, err := c.Call(ctx, "getTabs", map[string]any{}); err != nil {
 		t.Fatalf("the call after the drop: %v", err)
 	}
@@ -270,9 +267,8 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 
 	// Gone for good: a clear error, not a hang.
 	r.SetExtensionAvailable(false)
-	for c.Status().Extension != "" {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return c.Status().Extension == "" },
+		"the client still lists the extension that went away")
 	_, err := c.Call(ctx, "getTabs", map[string]any{})
 	if err == nil || !strings.Contains(err.Error(), "no browser is connected") {
 		t.Fatalf("without the extension: %v", err)
@@ -285,7 +281,7 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 func TestLegacyLateAnswer(t *testing.T) {
 	r := browsertest.NewRelay002()
 	t.Cleanup(r.Close)
-	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&lockedBuffer{}), CallTimeout: 200 * time.Millisecond})
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&testenv.Buffer{}), CallTimeout: 200 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
 	ctx := legacyCtx(t)

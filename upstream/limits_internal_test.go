@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpx/mcpx/config"
@@ -14,6 +15,10 @@ import (
 // TestFIFOOrder: waiters get slots in the order they came, and one whose
 // context ends leaves the line without taking a slot.
 func TestFIFOOrder(t *testing.T) {
+	synctest.Test(t, testFIFOOrder)
+}
+
+func testFIFOOrder(t *testing.T) {
 	f := newFIFO(1)
 	ctx := context.Background()
 	if err := f.acquire(ctx); err != nil {
@@ -35,23 +40,15 @@ func TestFIFOOrder(t *testing.T) {
 			f.release()
 		})
 		// Wait until it is in line, so that the order is known.
-		for {
-			f.mu.Lock()
-			n := f.waiters.Len()
-			f.mu.Unlock()
-			if n == i+1 {
-				break
-			}
+		synctest.Wait()
+		if n := f.waiters.Len(); n != i+1 {
+			t.Fatalf("%d waiters after %d came, want %d", n, i+1, i+1)
 		}
 	}
 	leave()
-	for {
-		f.mu.Lock()
-		n := f.waiters.Len()
-		f.mu.Unlock()
-		if n == 4 {
-			break
-		}
+	synctest.Wait()
+	if n := f.waiters.Len(); n != 4 {
+		t.Fatalf("%d waiters after one left, want 4", n)
 	}
 	f.release()
 	for _, want := range []int{0, 1, 3, 4} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -45,7 +46,7 @@ func TestReconnectAfterCrash(t *testing.T) {
 		t.Errorf("error %q does not say how the server ended (exit status 3)", err)
 	}
 
-	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
+	testenv.Eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
 		"not connected again: %+v", c.Status())
 	if st := c.Status(); st.Attempts < 2 {
 		t.Errorf("Attempts = %d after a restart, want >= 2", st.Attempts)
@@ -62,9 +63,9 @@ func TestReconnectAfterDying(t *testing.T) {
 	t.Parallel()
 	// Connects, dies with exit status 4 after 300ms, again and again.
 	c := startClient(t, stdioServer("mortal", "--die-after", "300ms"), reconnectOptions())
-	eventually(t, 5*time.Second, func() bool { return c.Status().Restarts >= 1 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().Restarts >= 1 },
 		"no restart: %+v", c.Status())
-	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
+	testenv.Eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
 		"not connected again: %+v", c.Status())
 }
 
@@ -74,7 +75,7 @@ func TestNoReconnectWithoutOption(t *testing.T) {
 	if _, err := callTool(t, c, "crash", nil); err == nil {
 		t.Fatal("crash answered")
 	}
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		st := c.Status()
 		return st.State == upstream.StateFailed && st.Restarts == 1
 	}, "not failed after the crash: %+v", c.Status())
@@ -108,7 +109,7 @@ func TestListChanged(t *testing.T) {
 	if got := mustCallText(t, c, "add-tool", map[string]any{"name": "newone"}); got != "added newone" {
 		t.Fatalf("add-tool = %q", got)
 	}
-	eventually(t, 5*time.Second, func() bool { return hasTool(t, c, "newone") },
+	testenv.Eventually(t, 5*time.Second, func() bool { return hasTool(t, c, "newone") },
 		"newone never appeared in %v", toolNames(t, c.Tools()))
 	if changes.Load() == before {
 		t.Error("OnChange was not called for the new catalog")
@@ -131,7 +132,7 @@ func TestListChanged(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		eventually(t, 5*time.Second, func() bool {
+		testenv.Eventually(t, 5*time.Second, func() bool {
 			for i := range 5 {
 				if !hasTool(t, c, fmt.Sprintf("burst-%d", i)) {
 					return false
@@ -150,7 +151,7 @@ func TestListChanged(t *testing.T) {
 // and not for a subscription that was dropped.
 func TestReconnectRestoresSession(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := reconnectOptions()
 	opts.Logger = log.New(&buf)
 	c := connect(t, stdioServer("restarting"), opts)
@@ -166,14 +167,14 @@ func TestReconnectRestoresSession(t *testing.T) {
 		}
 	}
 	count := func(s string) int { return strings.Count(buf.String(), s) }
-	eventually(t, 5*time.Second, func() bool { return count(`resources/unsubscribe {"uri":"fx://dropped"}`) == 1 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return count(`resources/unsubscribe {"uri":"fx://dropped"}`) == 1 },
 		"the server did not log the requests:\n%s", buf.String())
 
 	if _, err := callTool(t, c, "crash", nil); err == nil {
 		t.Fatal("crash answered")
 	}
-	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) }, "not connected again: %+v", c.Status())
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool { return connectedAgain(c) }, "not connected again: %+v", c.Status())
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		return count(`logging/setLevel {"level":"debug"}`) == 2 && count(`resources/subscribe {"uri":"fx://kept"}`) == 2
 	}, "the new server was not asked again for the level and the subscription:\n%s", buf.String())
 	if n := count(`resources/subscribe {"uri":"fx://dropped"}`); n != 1 {

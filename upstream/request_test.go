@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -77,11 +78,11 @@ func TestRelativeCommandInCwd(t *testing.T) {
 
 func TestStderrIsLogged(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
 	opts.Logger = log.New(&buf)
 	connect(t, stdioServer("talker", "--stderr", "hello from fixture"), opts)
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, line := range strings.Split(buf.String(), "\n") {
 			if strings.Contains(line, "hello from fixture") && strings.Contains(line, "talker") {
 				return true
@@ -94,7 +95,7 @@ func TestStderrIsLogged(t *testing.T) {
 func TestRedact(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-value"
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
 	opts.Logger = log.New(&buf)
 	opts.Redact = func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
@@ -103,7 +104,7 @@ func TestRedact(t *testing.T) {
 	live := connect(t, stdioServer("live", "--stderr", "token "+secret), opts)
 	dead := startClient(t, stdioServer("dead", "--stderr", "token "+secret, "--exit-at-start", "2"), opts)
 
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		return strings.Count(buf.String(), "token [REDACTED]") >= 2
 	}, "the redacted stderr line was not logged for both servers:\n%s", buf.String())
 	st := dead.Status()
@@ -128,7 +129,7 @@ func TestRedact(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
 	opts.Logger = log.New(&buf)
 	c := connect(t, stdioServer("sleepy"), opts)
@@ -161,7 +162,7 @@ func TestCancel(t *testing.T) {
 	}
 
 	// The server heard of both cancellations (it logs them on stderr).
-	eventually(t, 5*time.Second, func() bool { return strings.Count(buf.String(), "cancelling request") == 2 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return strings.Count(buf.String(), "cancelling request") == 2 },
 		"the server did not log two cancellations:\n%s", buf.String())
 	if !strings.Contains(buf.String(), "timed out") || !strings.Contains(buf.String(), "cancelled by the client") {
 		t.Errorf("cancellation reasons missing from:\n%s", buf.String())

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestSeed002OneRequestAtATime: a seed 002 extension answers without
@@ -88,7 +91,7 @@ func TestSeed002EchoedIDRoutes(t *testing.T) {
 	s.ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) { return nil, ErrNoResponse })
 	_ = a.send(`{"jsonrpc":"2.0","id":"x","method":"getTabs","params":{}}`)
 	_ = b.send(`{"jsonrpc":"2.0","id":"y","method":"getTabs","params":{}}`)
-	eventually(t, "both requests", func() bool { return len(forwarded(t, s.ext)) == 2 })
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(forwarded(t, s.ext)) == 2 }, "waiting for both requests")
 	_ = s.ext.Send(fmt.Sprintf(`{"id":"%s:x","result":{"tabs":[]}}`, connA))
 	if _, err := a.await(testCtx(t), func(m message) bool { return string(m.ID) == `"x"` }); err != nil {
 		t.Fatal(err)

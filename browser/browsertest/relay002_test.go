@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // The relay serves extensions of seed 002 (extension_handshake, answers
@@ -290,10 +293,10 @@ func TestSeed002AnswerShapes(t *testing.T) {
 		if err := rc.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "get_build_info", "params": map[string]any{}}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the request to reach the extension", func() bool {
+		testenv.Eventually(t, 5*time.Second, func() bool {
 			got := forwarded(t, s.ext)
 			return len(got) > 0 && got[len(got)-1].ID == connID+":"+id
-		})
+		}, "waiting for the request to reach the extension")
 		if err := s.ext.Send(frame); err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +388,7 @@ func TestSeed002ExtensionCloseTellsClients(t *testing.T) {
 	if err := a.send(`{"jsonrpc":"2.0","id":"held","method":"getTabs","params":{}}`); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the request to reach the extension", func() bool { return len(forwarded(t, s.ext)) == 1 })
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(forwarded(t, s.ext)) == 1 }, "waiting for the request to reach the extension")
 	s.ext.Disconnect()
 	for _, c := range []struct {
 		rc     *rpcClient
@@ -416,7 +419,7 @@ func TestSeed002ClientCloseTellsExtension(t *testing.T) {
 	a, connA := s.client(t, "a")
 	mustCall(t, a, "createTab", nil)
 	a.close()
-	eventually(t, "the extension to hear of it", func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, n := range s.ext.Notifications() {
 			var m struct {
 				Method       string `json:"method"`
@@ -428,7 +431,7 @@ func TestSeed002ClientCloseTellsExtension(t *testing.T) {
 			}
 		}
 		return false
-	})
+	}, "waiting for the extension to hear of it")
 	// the tab it held is free: another client may select it
 	b, _ := s.client(t, "b")
 	mustCall(t, b, "selectTab", map[string]any{"tabIndex": 1})
@@ -447,7 +450,7 @@ func TestSeed002ExtensionReplacesItsSocket(t *testing.T) {
 	if err := twin.Connect(testCtx(t), s.r.ExtensionURL(), ""); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the relay to drop the old socket", func() bool { return !s.ext.Connected() })
+	testenv.Eventually(t, 5*time.Second, func() bool { return !s.ext.Connected() }, "waiting for the relay to drop the old socket")
 	if exts := s.r.Extensions(); len(exts) != 1 || exts[0].ID != s.extID {
 		t.Fatalf("extensions %+v, want the one id %s", exts, s.extID)
 	}

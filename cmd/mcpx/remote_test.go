@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestServerURL: list, call and servers given --server-url (or
@@ -20,7 +22,7 @@ func TestServerURL(t *testing.T) {
 		cmd := mcpxCommand(args...)
 		cmd.Dir = t.TempDir() // no config file here: everything comes from the server
 		cmd.Env = append(cmd.Env, env...)
-		var stderr syncBuffer
+		var stderr testenv.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		return string(out), stderr.String(), err
