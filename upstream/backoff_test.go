@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestRepeatedFailureLoggedOnce: a server that fails the same way at
@@ -16,7 +17,7 @@ import (
 // and the stderr lines they print (a pid each time), are debug records.
 func TestRepeatedFailureLoggedOnce(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	logger := log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel, Formatter: log.JSONFormatter})
 	opts := fastOptions()
 	opts.Reconnect = true
@@ -24,7 +25,7 @@ func TestRepeatedFailureLoggedOnce(t *testing.T) {
 	opts.Logger = logger
 	c := startClient(t, stdioServer("broken", "--exit-at-start", "3"), opts)
 	const attempts = 5
-	eventually(t, 30*time.Second, func() bool { return c.Status().Attempts > attempts },
+	testenv.Eventually(t, 30*time.Second, func() bool { return c.Status().Attempts > attempts },
 		"fewer than %d attempts", attempts)
 	c.Close()
 
