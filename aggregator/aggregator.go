@@ -86,7 +86,7 @@ type Aggregator struct {
 	levels    sessionLevels // the log level set on the shared upstreams (sessionlog.go)
 	subs      subscriptions // who subscribed to what (subscriptions.go)
 
-	// The page tools (seed 004); nil without a browser or with them off.
+	// The page tools (WebMCP); nil without a browser or with them off.
 	pages       *pagetools.Hub
 	pagesClient *browser.Client
 	browserOpts browser.Options // the browser client's, for the page tools' own

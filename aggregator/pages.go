@@ -10,7 +10,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 )
 
-// PageServerName is the source name of page tools (seed 004: the WebMCP
+// PageServerName is the source name of page tools (MCP-B: the WebMCP
 // tools websites register in the user's tabs).
 const PageServerName = "page"
 

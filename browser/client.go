@@ -270,7 +270,7 @@ func (c *Client) dial(ctx context.Context) (*socket, error) {
 	}
 	dialect := "1.0"
 	if s.legacy {
-		dialect = "seed 002"
+		dialect = "legacy"
 	}
 	c.opts.Logger.Info("browser relay connected", "url", redactURL(c.url), "protocol", dialect)
 	c.setSocket(s, nil)

@@ -80,7 +80,7 @@ type ExtensionInfo struct {
 	Name     string
 	UserID   string
 	ClientID string
-	Dialect  string // "1.0", or "002" for an extension_handshake peer
+	Dialect  string // "1.0", or "legacy" for an extension_handshake peer
 }
 
 // Stats counts what is connected, for status displays.
