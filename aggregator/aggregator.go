@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/pagetools"
@@ -23,9 +23,10 @@ import (
 
 // Options configure an Aggregator. A nil *Options means the defaults.
 type Options struct {
-	// Logger receives catalog events; each upstream logs under its name.
+	// Logger receives catalog events; each source (an upstream, the
+	// browser, the page tools) logs with a "server" attribute naming it.
 	// Nil discards.
-	Logger *log.Logger
+	Logger *slog.Logger
 	// Redact removes secrets from text bound for a log or an error.
 	Redact func(string) string
 	// Reconnect restarts failed upstreams with backoff (serve does; one-shot
@@ -61,7 +62,7 @@ type Options struct {
 type Aggregator struct {
 	cfg       *config.Config
 	opts      Options
-	log       *log.Logger
+	log       *slog.Logger
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
 	upstreams []*upstream.Client
 	members   []*member
@@ -108,7 +109,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o = *opts
 	}
 	if o.Logger == nil {
-		o.Logger = log.New(discardWriter{})
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Redact == nil {
 		o.Redact = func(s string) string { return s }
@@ -130,10 +131,6 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		Server: mcpxServer, JSON: proxytool.Tool()}
 	return a
 }
-
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // Start connects to every enabled upstream in parallel and returns at once.
 func (a *Aggregator) Start(ctx context.Context) {

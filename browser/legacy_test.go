@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ func newLegacy(t *testing.T) (*browsertest.LegacyRelay, *browser.Client, *locked
 	r := browsertest.NewLegacyRelay()
 	t.Cleanup(r.Close)
 	logs := &lockedBuffer{}
-	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(logs), MinBackoff: 20 * time.Millisecond})
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: slog.New(log.New(logs)), MinBackoff: 20 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
 	return r, c, logs
@@ -285,7 +286,7 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 func TestLegacyLateAnswer(t *testing.T) {
 	r := browsertest.NewLegacyRelay()
 	t.Cleanup(r.Close)
-	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&lockedBuffer{}), CallTimeout: 200 * time.Millisecond})
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: slog.New(log.New(&lockedBuffer{})), CallTimeout: 200 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
 	ctx := legacyCtx(t)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +49,7 @@ func TestOAuthServerLifecycle(t *testing.T) {
 	opts.Heartbeat = -1
 	// Only the login can wake the client: no backoff ends in the test.
 	opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour
-	opts.Logger = log.NewWithOptions(&logs, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&logs, log.Options{Level: log.DebugLevel}))
 	cfg := config.Server{Name: "remote", Transport: config.TransportHTTP, URL: srv.URL, Enabled: true, Timeout: 10 * time.Second}
 	c := startClient(t, cfg, opts)
 
