@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestServeSlowClientNeverStallsUpstreams(t *testing.T) {
 	alpha.setRequest(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{"content":[{"type":"text","text":"answered"}]}`), nil
 	})
-	c := serveWith(t, &Options{Logger: log.New(logs)}, mem(alpha, "alpha"), mem(beta, ""))
+	c := serveWith(t, &Options{Logger: slog.New(log.New(logs))}, mem(alpha, "alpha"), mem(beta, ""))
 	c.initialize()
 	c.sync()
 
@@ -118,7 +119,7 @@ func TestServeMaxMessageBytes(t *testing.T) {
 		return json.RawMessage(`{"content":[{"type":"text","text":` + string(text) + `}]}`), nil
 	})
 	cfg := &config.Config{Separator: "_", Expose: config.ExposeDirect, MaxMessageBytes: 8 << 10}
-	c := serveConfig(t, cfg, &Options{Logger: log.New(logs)}, mem(alpha, "alpha"), mem(beta, ""))
+	c := serveConfig(t, cfg, &Options{Logger: slog.New(log.New(logs))}, mem(alpha, "alpha"), mem(beta, ""))
 	c.initialize()
 
 	big := strings.Repeat("x", 100000)

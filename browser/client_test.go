@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/png"
+	"log/slog"
 	"math/rand"
 	"strings"
 	"sync"
@@ -46,8 +47,7 @@ func newSetup(t *testing.T, d browsertest.Dialect, ropts *browsertest.RelayOptio
 		t.Fatal(err)
 	}
 	copts.Token = s.token
-	copts.Logger = log.New(s.logs)
-	copts.Logger.SetLevel(log.DebugLevel)
+	copts.Logger = slog.New(log.NewWithOptions(s.logs, log.Options{Level: log.DebugLevel}))
 	if copts.MinBackoff == 0 {
 		copts.MinBackoff = 20 * time.Millisecond
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -159,7 +160,7 @@ func TestLocalModeSquatter(t *testing.T) {
 	defer l.Close()
 	logs := &testenv.Buffer{}
 	c := browser.NewClient(browser.Options{URL: l.MCPURL(), Prepare: l.Prepare,
-		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: log.New(logs)})
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: slog.New(log.New(logs))})
 	c.Start(t.Context())
 	defer c.Close()
 	testenv.Eventually(t, 10*time.Second, func() bool { return hits.Load() >= 5 },

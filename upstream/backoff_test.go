@@ -3,12 +3,11 @@ package upstream_test
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/mcpx/mcpx/internal/testenv"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/log"
-	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestRepeatedFailureLoggedOnce: a server that fails the same way at
@@ -18,7 +17,7 @@ import (
 func TestRepeatedFailureLoggedOnce(t *testing.T) {
 	t.Parallel()
 	var buf testenv.Buffer
-	logger := log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel, Formatter: log.JSONFormatter})
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts := fastOptions()
 	opts.Reconnect = true
 	opts.MinBackoff, opts.MaxBackoff = time.Millisecond, 20*time.Millisecond
@@ -41,9 +40,9 @@ func TestRepeatedFailureLoggedOnce(t *testing.T) {
 			failures++
 		}
 		switch rec["level"] {
-		case "debug":
+		case "DEBUG":
 			seenDebug = true
-		case "error":
+		case "ERROR":
 			errs++
 			fallthrough
 		default:

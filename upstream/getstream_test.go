@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"bufio"
+	"log/slog"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -57,7 +58,7 @@ func TestGETStreamFailureBacksOff(t *testing.T) {
 	url, fixtureLog := startHTTPFixture(t, "--get-status", "500")
 	var buf testenv.Buffer
 	opts := fastOptions() // backoff 50ms doubling to 200ms
-	opts.Logger = log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel}))
 	connect(t, httpServer("flaky-get", url), opts)
 
 	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(fixtureLog.String(), "GET stream request 5") },
@@ -71,7 +72,7 @@ func TestGETStreamFailureBacksOff(t *testing.T) {
 	}
 	// The delays before attempts 2, 3, 4, 5, as announced at debug level.
 	var delays []string
-	for _, m := range regexp.MustCompile(`next attempt after backoff in=(\S+)`).FindAllStringSubmatch(logged, -1) {
+	for _, m := range regexp.MustCompile(`next attempt after backoff server=\S+ in=(\S+)`).FindAllStringSubmatch(logged, -1) {
 		delays = append(delays, m[1])
 	}
 	if want := []string{"50ms", "100ms", "200ms", "200ms"}; len(delays) < 4 || strings.Join(delays[:4], " ") != strings.Join(want, " ") {
@@ -87,7 +88,7 @@ func TestGETStream405IsNormal(t *testing.T) {
 	url, fixtureLog := startHTTPFixture(t, "--get-status", "405")
 	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel}))
 	c := connect(t, httpServer("no-get", url), opts)
 	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(buf.String(), "has no GET stream (405)") },
 		"the 405 was not noted; log:\n%s\nfixture:\n%s", buf.String(), fixtureLog.String())

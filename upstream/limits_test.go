@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,7 @@ func TestCallTimeout(t *testing.T) {
 	t.Parallel()
 	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	srv := stdioServer("hung")
 	srv.CallTimeout = 300 * time.Millisecond
 	c := connect(t, srv, opts)

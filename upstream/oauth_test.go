@@ -3,6 +3,7 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestOAuthServerLifecycle(t *testing.T) {
 	opts.Heartbeat = -1
 	// Only the login can wake the client: no backoff ends in the test.
 	opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour
-	opts.Logger = log.NewWithOptions(&logs, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&logs, log.Options{Level: log.DebugLevel}))
 	cfg := config.Server{Name: "remote", Transport: config.TransportHTTP, URL: srv.URL, Enabled: true, Timeout: 10 * time.Second}
 	c := startClient(t, cfg, opts)
 

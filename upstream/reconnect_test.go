@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -153,7 +154,7 @@ func TestReconnectRestoresSession(t *testing.T) {
 	t.Parallel()
 	var buf testenv.Buffer
 	opts := reconnectOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	c := connect(t, stdioServer("restarting"), opts)
 	ctx := context.Background()
 	for _, r := range []struct{ method, params string }{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestStderrIsLogged(t *testing.T) {
 	t.Parallel()
 	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	connect(t, stdioServer("talker", "--stderr", "hello from fixture"), opts)
 	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, line := range strings.Split(buf.String(), "\n") {
@@ -97,7 +98,7 @@ func TestRedact(t *testing.T) {
 	const secret = "s3cret-value"
 	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	opts.Redact = func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
 
 	// A live server logs the line; a dying one also quotes it in its error.
@@ -131,7 +132,7 @@ func TestCancel(t *testing.T) {
 	t.Parallel()
 	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	c := connect(t, stdioServer("sleepy"), opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

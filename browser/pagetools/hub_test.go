@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func newRig(t *testing.T, opts pagetools.Options) *rig {
 		changes: make(chan struct{}, 1), chrome: chrome, log: &testenv.Buffer{}}
 	opts.Driver, opts.Looker = driver, looker
 	if opts.Logger == nil {
-		opts.Logger = log.NewWithOptions(r.log, log.Options{Level: log.DebugLevel, ReportTimestamp: true})
+		opts.Logger = slog.New(log.NewWithOptions(r.log, log.Options{Level: log.DebugLevel, ReportTimestamp: true}))
 	}
 	opts.OnChange = func() {
 		select {

@@ -11,12 +11,12 @@ import (
 	"github.com/mcpx/mcpx/internal/testenv"
 )
 
-// TestSeed002OneRequestAtATime: a seed 002 extension answers without
+// TestLegacyOneRequestAtATime: a legacy extension answers without
 // ids, so a connection has one request open at a time: a fast request
 // behind a slow one is not forwarded until the slow one is answered, and
 // neither gets the other's answer.
-func TestSeed002OneRequestAtATime(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyOneRequestAtATime(t *testing.T) {
+	s := newLegacySetup(t)
 	a, _ := s.client(t, "a")
 	release := make(chan struct{})
 	t.Cleanup(func() {
@@ -60,10 +60,10 @@ func TestSeed002OneRequestAtATime(t *testing.T) {
 	}
 }
 
-// TestSeed002EventsFollowTheTab: a tab a client left no longer routes
+// TestLegacyEventsFollowTheTab: a tab a client left no longer routes
 // its events to it.
-func TestSeed002EventsFollowTheTab(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyEventsFollowTheTab(t *testing.T) {
+	s := newLegacySetup(t)
 	a, _ := s.client(t, "a")
 	b, _ := s.client(t, "b")
 	tab := tabOf(t, mustCall(t, a, "createTab", nil)) // index 1
@@ -81,11 +81,11 @@ func TestSeed002EventsFollowTheTab(t *testing.T) {
 	}
 }
 
-// TestSeed002EchoedIDRoutes: an answer that echoes the mapped id but has
+// TestLegacyEchoedIDRoutes: an answer that echoes the mapped id but has
 // no connectionId, while two connections wait, reaches the connection its
 // id names.
-func TestSeed002EchoedIDRoutes(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyEchoedIDRoutes(t *testing.T) {
+	s := newLegacySetup(t)
 	a, connA := s.client(t, "a")
 	b, _ := s.client(t, "b")
 	s.ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) { return nil, ErrNoResponse })
