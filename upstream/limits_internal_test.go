@@ -88,6 +88,10 @@ func timedOut(ctx context.Context) string {
 // maxCallTime; a call that ended is never timed out, and the timer is set
 // again for calls that come after it went idle.
 func TestCallLimitsOneTimer(t *testing.T) {
+	synctest.Test(t, testCallLimitsOneTimer)
+}
+
+func testCallLimitsOneTimer(t *testing.T) {
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 300 * time.Millisecond})}
 	call := func(name string) (context.Context, func()) {
 		return c.limitCall(context.Background(), "tools/call", json.RawMessage(`{"name":"`+name+`"}`))
@@ -156,6 +160,10 @@ func TestCallLimitsOneTimer(t *testing.T) {
 // that runs at once with the same error, and a stopped call never runs
 // one.
 func TestLimitedCallHooks(t *testing.T) {
+	synctest.Test(t, testLimitedCallHooks)
+}
+
+func testLimitedCallHooks(t *testing.T) {
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 100 * time.Millisecond})}
 	fired := make(chan error, 4)
 	hook := func(err error) { fired <- err }
@@ -200,6 +208,10 @@ func TestLimitedCallHooks(t *testing.T) {
 // limit, once, takes it off the limits, and works for a server without
 // limits too, which is how Client.Send's callers cancel.
 func TestLimitedCallCancel(t *testing.T) {
+	synctest.Test(t, testLimitedCallCancel)
+}
+
+func testLimitedCallCancel(t *testing.T) {
 	for _, limits := range []config.Limits{{CallTimeout: 50 * time.Millisecond}, {}} {
 		l := newCallLimits("s", limits)
 		got := make(chan error, 4)
@@ -230,6 +242,7 @@ func TestLimitedCallCancel(t *testing.T) {
 		}
 		if limits.CallTimeout > 0 {
 			time.Sleep(2 * limits.CallTimeout) // past both deadlines: nothing may expire twice
+			synctest.Wait()                    // the timer's expire has run, if it was set
 			l.expire()
 		}
 		select {
