@@ -378,6 +378,14 @@ func (a *Aggregator) rebuild() []Kind {
 func (a *Aggregator) report(c *Catalog) {
 	idle := a.notStarted()
 	a.reportHidden(c, idle)
+	for server, n := range c.Hidden {
+		key := fmt.Sprintf("hidden text:%s:%d", server, n)
+		if !a.reported[key] && !slices.Contains(idle, server) {
+			a.reported[key] = true
+			a.log.Warn("hidden text removed from what the server lists (Unicode tags, zero-width or bidi controls, terminal escapes)",
+				"server", server, "characters", n)
+		}
+	}
 	for _, p := range c.Problems {
 		if !a.reported[p] && !slices.ContainsFunc(idle, func(s string) bool { return strings.HasPrefix(p, "server "+s+": ") }) {
 			a.reported[p] = true

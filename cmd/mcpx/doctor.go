@@ -74,14 +74,17 @@ type finding struct {
 
 // serverReport is one server in doctor's report.
 type serverReport struct {
-	Name          string    `json:"name"`
-	State         string    `json:"state"`
-	Transport     string    `json:"transport"`
-	ConnectMillis int64     `json:"connectMs,omitempty"`
-	Tools         int       `json:"tools"`
-	Resources     int       `json:"resources"`
-	Prompts       int       `json:"prompts"`
-	Findings      []finding `json:"findings"`
+	Name          string `json:"name"`
+	State         string `json:"state"`
+	Transport     string `json:"transport"`
+	ConnectMillis int64  `json:"connectMs,omitempty"`
+	Tools         int    `json:"tools"`
+	Resources     int    `json:"resources"`
+	Prompts       int    `json:"prompts"`
+	// Hidden is how many characters of hidden text mcpx removed from what
+	// the server lists.
+	Hidden   int       `json:"hiddenCharacters,omitempty"`
+	Findings []finding `json:"findings"`
 }
 
 type doctorReport struct {
@@ -160,6 +163,10 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		}
 		for _, raw := range clients[i].Tools() {
 			checkTool(s.Name, raw, exposed, add)
+		}
+		if n := cat.Hidden[s.Name]; n > 0 {
+			r.Hidden = n
+			add("warning", "%d characters of hidden text (Unicode tags, zero-width or bidi controls, terminal escapes) removed from its titles and descriptions", n)
 		}
 		rep.Servers = append(rep.Servers, r)
 	}
