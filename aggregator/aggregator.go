@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/pagetools"
@@ -24,9 +24,10 @@ import (
 
 // Options configure an Aggregator. A nil *Options means the defaults.
 type Options struct {
-	// Logger receives catalog events; each upstream logs under its name.
+	// Logger receives catalog events; each source (an upstream, the
+	// browser, the page tools) logs with a "server" attribute naming it.
 	// Nil discards.
-	Logger *log.Logger
+	Logger *slog.Logger
 	// Redact removes secrets from text bound for a log or an error.
 	Redact func(string) string
 	// Reconnect restarts failed upstreams with backoff (serve does; one-shot
@@ -73,7 +74,7 @@ type Options struct {
 type Aggregator struct {
 	cfg       *config.Config
 	opts      Options
-	log       *log.Logger
+	log       *slog.Logger
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
 	upstreams []*upstream.Client
 	members   []*member
@@ -98,7 +99,7 @@ type Aggregator struct {
 	levels    sessionLevels // the log level set on the shared upstreams (sessionlog.go)
 	subs      subscriptions // who subscribed to what (subscriptions.go)
 
-	// The page tools (seed 004); nil without a browser or with them off.
+	// The page tools (WebMCP); nil without a browser or with them off.
 	pages       *pagetools.Hub
 	pagesClient *browser.Client
 	browserOpts browser.Options // the browser client's, for the page tools' own
@@ -121,7 +122,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o = *opts
 	}
 	if o.Logger == nil {
-		o.Logger = log.New(discardWriter{})
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Redact == nil {
 		o.Redact = func(s string) string { return s }
@@ -143,10 +144,6 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		Server: mcpxServer, JSON: proxytool.Tool()}
 	return a
 }
-
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // Start connects to every enabled upstream in parallel and returns at once.
 func (a *Aggregator) Start(ctx context.Context) {
@@ -381,6 +378,14 @@ func (a *Aggregator) rebuild() []Kind {
 func (a *Aggregator) report(c *Catalog) {
 	idle := a.notStarted()
 	a.reportHidden(c, idle)
+	for server, n := range c.Hidden {
+		key := fmt.Sprintf("hidden text:%s:%d", server, n)
+		if !a.reported[key] && !slices.Contains(idle, server) {
+			a.reported[key] = true
+			a.log.Warn("hidden text removed from what the server lists (Unicode tags, zero-width or bidi controls, terminal escapes)",
+				"server", server, "characters", n)
+		}
+	}
 	for _, p := range c.Problems {
 		if !a.reported[p] && !slices.ContainsFunc(idle, func(s string) bool { return strings.HasPrefix(p, "server "+s+": ") }) {
 			a.reported[p] = true

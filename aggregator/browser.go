@@ -13,7 +13,7 @@ import (
 // startBrowser connects the browser tools to their relay: a remote one
 // with a token, or in local mode the one this process hosts or joins.
 func (a *Aggregator) startBrowser(ctx context.Context, b *config.Browser) {
-	logger := a.opts.Logger.WithPrefix(config.BrowserServerName)
+	logger := a.opts.Logger.With("server", config.BrowserServerName)
 	// maxMessageBytes bounds relay frames too; a frame over it closes that
 	// socket (WebSocket has no way to skip one), and the client redials.
 	opts := browser.Options{URL: b.URL, Token: b.Token, Extension: b.Extension, ClientID: "mcpx", Logger: logger,

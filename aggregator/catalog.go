@@ -9,6 +9,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
 )
@@ -71,6 +72,10 @@ type Catalog struct {
 	// Problems are capability objects that could not be used, e.g. a tool
 	// without a name; each names its server.
 	Problems []string
+	// Hidden counts, per server, the characters of hidden text (Unicode
+	// tags, zero-width and bidi controls, terminal escapes) removed from
+	// its capabilities' titles and descriptions; nil when there were none.
+	Hidden map[string]int
 
 	tools     map[string]*Entry
 	resources map[string]*Entry
@@ -162,6 +167,14 @@ func build(members []*member, sep string) *Catalog {
 func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string,
 	filter *config.Filter, index map[string]*Entry, list *[]*Entry) *Entry {
 	server := m.src.Name()
+	// What a person cannot see never reaches a client or the model.
+	raw, n := hidden.Capability(raw)
+	if n > 0 {
+		if c.Hidden == nil {
+			c.Hidden = map[string]int{}
+		}
+		c.Hidden[server] += n
+	}
 	// Exact keys: encoding/json would also take "Name" or "NAME" for name,
 	// and the upstream must get back exactly the name it listed. A
 	// repeated key counts by its last value, as a decoder would.

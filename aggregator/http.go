@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 
 	"github.com/mcpx/mcpx/config"
 )
@@ -77,7 +77,7 @@ func (a *Aggregator) ServeHTTP(ctx context.Context, addr string, opts *HTTPOptio
 	// net/http's own complaints (a bad TLS probe, a broken connection) go
 	// to mcpx's log at debug level, not raw to stderr.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:    a.log.StandardLog(log.StandardLogOptions{ForceLevel: log.DebugLevel}),
+		ErrorLog:    slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -3,10 +3,12 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcpx/mcpx/config"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestServeInvalidRequests: JSON that is not a request gets -32600, an id
@@ -43,13 +45,8 @@ func TestServeInvalidRequests(t *testing.T) {
 	c.request(8, "tools/call", map[string]any{"name": "s_slow"})
 	// The second use of id 8 must come while the first is in flight:
 	// once the source has it.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(src.received()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the first call never reached the source")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(src.received()) > 0 },
+		"the first call never reached the source")
 	c.request(8, "tools/call", map[string]any{"name": "s_slow"})
 	if r := c.await(8, 5*time.Second); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "in flight") {
 		t.Errorf("reused id: got %s, want -32600 naming the clash", r.line)

@@ -3,34 +3,17 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
-
-// lockedBuffer is a log destination safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // within fails the test unless done is closed before a generous watchdog.
 func within(t testing.TB, done <-chan struct{}, what string) {
@@ -47,12 +30,12 @@ func within(t testing.TB, done <-chan struct{}, what string) {
 // (they are dropped, with a log line), and the answer to a call made
 // meanwhile is not lost: it arrives once the client reads again.
 func TestServeSlowClientNeverStallsUpstreams(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	alpha, beta := twoSources(t)
 	alpha.setRequest(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{"content":[{"type":"text","text":"answered"}]}`), nil
 	})
-	c := serveWith(t, &Options{Logger: log.New(logs)}, mem(alpha, "alpha"), mem(beta, ""))
+	c := serveWith(t, &Options{Logger: slog.New(log.New(logs))}, mem(alpha, "alpha"), mem(beta, ""))
 	c.initialize()
 	c.sync()
 
@@ -129,14 +112,14 @@ func TestServeEOFWithStuckCallAndClient(t *testing.T) {
 // the size and the limit, a notification over it is dropped with a log
 // line, an answer over it becomes an error, and the session goes on.
 func TestServeMaxMessageBytes(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	alpha, beta := twoSources(t)
 	alpha.setRequest(func(_ context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
 		text, _ := json.Marshal(strings.Repeat("r", 20000))
 		return json.RawMessage(`{"content":[{"type":"text","text":` + string(text) + `}]}`), nil
 	})
 	cfg := &config.Config{Separator: "_", Expose: config.ExposeDirect, MaxMessageBytes: 8 << 10}
-	c := serveConfig(t, cfg, &Options{Logger: log.New(logs)}, mem(alpha, "alpha"), mem(beta, ""))
+	c := serveConfig(t, cfg, &Options{Logger: slog.New(log.New(logs))}, mem(alpha, "alpha"), mem(beta, ""))
 	c.initialize()
 
 	big := strings.Repeat("x", 100000)

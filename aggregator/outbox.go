@@ -11,7 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/nbpipe"
@@ -40,7 +41,7 @@ const outboxLen = 256
 type outbox struct {
 	ctx  context.Context
 	w    io.Writer
-	log  *log.Logger
+	log  *slog.Logger
 	max  int64 // maxMessageBytes; 0 means no limit
 	q    chan []byte
 	stop chan struct{} // closed by close: drain q, flush, end
@@ -62,7 +63,7 @@ type outbox struct {
 	held []byte     // answers held for one write, one per line (see hold)
 }
 
-func newOutbox(ctx context.Context, w io.Writer, logger *log.Logger, max int64) *outbox {
+func newOutbox(ctx context.Context, w io.Writer, logger *slog.Logger, max int64) *outbox {
 	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
 		stop: make(chan struct{}), done: make(chan struct{}), bw: bufio.NewWriterSize(w, 64<<10)}
 	if f, ok := w.(*os.File); ok && nbpipe.CanTry(f) {

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -24,7 +22,7 @@ func pipeOutbox(t *testing.T, max int64) (*outbox, *os.File) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	o := newOutbox(ctx, w, log.New(io.Discard), max)
+	o := newOutbox(ctx, w, slog.New(slog.DiscardHandler), max)
 	if o.try == nil {
 		t.Fatal("an outbox over os.Pipe does not write without waiting")
 	}

@@ -3,14 +3,14 @@ package aggregator
 import (
 	"context"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/pagetools"
 	"github.com/mcpx/mcpx/config"
 )
 
-// PageServerName is the source name of page tools (seed 004: the WebMCP
+// PageServerName is the source name of page tools (MCP-B: the WebMCP
 // tools websites register in the user's tabs).
 const PageServerName = "page"
 
@@ -24,13 +24,10 @@ func (a *Aggregator) startPages(ctx context.Context, b *config.Browser, opts bro
 	if pt.Disabled || a.browser == nil {
 		return
 	}
-	logger := a.opts.Logger.WithPrefix(PageServerName)
+	logger := a.opts.Logger.With("server", PageServerName)
 	// The page tools' connection lets go of its tab after each use and
 	// connects again for the next: its connect notes would flood the log.
-	quiet := logger.With()
-	if quiet.GetLevel() < log.WarnLevel {
-		quiet.SetLevel(log.WarnLevel)
-	}
+	quiet := slog.New(atLeast{logger.Handler(), slog.LevelWarn})
 	opts.ClientID, opts.Logger = "mcpx-pages", quiet
 	a.pagesClient = browser.NewClient(opts)
 	a.pagesClient.Start(ctx)
@@ -52,4 +49,23 @@ func (a *Aggregator) closePages() {
 		a.pages.Close()
 		a.pagesClient.Close()
 	}
+}
+
+// atLeast is a quieter view of a shared handler: it passes on only the
+// records of level min or above, whatever the handler's own level.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
 }

@@ -54,9 +54,9 @@ func (a *Aggregator) awaitTool(ctx context.Context, name string) error {
 }
 
 // pendingOwner finds the server that would own an exposed tool name and
-// is not connected: the enabled, unconnected upstream whose prefix (plus
-// separator) starts the name, the longest prefix winning; a server with
-// no prefix may own any name.
+// is not connected (not started yet, connecting or failed): the enabled
+// upstream whose prefix (plus separator) starts the name, the longest
+// prefix winning; a server with no prefix may own any name.
 func (a *Aggregator) pendingOwner(name string) (*upstream.Client, config.Server) {
 	var best *upstream.Client
 	var bestCfg config.Server
@@ -66,7 +66,9 @@ func (a *Aggregator) pendingOwner(name string) (*upstream.Client, config.Server)
 		if !ok {
 			continue
 		}
-		if st := c.Status(); st.State != upstream.StateConnecting && st.State != upstream.StateFailed {
+		switch c.Status().State {
+		case upstream.StateNotStarted, upstream.StateConnecting, upstream.StateFailed:
+		default:
 			continue
 		}
 		p := namePrefix(m.prefix, a.cfg.Separator)

@@ -215,7 +215,7 @@ func (c *Client) connectTo(ctx context.Context, s *socket, want string) (*extens
 	}
 	var r struct {
 		ConnectionID  string `json:"connection_id"`
-		ConnectionID2 string `json:"connectionId"` // seed 002
+		ConnectionID2 string `json:"connectionId"` // the legacy protocol
 		ExtensionName string `json:"extension_name"`
 		Success       *bool  `json:"success"`
 		Error         string `json:"error"`

@@ -97,8 +97,8 @@ func (c *Client) detach(ext *extension) {
 	c.moves++
 }
 
-// tabIDOf reads the tab id from a createTab or selectTab answer:
-// {tab:{id}} from real extensions, {tabId} as the seed shows it.
+// tabIDOf reads the tab id from a createTab or selectTab answer: {tab:{id}}
+// from real extensions, {tabId} as the MCP Proxy Protocol 1.0 shows it.
 func tabIDOf(res json.RawMessage) string {
 	var r struct {
 		Tab *struct {
@@ -126,7 +126,8 @@ type Tab struct {
 }
 
 // CreateTab opens a tab and attaches it. Real extensions answer
-// {tab:{id,...}}; the seed's {tabId,url} is accepted too.
+// {tab:{id,...}}; the {tabId,url} of the MCP Proxy Protocol 1.0 is accepted
+// too.
 func (c *Client) CreateTab(ctx context.Context, url string, activate bool) (Tab, error) {
 	ext, res, err := c.call(ctx, "createTab", map[string]any{"url": url, "activate": activate})
 	if err != nil {

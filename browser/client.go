@@ -10,7 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
+
 	"github.com/coder/websocket"
 )
 
@@ -33,7 +34,7 @@ type Options struct {
 	// the only one connected.
 	Extension string
 	// Logger receives connection events. Nil discards.
-	Logger *log.Logger
+	Logger *slog.Logger
 	// CallTimeout bounds one forwarded call (default 60s); ControlTimeout
 	// the relay's own methods (default 15s); ReadyTimeout how long a call
 	// waits for the relay to be reachable (default 5s).
@@ -52,7 +53,7 @@ func (o *Options) defaults() {
 		o.ClientID = "mcpx"
 	}
 	if o.Logger == nil {
-		o.Logger = log.New(discard{})
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
@@ -71,10 +72,6 @@ func (o *Options) defaults() {
 		o.Now = time.Now
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Client is mcpx's connection to the browser relay, as an MCP client of
 // the MCP Proxy Protocol. Its methods are safe for concurrent use.
@@ -272,7 +269,7 @@ func (c *Client) dial(ctx context.Context) (*socket, error) {
 	}
 	dialect := "1.0"
 	if s.legacy {
-		dialect = "seed 002"
+		dialect = "legacy"
 	}
 	c.opts.Logger.Info("browser relay connected", "url", redactURL(c.url), "protocol", dialect)
 	c.setSocket(s, nil)

@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/png"
+	"log/slog"
 	"math/rand"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // setup is a relay with one scripted extension of a dialect, and a client
@@ -31,39 +33,21 @@ type setup struct {
 	token string
 	c     *browser.Client
 	tools *browser.Tools
-	logs  *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs  *testenv.Buffer
 }
 
 func newSetup(t *testing.T, d browsertest.Dialect, ropts *browsertest.RelayOptions, copts browser.Options) *setup {
 	t.Helper()
 	r := browsertest.NewRelay(ropts)
 	t.Cleanup(r.Close)
-	s := &setup{relay: r, token: r.Token("user-1", time.Hour), logs: &lockedBuffer{}}
+	s := &setup{relay: r, token: r.Token("user-1", time.Hour), logs: &testenv.Buffer{}}
 	s.ext = browsertest.NewExtension(d, "Chrome test")
 	t.Cleanup(s.ext.Close)
 	if err := s.ext.Connect(t.Context(), r.ExtensionURL(), s.token); err != nil {
 		t.Fatal(err)
 	}
 	copts.Token = s.token
-	copts.Logger = log.New(s.logs)
-	copts.Logger.SetLevel(log.DebugLevel)
+	copts.Logger = slog.New(log.NewWithOptions(s.logs, log.Options{Level: log.DebugLevel}))
 	if copts.MinBackoff == 0 {
 		copts.MinBackoff = 20 * time.Millisecond
 	}
@@ -197,13 +181,19 @@ func TestExtensionDisconnectFailsCallsInFlight(t *testing.T) {
 	if r := s.call(t, "tabs", `{"action":"list"}`); r.IsError {
 		t.Fatal(r.text())
 	}
+	arrived := make(chan struct{})
 	s.ext.Handle("getTabs", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(arrived)
 		<-ctx.Done()
 		return nil, browsertest.ErrNoResponse
 	})
 	done := make(chan toolResult)
 	go func() { done <- s.call(t, "tabs", `{"action":"list"}`) }()
-	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-arrived: // the call is in flight at the extension
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached the extension")
+	}
 	start := time.Now()
 	s.ext.Disconnect()
 	select {
@@ -237,17 +227,11 @@ func TestRelayRestartIsRedialed(t *testing.T) {
 	if err := s.ext.Connect(t.Context(), s.relay.ExtensionURL(), s.token); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r := s.call(t, "tabs", `{"action":"list"}`)
-		if !r.IsError {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still failing 5s after the relay restarted: %s", r.text())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var last toolResult
+	testenv.Eventually(t, 5*time.Second, func() bool {
+		last = s.call(t, "tabs", `{"action":"list"}`)
+		return !last.IsError
+	}, "still failing after the relay restarted: %v", &last)
 }
 
 func TestAlreadyConnectedReconnects(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/relay"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // stuckRelay answers mcp_handshake and then never answers anything: a
@@ -156,16 +158,13 @@ func TestLocalModeSquatter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	c := browser.NewClient(browser.Options{URL: l.MCPURL(), Prepare: l.Prepare,
-		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: log.New(logs)})
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, Logger: slog.New(log.New(logs))})
 	c.Start(t.Context())
 	defer c.Close()
-	for deadline := time.Now().Add(10 * time.Second); hits.Load() < 5; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the client tried the squatter %d times in 10s, want 5", hits.Load())
-		}
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return hits.Load() >= 5 },
+		"the client did not try the squatter 5 times")
 	if n := strings.Count(logs.String(), "unreachable"); n != 1 {
 		t.Fatalf("%d log lines about the refusal after %d tries, want 1:\n%s", n, hits.Load(), logs.String())
 	}

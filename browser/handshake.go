@@ -21,11 +21,11 @@ type handshakeResult struct {
 }
 
 // handshake performs mcp_handshake on a new socket, before its reader
-// starts, and learns which protocol the relay speaks. A relay of seed 002
-// answers mcp_handshake with nothing, so list_extensions goes out right
-// behind it: a 1.0 relay answers the handshake first (by id), a seed 002
-// relay answers only the list, with no id. No round trip is spent on the
-// question.
+// starts, and learns which protocol the relay speaks. A relay of the legacy
+// protocol (before 1.0) answers mcp_handshake with nothing, so
+// list_extensions goes out right behind it: a 1.0 relay answers the
+// handshake first (by id), a legacy relay answers only the list, with no
+// id. No round trip is spent on the question.
 func (c *Client) handshake(ctx context.Context, s *socket) (handshakeResult, error) {
 	var hs handshakeResult
 	params := map[string]string{"client_id": c.opts.ClientID, "projectName": c.opts.ClientID}

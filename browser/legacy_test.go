@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -15,19 +16,20 @@ import (
 
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
-// The relay client against a relay of seed 002 (browsertest.Relay002):
-// plain JSON, no ids, routing by connectionId.
+// The relay client against a relay of the legacy protocol
+// (browsertest.LegacyRelay): plain JSON, no ids, routing by connectionId.
 
-// newLegacy starts a seed 002 relay and a client of it, whose logs go to
+// newLegacy starts a legacy relay and a client of it, whose logs go to
 // the returned buffer.
-func newLegacy(t *testing.T) (*browsertest.Relay002, *browser.Client, *lockedBuffer) {
+func newLegacy(t *testing.T) (*browsertest.LegacyRelay, *browser.Client, *testenv.Buffer) {
 	t.Helper()
-	r := browsertest.NewRelay002()
+	r := browsertest.NewLegacyRelay()
 	t.Cleanup(r.Close)
-	logs := &lockedBuffer{}
-	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(logs), MinBackoff: 20 * time.Millisecond})
+	logs := &testenv.Buffer{}
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: slog.New(log.New(logs)), MinBackoff: 20 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
 	return r, c, logs
@@ -40,19 +42,19 @@ func legacyCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// sent002 is a frame the client sent, as the relay received it.
-type sent002 struct {
+// legacySent is a frame the client sent, as the relay received it.
+type legacySent struct {
 	ID           json.RawMessage `json:"id"`
 	Method       string          `json:"method"`
 	Params       json.RawMessage `json:"params"`
 	ConnectionID string          `json:"connectionId"`
 }
 
-func sentFrames(t *testing.T, r *browsertest.Relay002) []sent002 {
+func sentFrames(t *testing.T, r *browsertest.LegacyRelay) []legacySent {
 	t.Helper()
-	var out []sent002
+	var out []legacySent
 	for _, f := range r.Frames() {
-		var m sent002
+		var m legacySent
 		if err := json.Unmarshal(f.Data, &m); err != nil {
 			t.Fatalf("frame %s: %v", f.Data, err)
 		}
@@ -71,7 +73,7 @@ func evalJSON(t *testing.T, c *browser.Client, expr string) string {
 	return string(v)
 }
 
-// The client recognises a seed 002 relay from its handshake (no answer to
+// The client recognises a legacy relay from its handshake (no answer to
 // mcp_handshake, an id-less list), and then speaks it: connect with
 // extensionId, connectionId on every forwarded message.
 func TestLegacyRelaySession(t *testing.T) {
@@ -84,8 +86,8 @@ func TestLegacyRelaySession(t *testing.T) {
 	if len(exts) != 1 || exts[0].ID != r.ExtensionID() || exts[0].Name != "Chrome 141" || !exts[0].Connected {
 		t.Fatalf("extensions %+v", exts)
 	}
-	if !strings.Contains(logs.String(), `protocol="seed 002"`) {
-		t.Fatalf("the client did not log a seed 002 relay:\n%s", logs.String())
+	if !strings.Contains(logs.String(), `protocol=legacy`) {
+		t.Fatalf("the client did not log a legacy relay:\n%s", logs.String())
 	}
 
 	res, err := c.Call(ctx, "getTabs", map[string]any{})
@@ -237,7 +239,7 @@ func TestLegacyDropExtensionInFlight(t *testing.T) {
 		t.Fatalf("connections %q, then %q: want one new one", first, now)
 	}
 	// The relay's 3, the first connect's, createTab's, the second
-	// connect's (seed 002's connect without tabId makes one): the client
+	// connect's (the legacy connect without tabId makes one): the client
 	// took back its tab rather than creating another.
 	if n := len(r.Extension().Tabs()); n != 6 {
 		t.Fatalf("%d tabs after reconnecting", n)
@@ -254,13 +256,9 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 	}
 	first := r.Connections()
 	r.DropExtension()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Status().Extension != "" { // the drop's notice arrives on its own
-		if time.Now().After(deadline) {
-			t.Fatal("the client never noticed the drop")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// The drop's notice arrives on its own.
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().Extension == "" },
+		"the client never noticed the drop")
 	if _, err := c.Call(ctx, "getTabs", map[string]any{}); err != nil {
 		t.Fatalf("the call after the drop: %v", err)
 	}
@@ -270,22 +268,21 @@ func TestLegacyDropExtensionIdle(t *testing.T) {
 
 	// Gone for good: a clear error, not a hang.
 	r.SetExtensionAvailable(false)
-	for c.Status().Extension != "" {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return c.Status().Extension == "" },
+		"the client still lists the extension that went away")
 	_, err := c.Call(ctx, "getTabs", map[string]any{})
 	if err == nil || !strings.Contains(err.Error(), "no browser is connected") {
 		t.Fatalf("without the extension: %v", err)
 	}
 }
 
-// TestLegacyLateAnswer: on a seed 002 relay a call that gives up (its
+// TestLegacyLateAnswer: on a legacy relay a call that gives up (its
 // CallTimeout) must not leave its late answer for the next call to take,
 // since answers carry no id.
 func TestLegacyLateAnswer(t *testing.T) {
-	r := browsertest.NewRelay002()
+	r := browsertest.NewLegacyRelay()
 	t.Cleanup(r.Close)
-	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: log.New(&lockedBuffer{}), CallTimeout: 200 * time.Millisecond})
+	c := browser.NewClient(browser.Options{URL: r.MCPURL(), Logger: slog.New(log.New(&testenv.Buffer{})), CallTimeout: 200 * time.Millisecond})
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
 	ctx := legacyCtx(t)

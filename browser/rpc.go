@@ -68,7 +68,7 @@ type frame struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
-	// ConnectionID routes seed 002 messages.
+	// ConnectionID routes messages of the legacy protocol.
 	ConnectionID string `json:"connectionId,omitempty"`
 }
 

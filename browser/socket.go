@@ -27,7 +27,7 @@ type socket struct {
 	ids    atomic.Int64
 	notify func(frame)
 
-	// legacy is set, before the reader starts, for a relay of seed 002:
+	// legacy is set, before the reader starts, for a relay of the legacy protocol:
 	// its answers carry no id, so calls go one at a time (callSlot) and an
 	// answer belongs to the one call in flight. connID is the connection
 	// its forwarded messages name; guarded by mu.
@@ -97,7 +97,7 @@ func (s *socket) deliver(f frame) {
 	p.reply <- reply{result: f.Result}
 }
 
-// deliverLegacy hands a seed 002 answer to the call in flight: its
+// deliverLegacy hands a legacy answer to the call in flight: its
 // result or error, or the whole object when it has neither. An error
 // nobody waits for means the relay dropped our connection.
 func (s *socket) deliverLegacy(f frame, data json.RawMessage) {
@@ -173,7 +173,7 @@ func (s *socket) call(ctx context.Context, method string, params any, forwarded 
 		ID           int64  `json:"id"`
 		Method       string `json:"method"`
 		Params       any    `json:"params"`
-		ConnectionID string `json:"connectionId,omitempty"` // seed 002 routes by it
+		ConnectionID string `json:"connectionId,omitempty"` // the legacy protocol routes by it
 	}{"2.0", mustAtoi(id), method, params, connID})
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode params: %w", method, err)
@@ -191,7 +191,7 @@ func (s *socket) call(ctx context.Context, method string, params any, forwarded 
 		if s.legacy {
 			// Its answer may still come, and with no id it would be taken
 			// for the next call's: start over on a new connection.
-			s.close(fmt.Errorf("%w: gave up on %s, whose late answer a seed 002 relay could not tell from the next one's", ErrRelayClosed, method))
+			s.close(fmt.Errorf("%w: gave up on %s, whose late answer a legacy relay could not tell from the next one's", ErrRelayClosed, method))
 		}
 		return nil, ctx.Err()
 	}

@@ -39,9 +39,6 @@ func DefaultLimits() Limits {
 	return Limits{CallTimeout: DefaultCallTimeout, MaxConcurrent: DefaultMaxConcurrent}
 }
 
-// limitKeys are the keys read by limits, per server and at the top.
-var limitKeys = []string{"callTimeout", "maxCallTime", "maxConcurrent"}
-
 // limits reads callTimeout, maxCallTime and maxConcurrent over def.
 func (r *reader) limits(def Limits) Limits {
 	l := def

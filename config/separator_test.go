@@ -11,7 +11,7 @@ func TestSeparatorWarning(t *testing.T) {
 	dot, dash := ".", "-"
 	want := func(where string) []string {
 		return []string{"config" + where + `: "." has a character tool names may not have (clients accept letters, digits, _ and -): ` +
-			"every prefixed tool and prompt name is rewritten with a hash suffix; use _ or -"}
+			"every prefixed tool and prompt name shows _ in its place; use _ or -"}
 	}
 	for _, tc := range []struct {
 		name string

@@ -76,11 +76,11 @@ func (p *parser) settings(tree map[string]any, o *LoadOptions) {
 	case strings.ContainsFunc(sep, unicode.IsControl):
 		bad("separator", "contains a control character")
 	case strings.ContainsFunc(sep, notNameChar):
-		// Allowed (a client may accept more), but said: it is the cause of
-		// every exposed name's hash, which no name shows.
+		// Allowed (a client may accept more), but said: every exposed
+		// name shows _ where the file says something else.
 		w := *source["separator"]
 		w.Msg = fmt.Sprintf("%q has a character tool names may not have (clients accept letters, digits, _ and -): "+
-			"every prefixed tool and prompt name is rewritten with a hash suffix; use _ or -", sep)
+			"every prefixed tool and prompt name shows _ in its place; use _ or -", sep)
 		p.cfg.Warnings = append(p.cfg.Warnings, w.Error())
 	}
 	p.cfg.Expose, p.cfg.Separator = expose, sep

@@ -1,10 +1,9 @@
 package upstream
 
 import (
+	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/charmbracelet/log"
 )
 
 // backoff is the schedule of a server's restarts after failures: the
@@ -39,14 +38,14 @@ func (b *backoff) reset() { b.next = b.min }
 // sleeping to failed, or failed for another reason than the attempt
 // before (last; "" when that one did not fail); the same failure again
 // at each retry is only worth debug.
-func failLevel(reconnect bool, last, now string) log.Level {
+func failLevel(reconnect bool, last, now string) slog.Level {
 	switch {
 	case !reconnect:
-		return log.InfoLevel
+		return slog.LevelInfo
 	case last != "" && reason(last) == reason(now):
-		return log.DebugLevel
+		return slog.LevelDebug
 	default:
-		return log.ErrorLevel
+		return slog.LevelError
 	}
 }
 

@@ -1,11 +1,10 @@
 package upstream
 
 import (
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/log"
 )
 
 // TestBackoffSchedule: the wait doubles from the minimum with each
@@ -48,15 +47,15 @@ func TestFailLevel(t *testing.T) {
 	for _, tc := range []struct {
 		reconnect bool
 		last, now string
-		want      log.Level
+		want      slog.Level
 	}{
-		{true, "", "initialize: exit status 3; stderr: fixture[1]: bad", log.ErrorLevel},
-		{true, "initialize: exit status 3; stderr: fixture[1]: bad", "initialize: exit status 3; stderr: fixture[2]: bad", log.DebugLevel},
-		{true, "initialize: exit status 3", "initialize: exit status 3", log.DebugLevel},
-		{true, "initialize: exit status 3", "initialize: no answer within 10s", log.ErrorLevel},
-		{true, "exit status 4", "initialize: exit status 3", log.ErrorLevel},
-		{false, "", "initialize: exit status 3", log.InfoLevel},
-		{false, "initialize: exit status 3", "initialize: exit status 3", log.InfoLevel},
+		{true, "", "initialize: exit status 3; stderr: fixture[1]: bad", slog.LevelError},
+		{true, "initialize: exit status 3; stderr: fixture[1]: bad", "initialize: exit status 3; stderr: fixture[2]: bad", slog.LevelDebug},
+		{true, "initialize: exit status 3", "initialize: exit status 3", slog.LevelDebug},
+		{true, "initialize: exit status 3", "initialize: no answer within 10s", slog.LevelError},
+		{true, "exit status 4", "initialize: exit status 3", slog.LevelError},
+		{false, "", "initialize: exit status 3", slog.LevelInfo},
+		{false, "initialize: exit status 3", "initialize: exit status 3", slog.LevelInfo},
 	} {
 		if got := failLevel(tc.reconnect, tc.last, tc.now); got != tc.want {
 			t.Errorf("failLevel(%v, %q, %q) = %v, want %v", tc.reconnect, tc.last, tc.now, got, tc.want)

@@ -3,11 +3,11 @@ package upstream_test
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/mcpx/mcpx/internal/testenv"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/log"
 )
 
 // TestRepeatedFailureLoggedOnce: a server that fails the same way at
@@ -16,15 +16,15 @@ import (
 // and the stderr lines they print (a pid each time), are debug records.
 func TestRepeatedFailureLoggedOnce(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
-	logger := log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel, Formatter: log.JSONFormatter})
+	var buf testenv.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts := fastOptions()
 	opts.Reconnect = true
 	opts.MinBackoff, opts.MaxBackoff = time.Millisecond, 20*time.Millisecond
 	opts.Logger = logger
 	c := startClient(t, stdioServer("broken", "--exit-at-start", "3"), opts)
 	const attempts = 5
-	eventually(t, 30*time.Second, func() bool { return c.Status().Attempts > attempts },
+	testenv.Eventually(t, 30*time.Second, func() bool { return c.Status().Attempts > attempts },
 		"fewer than %d attempts", attempts)
 	c.Close()
 
@@ -40,9 +40,9 @@ func TestRepeatedFailureLoggedOnce(t *testing.T) {
 			failures++
 		}
 		switch rec["level"] {
-		case "debug":
+		case "DEBUG":
 			seenDebug = true
-		case "error":
+		case "ERROR":
 			errs++
 			fallthrough
 		default:

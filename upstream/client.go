@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/log"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
@@ -39,8 +38,8 @@ var ErrNotConnected = errors.New("not connected")
 // the defaults of each field.
 type Options struct {
 	// Logger receives connection events and each upstream stderr line,
-	// under a prefix naming the server. Nil discards.
-	Logger *log.Logger
+	// with a "server" attribute naming the server. Nil discards.
+	Logger *slog.Logger
 	// Redact removes secrets from text that reaches a status or error.
 	// Nil leaves text unchanged.
 	Redact func(string) string
@@ -95,7 +94,7 @@ func (o *Options) withDefaults() Options {
 		out = *o
 	}
 	if out.Logger == nil {
-		out.Logger = log.New(discard{})
+		out.Logger = slog.New(slog.DiscardHandler)
 	}
 	if out.Redact == nil {
 		out.Redact = func(s string) string { return s }
@@ -128,10 +127,6 @@ func (o *Options) withDefaults() Options {
 	}
 	return out
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Status is a snapshot of a Client for display.
 type Status struct {
@@ -183,7 +178,7 @@ type Catalog struct {
 type Client struct {
 	cfg  config.Server
 	opts Options
-	log  *log.Logger
+	log  *slog.Logger
 	auth *auth.Authenticator // nil without OAuth
 
 	mu        sync.Mutex
@@ -240,7 +235,7 @@ func New(cfg config.Server, opts *Options) *Client {
 	c := &Client{
 		cfg:    cfg,
 		opts:   o,
-		log:    o.Logger.WithPrefix(cfg.Name),
+		log:    o.Logger.With("server", cfg.Name),
 		ready:  make(chan struct{}),
 		known:  make(chan struct{}),
 		done:   make(chan struct{}),
@@ -260,8 +255,8 @@ func New(cfg config.Server, opts *Options) *Client {
 }
 
 // transportLogger is the server's logger for its HTTP transport, which
-// logs through log/slog, at debug level only.
-func (c *Client) transportLogger() *slog.Logger { return slog.New(c.log) }
+// logs at debug level only.
+func (c *Client) transportLogger() *slog.Logger { return c.log }
 
 // Name is the server's name in the config.
 func (c *Client) Name() string { return c.cfg.Name }
@@ -512,7 +507,7 @@ func (c *Client) restart(backoff time.Duration) []any {
 func (c *Client) logFailed(err error, last string, delay time.Duration) string {
 	msg := c.opts.Redact(err.Error())
 	kv := append([]any{"err", msg}, c.restart(delay)...)
-	c.log.Log(failLevel(c.opts.Reconnect, last, msg), "connect failed", kv...)
+	c.log.Log(context.Background(), failLevel(c.opts.Reconnect, last, msg), "connect failed", kv...)
 	return msg
 }
 

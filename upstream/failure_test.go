@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -110,7 +111,7 @@ func TestCloseWhileConnecting(t *testing.T) {
 	srv.Timeout = 30 * time.Second
 	c := upstream.New(srv, fastOptions())
 	c.Start(context.Background())
-	eventually(t, 5*time.Second, func() bool { return c.Status().Attempts == 1 }, "no connect attempt")
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().Attempts == 1 }, "no connect attempt")
 	start := time.Now()
 	c.Close()
 	if elapsed := time.Since(start); elapsed > 5*time.Second {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 )
 
 // getStream watches the GET stream of a streamable HTTP server, on which
@@ -22,7 +22,7 @@ import (
 // the spec allows: it is noted at debug level, not reported as an error.
 type getStream struct {
 	base     http.RoundTripper
-	log      *log.Logger
+	log      *slog.Logger
 	min, max time.Duration
 
 	mu       sync.Mutex
@@ -35,7 +35,7 @@ type getStream struct {
 // too.
 const streamMinLife = 10 * time.Second
 
-func newGETStream(base http.RoundTripper, logger *log.Logger, min, max time.Duration) *getStream {
+func newGETStream(base http.RoundTripper, logger *slog.Logger, min, max time.Duration) *getStream {
 	return &getStream{base: base, log: logger, min: min, max: max}
 }
 

@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"bufio"
+	"log/slog"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -11,15 +12,16 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
 // startHTTPFixture runs the fixture over streamable HTTP with the given
 // flags and returns its URL and its stderr (where it logs each GET).
-func startHTTPFixture(t *testing.T, args ...string) (string, *syncBuffer) {
+func startHTTPFixture(t *testing.T, args ...string) (string, *testenv.Buffer) {
 	t.Helper()
 	cmd := exec.Command(fixturePath, append([]string{"--http", "127.0.0.1:0"}, args...)...)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -54,12 +56,12 @@ func httpServer(name, url string) config.Server {
 func TestGETStreamFailureBacksOff(t *testing.T) {
 	t.Parallel()
 	url, fixtureLog := startHTTPFixture(t, "--get-status", "500")
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions() // backoff 50ms doubling to 200ms
-	opts.Logger = log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel}))
 	connect(t, httpServer("flaky-get", url), opts)
 
-	eventually(t, 30*time.Second, func() bool { return strings.Contains(fixtureLog.String(), "GET stream request 5") },
+	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(fixtureLog.String(), "GET stream request 5") },
 		"the GET stream was not tried 5 times:\n%s", fixtureLog.String())
 	logged := buf.String()
 	if n := strings.Count(logged, "GET stream for server notifications failed"); n != 1 {
@@ -70,7 +72,7 @@ func TestGETStreamFailureBacksOff(t *testing.T) {
 	}
 	// The delays before attempts 2, 3, 4, 5, as announced at debug level.
 	var delays []string
-	for _, m := range regexp.MustCompile(`next attempt after backoff in=(\S+)`).FindAllStringSubmatch(logged, -1) {
+	for _, m := range regexp.MustCompile(`next attempt after backoff server=\S+ in=(\S+)`).FindAllStringSubmatch(logged, -1) {
 		delays = append(delays, m[1])
 	}
 	if want := []string{"50ms", "100ms", "200ms", "200ms"}; len(delays) < 4 || strings.Join(delays[:4], " ") != strings.Join(want, " ") {
@@ -84,11 +86,11 @@ func TestGETStreamFailureBacksOff(t *testing.T) {
 func TestGETStream405IsNormal(t *testing.T) {
 	t.Parallel()
 	url, fixtureLog := startHTTPFixture(t, "--get-status", "405")
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel}))
 	c := connect(t, httpServer("no-get", url), opts)
-	eventually(t, 10*time.Second, func() bool { return strings.Contains(buf.String(), "has no GET stream (405)") },
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(buf.String(), "has no GET stream (405)") },
 		"the 405 was not noted; log:\n%s\nfixture:\n%s", buf.String(), fixtureLog.String())
 	for _, line := range strings.Split(buf.String(), "\n") {
 		if strings.Contains(line, "ERRO") || strings.Contains(line, "WARN") {

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -34,7 +35,7 @@ func TestHeartbeatNoticesDeadRemote(t *testing.T) {
 
 	ts.CloseClientConnections()
 	ts.Listener.Close()
-	eventually(t, 5*time.Second, func() bool { return c.Status().State != upstream.StateConnected },
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().State != upstream.StateConnected },
 		"the client still says connected after the server went away")
 	if st := c.Status(); st.Err == "" || len(c.Catalog().Tools) != 0 {
 		t.Errorf("after the server went away: state %s, err %q, %d tools", st.State, st.Err, len(c.Catalog().Tools))

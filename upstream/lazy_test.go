@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -32,7 +33,7 @@ func cacheOptions(dir string) *upstream.Options {
 
 func waitState(t testing.TB, c *upstream.Client, want upstream.State) {
 	t.Helper()
-	eventually(t, 20*time.Second, func() bool { return c.Status().State == want },
+	testenv.Eventually(t, 20*time.Second, func() bool { return c.Status().State == want },
 		"%s: state %s (%s), want %s", c.Name(), c.Status().State, c.Status().Err, want)
 }
 
@@ -73,7 +74,7 @@ func TestRememberedCatalogWhileStarting(t *testing.T) {
 
 	done := make(chan string, 1)
 	go func() { done <- mustCallText(t, c, "echo", map[string]any{"message": "waited"}) }()
-	eventually(t, 5*time.Second, func() bool { return c.Status().State == upstream.StateConnecting }, "not starting")
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().State == upstream.StateConnecting }, "not starting")
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestRememberedWrittenWhenChanged(t *testing.T) {
 
 	c := connect(t, srv, cacheOptions(cache))
 	mustCallText(t, c, "add-tool", map[string]any{"name": "added"})
-	eventually(t, 10*time.Second, func() bool { return hasTool(t, c, "added") }, "the added tool is not listed")
+	testenv.Eventually(t, 10*time.Second, func() bool { return hasTool(t, c, "added") }, "the added tool is not listed")
 	c.Close()
 	third, r3 := file()
 	if os.SameFile(second, third) || !slices.Contains(toolNames(t, r3.Tools), "added") {

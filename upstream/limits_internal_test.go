@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpx/mcpx/config"
@@ -14,6 +15,10 @@ import (
 // TestFIFOOrder: waiters get slots in the order they came, and one whose
 // context ends leaves the line without taking a slot.
 func TestFIFOOrder(t *testing.T) {
+	synctest.Test(t, testFIFOOrder)
+}
+
+func testFIFOOrder(t *testing.T) {
 	f := newFIFO(1)
 	ctx := context.Background()
 	if err := f.acquire(ctx); err != nil {
@@ -35,23 +40,15 @@ func TestFIFOOrder(t *testing.T) {
 			f.release()
 		})
 		// Wait until it is in line, so that the order is known.
-		for {
-			f.mu.Lock()
-			n := f.waiters.Len()
-			f.mu.Unlock()
-			if n == i+1 {
-				break
-			}
+		synctest.Wait()
+		if n := f.waiters.Len(); n != i+1 {
+			t.Fatalf("%d waiters after %d came, want %d", n, i+1, i+1)
 		}
 	}
 	leave()
-	for {
-		f.mu.Lock()
-		n := f.waiters.Len()
-		f.mu.Unlock()
-		if n == 4 {
-			break
-		}
+	synctest.Wait()
+	if n := f.waiters.Len(); n != 4 {
+		t.Fatalf("%d waiters after one left, want 4", n)
 	}
 	f.release()
 	for _, want := range []int{0, 1, 3, 4} {
@@ -91,6 +88,10 @@ func timedOut(ctx context.Context) string {
 // maxCallTime; a call that ended is never timed out, and the timer is set
 // again for calls that come after it went idle.
 func TestCallLimitsOneTimer(t *testing.T) {
+	synctest.Test(t, testCallLimitsOneTimer)
+}
+
+func testCallLimitsOneTimer(t *testing.T) {
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 300 * time.Millisecond})}
 	call := func(name string) (context.Context, func()) {
 		return c.limitCall(context.Background(), "tools/call", json.RawMessage(`{"name":"`+name+`"}`))
@@ -159,6 +160,10 @@ func TestCallLimitsOneTimer(t *testing.T) {
 // that runs at once with the same error, and a stopped call never runs
 // one.
 func TestLimitedCallHooks(t *testing.T) {
+	synctest.Test(t, testLimitedCallHooks)
+}
+
+func testLimitedCallHooks(t *testing.T) {
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 100 * time.Millisecond})}
 	fired := make(chan error, 4)
 	hook := func(err error) { fired <- err }
@@ -203,6 +208,10 @@ func TestLimitedCallHooks(t *testing.T) {
 // limit, once, takes it off the limits, and works for a server without
 // limits too, which is how Client.Send's callers cancel.
 func TestLimitedCallCancel(t *testing.T) {
+	synctest.Test(t, testLimitedCallCancel)
+}
+
+func testLimitedCallCancel(t *testing.T) {
 	for _, limits := range []config.Limits{{CallTimeout: 50 * time.Millisecond}, {}} {
 		l := newCallLimits("s", limits)
 		got := make(chan error, 4)
@@ -233,6 +242,7 @@ func TestLimitedCallCancel(t *testing.T) {
 		}
 		if limits.CallTimeout > 0 {
 			time.Sleep(2 * limits.CallTimeout) // past both deadlines: nothing may expire twice
+			synctest.Wait()                    // the timer's expire has run, if it was set
 			l.expire()
 		}
 		select {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -21,9 +23,9 @@ import (
 // request was cancelled.
 func TestCallTimeout(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	srv := stdioServer("hung")
 	srv.CallTimeout = 300 * time.Millisecond
 	c := connect(t, srv, opts)
@@ -41,7 +43,7 @@ func TestCallTimeout(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	eventually(t, 10*time.Second, func() bool { return strings.Contains(buf.String(), "timed out (callTimeout 300ms)") },
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(buf.String(), "timed out (callTimeout 300ms)") },
 		"the server did not log the cancellation:\n%s", buf.String())
 	if got := mustCallText(t, c, "echo", map[string]any{"message": "still here"}); got != "still here" {
 		t.Errorf("echo after the timeout = %q", got)
@@ -207,7 +209,7 @@ func TestSendCancel(t *testing.T) {
 		t.Errorf("a call after the cancels: %v", err)
 	}
 	late(cause) // after the answer: nothing to end
-	eventually(t, 10*time.Second, func() bool { return strings.HasPrefix(mustCallText(t, c, "stats", nil), `{"active":0,`) },
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.HasPrefix(mustCallText(t, c, "stats", nil), `{"active":0,`) },
 		"the server still runs the cancelled call: %s", mustCallText(t, c, "stats", nil))
 	select {
 	case err := <-answered:
@@ -326,8 +328,8 @@ func TestSendTimeoutRaces(t *testing.T) {
 		}
 		return decodeResult(t, raw).Content[0].Text
 	}
-	eventually(t, 10*time.Second, func() bool { return text("echo", map[string]any{"message": "after"}) == "after" },
+	testenv.Eventually(t, 10*time.Second, func() bool { return text("echo", map[string]any{"message": "after"}) == "after" },
 		"echo after the races never got through")
-	eventually(t, 10*time.Second, func() bool { return strings.HasPrefix(text("stats", nil), `{"active":0,`) },
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.HasPrefix(text("stats", nil), `{"active":0,`) },
 		"the server still runs calls: %s", text("stats", nil))
 }

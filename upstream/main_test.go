@@ -1,7 +1,6 @@
 package upstream_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -136,18 +134,6 @@ func connect(t testing.TB, srv config.Server, opts *upstream.Options) *upstream.
 	return c
 }
 
-// eventually polls cond until it holds or d passes, then fails the test.
-func eventually(t testing.TB, d time.Duration, cond func() bool, format string, args ...any) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: "+format, append([]any{d}, args...)...)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // callTool calls a tool with arguments (any JSON value) and returns the raw
 // result.
 func callTool(t testing.TB, c *upstream.Client, name string, arguments any) (json.RawMessage, error) {
@@ -229,23 +215,4 @@ func truncate(b []byte) string {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's goroutines and the
-// test's reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,38 +1,21 @@
 package upstream_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 	"github.com/mcpx/mcpx/upstream/auth"
 	"github.com/mcpx/mcpx/upstream/auth/authtest"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestOAuthServerLifecycle follows a server behind OAuth through a
 // session: needs login, logged in (tools appear without a restart),
@@ -41,14 +24,14 @@ func (l *lockedBuffer) String() string {
 func TestOAuthServerLifecycle(t *testing.T) {
 	srv := authtest.Start(t)
 	store := &auth.FileStore{Dir: t.TempDir()}
-	var logs lockedBuffer
+	var logs testenv.Buffer
 	opts := fastOptions()
 	opts.Tokens = store
 	opts.Reconnect = true
 	opts.Heartbeat = -1
 	// Only the login can wake the client: no backoff ends in the test.
 	opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour
-	opts.Logger = log.NewWithOptions(&logs, log.Options{Level: log.DebugLevel})
+	opts.Logger = slog.New(log.NewWithOptions(&logs, log.Options{Level: log.DebugLevel}))
 	cfg := config.Server{Name: "remote", Transport: config.TransportHTTP, URL: srv.URL, Enabled: true, Timeout: 10 * time.Second}
 	c := startClient(t, cfg, opts)
 
@@ -71,7 +54,7 @@ func TestOAuthServerLifecycle(t *testing.T) {
 	if _, err := flow.Wait(context.Background(), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateConnected },
+	testenv.Eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateConnected },
 		"state %q after login, want connected", c.Status().State)
 	var tokens []string
 	keep := func() {
@@ -111,7 +94,7 @@ func TestOAuthServerLifecycle(t *testing.T) {
 	if _, err := callTool(t, c, "echo", map[string]any{"message": "x"}); err == nil || !strings.Contains(err.Error(), "mcpx auth login remote") {
 		t.Fatalf("call after revocation: %v, want an error naming `mcpx auth login remote`", err)
 	}
-	eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateNeedsLogin },
+	testenv.Eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateNeedsLogin },
 		"state %q after revocation, want needs login", c.Status().State)
 
 	// No token reached the log or the status.
@@ -148,7 +131,7 @@ func TestOAuthSSE(t *testing.T) {
 	if _, err := flow.Wait(context.Background(), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateConnected },
+	testenv.Eventually(t, 20*time.Second, func() bool { return c.Status().State == upstream.StateConnected },
 		"state %q after login, want connected", c.Status().State)
 	res, err := callTool(t, c, "echo", map[string]any{"message": "over sse"})
 	if err != nil || !strings.Contains(string(res), "over sse") {

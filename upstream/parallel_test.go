@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -71,18 +72,13 @@ func TestParallelStartIsParallel(t *testing.T) {
 	}
 	clients := upstream.StartAll(context.Background(), servers, fastOptions())
 	defer upstream.CloseAll(clients)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testenv.Eventually(t, 30*time.Second, func() bool {
 		entries, err := os.ReadDir(pids)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) == len(servers) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d servers started while the first could not finish initialize", len(entries), len(servers))
-		}
-	}
+		return len(entries) == len(servers)
+	}, "not all %d servers started while the first could not finish initialize", len(servers))
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

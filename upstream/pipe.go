@@ -227,7 +227,7 @@ func requestLine(id json.RawMessage, method string, params any) ([]byte, error) 
 // oneLine keeps a message on one line: params with a newline inside
 // (pretty-printed) are compacted.
 func oneLine(raw []byte) []byte {
-	if bytes.IndexAny(raw, "\r\n") < 0 {
+	if !bytes.ContainsAny(raw, "\r\n") {
 		return raw
 	}
 	var b bytes.Buffer

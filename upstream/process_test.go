@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -59,7 +60,7 @@ func TestCloseKillsProcessTree(t *testing.T) {
 				t.Errorf("Close took %s, want less than %s", elapsed, tc.within)
 			}
 			// A SIGKILL takes effect a moment after kill returns.
-			eventually(t, time.Second, func() bool { return len(alive(pids)) == 0 },
+			testenv.Eventually(t, time.Second, func() bool { return len(alive(pids)) == 0 },
 				"processes left after Close: %v", describe(alive(pids)))
 		})
 	}
@@ -80,7 +81,7 @@ func TestServerExitTakesSetsidGrandchild(t *testing.T) {
 	if _, err := callTool(t, c, "crash", nil); err == nil {
 		t.Fatal("crash answered")
 	}
-	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
 		"processes left after the server exited: %v", describe(alive(pids)))
 }
 
@@ -131,7 +132,7 @@ func testParentKilled(t *testing.T, args string) {
 	if err := parent.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
 		"processes left after the parent died: %v", describe(alive(pids)))
 	t.Logf("all gone %s after the parent was killed", time.Since(start).Round(time.Millisecond))
 }
@@ -151,7 +152,7 @@ func TestSupervisorKilledTakesServers(t *testing.T) {
 	if p, err := os.FindProcess(sup); err != nil || p.Kill() != nil {
 		t.Fatalf("kill the supervisor %d: %v", sup, err)
 	}
-	eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
 		"processes left after the supervisor died: %v", describe(alive(pids)))
 }
 
@@ -210,7 +211,7 @@ func startParent(t *testing.T, args string) (*exec.Cmd, map[int]string) {
 func waitForTree(t testing.TB, dir string) map[int]string {
 	t.Helper()
 	var pids map[int]string
-	eventually(t, 10*time.Second, func() bool {
+	testenv.Eventually(t, 10*time.Second, func() bool {
 		pids = readPids(t, dir)
 		return hasRole(pids, "server") && hasRole(pids, "sleeper")
 	}, "no server and sleeper pid files in %s: %v", dir, pids)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -45,7 +47,7 @@ func TestReconnectAfterCrash(t *testing.T) {
 		t.Errorf("error %q does not say how the server ended (exit status 3)", err)
 	}
 
-	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
+	testenv.Eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
 		"not connected again: %+v", c.Status())
 	if st := c.Status(); st.Attempts < 2 {
 		t.Errorf("Attempts = %d after a restart, want >= 2", st.Attempts)
@@ -62,9 +64,9 @@ func TestReconnectAfterDying(t *testing.T) {
 	t.Parallel()
 	// Connects, dies with exit status 4 after 300ms, again and again.
 	c := startClient(t, stdioServer("mortal", "--die-after", "300ms"), reconnectOptions())
-	eventually(t, 5*time.Second, func() bool { return c.Status().Restarts >= 1 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return c.Status().Restarts >= 1 },
 		"no restart: %+v", c.Status())
-	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
+	testenv.Eventually(t, 5*time.Second, func() bool { return connectedAgain(c) },
 		"not connected again: %+v", c.Status())
 }
 
@@ -74,7 +76,7 @@ func TestNoReconnectWithoutOption(t *testing.T) {
 	if _, err := callTool(t, c, "crash", nil); err == nil {
 		t.Fatal("crash answered")
 	}
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		st := c.Status()
 		return st.State == upstream.StateFailed && st.Restarts == 1
 	}, "not failed after the crash: %+v", c.Status())
@@ -108,7 +110,7 @@ func TestListChanged(t *testing.T) {
 	if got := mustCallText(t, c, "add-tool", map[string]any{"name": "newone"}); got != "added newone" {
 		t.Fatalf("add-tool = %q", got)
 	}
-	eventually(t, 5*time.Second, func() bool { return hasTool(t, c, "newone") },
+	testenv.Eventually(t, 5*time.Second, func() bool { return hasTool(t, c, "newone") },
 		"newone never appeared in %v", toolNames(t, c.Tools()))
 	if changes.Load() == before {
 		t.Error("OnChange was not called for the new catalog")
@@ -131,7 +133,7 @@ func TestListChanged(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		eventually(t, 5*time.Second, func() bool {
+		testenv.Eventually(t, 5*time.Second, func() bool {
 			for i := range 5 {
 				if !hasTool(t, c, fmt.Sprintf("burst-%d", i)) {
 					return false
@@ -150,9 +152,9 @@ func TestListChanged(t *testing.T) {
 // and not for a subscription that was dropped.
 func TestReconnectRestoresSession(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := reconnectOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	c := connect(t, stdioServer("restarting"), opts)
 	ctx := context.Background()
 	for _, r := range []struct{ method, params string }{
@@ -166,14 +168,14 @@ func TestReconnectRestoresSession(t *testing.T) {
 		}
 	}
 	count := func(s string) int { return strings.Count(buf.String(), s) }
-	eventually(t, 5*time.Second, func() bool { return count(`resources/unsubscribe {"uri":"fx://dropped"}`) == 1 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return count(`resources/unsubscribe {"uri":"fx://dropped"}`) == 1 },
 		"the server did not log the requests:\n%s", buf.String())
 
 	if _, err := callTool(t, c, "crash", nil); err == nil {
 		t.Fatal("crash answered")
 	}
-	eventually(t, 5*time.Second, func() bool { return connectedAgain(c) }, "not connected again: %+v", c.Status())
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool { return connectedAgain(c) }, "not connected again: %+v", c.Status())
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		return count(`logging/setLevel {"level":"debug"}`) == 2 && count(`resources/subscribe {"uri":"fx://kept"}`) == 2
 	}, "the new server was not asked again for the level and the subscription:\n%s", buf.String())
 	if n := count(`resources/subscribe {"uri":"fx://dropped"}`); n != 1 {

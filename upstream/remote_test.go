@@ -11,23 +11,14 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // everythingJS is the entry point of the reference server
 // @modelcontextprotocol/server-everything, pinned in testdata/node.
 func everythingJS(t testing.TB) string {
 	t.Helper()
-	path, err := filepath.Abs("../testdata/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("the reference server is not installed (%v): run `npm ci --prefix testdata/node` in the module root", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is needed to run the reference server: %v", err)
-	}
-	return path
+	return filepath.Join(testenv.NeedNodePeers(t), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
 
 // startEverything runs the reference server with an HTTP transport
@@ -39,7 +30,7 @@ func startEverything(t testing.TB, mode string) int {
 	port := freePort(t)
 	cmd := exec.Command("node", js, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	var out syncBuffer
+	var out testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	inNewGroup(cmd)
 	if err := cmd.Start(); err != nil {

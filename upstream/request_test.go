@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -77,11 +79,11 @@ func TestRelativeCommandInCwd(t *testing.T) {
 
 func TestStderrIsLogged(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	connect(t, stdioServer("talker", "--stderr", "hello from fixture"), opts)
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, line := range strings.Split(buf.String(), "\n") {
 			if strings.Contains(line, "hello from fixture") && strings.Contains(line, "talker") {
 				return true
@@ -94,16 +96,16 @@ func TestStderrIsLogged(t *testing.T) {
 func TestRedact(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cret-value"
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	opts.Redact = func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
 
 	// A live server logs the line; a dying one also quotes it in its error.
 	live := connect(t, stdioServer("live", "--stderr", "token "+secret), opts)
 	dead := startClient(t, stdioServer("dead", "--stderr", "token "+secret, "--exit-at-start", "2"), opts)
 
-	eventually(t, 5*time.Second, func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		return strings.Count(buf.String(), "token [REDACTED]") >= 2
 	}, "the redacted stderr line was not logged for both servers:\n%s", buf.String())
 	st := dead.Status()
@@ -128,9 +130,9 @@ func TestRedact(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	opts := fastOptions()
-	opts.Logger = log.New(&buf)
+	opts.Logger = slog.New(log.New(&buf))
 	c := connect(t, stdioServer("sleepy"), opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -161,7 +163,7 @@ func TestCancel(t *testing.T) {
 	}
 
 	// The server heard of both cancellations (it logs them on stderr).
-	eventually(t, 5*time.Second, func() bool { return strings.Count(buf.String(), "cancelling request") == 2 },
+	testenv.Eventually(t, 5*time.Second, func() bool { return strings.Count(buf.String(), "cancelling request") == 2 },
 		"the server did not log two cancellations:\n%s", buf.String())
 	if !strings.Contains(buf.String(), "timed out") || !strings.Contains(buf.String(), "cancelled by the client") {
 		t.Errorf("cancellation reasons missing from:\n%s", buf.String())

@@ -43,6 +43,12 @@ type pendingStart struct {
 	done chan error
 }
 
+// errNotTakenOver fails every start in a process that was started as a
+// supervisor but runs as a program: its binary lacks the import that
+// makes it one.
+var errNotTakenOver = errors.New(supervisor.Env + "=1 is set, so this process was started as the mcpx supervisor, " +
+	"but its binary does not import github.com/mcpx/mcpx/upstream/supervisor/takeover")
+
 // errSupervisorGone fails what the supervisor can no longer do.
 var errSupervisorGone = errors.New("the mcpx supervisor exited")
 
@@ -74,6 +80,12 @@ func supervisorFor(exe string) (*supervisorLink, error) {
 // own (a Ctrl-C for mcpx is not for it), connected by a socket pair whose
 // end here no other child inherits: that socket is its lifeline.
 func startSupervisor(exe string) (*supervisorLink, error) {
+	// Set here, the variable says that this process was started as a
+	// supervisor and was not taken over: starting another would run this
+	// binary again, and again, each one a program instead of a supervisor.
+	if os.Getenv(supervisor.Env) == "1" {
+		return nil, errNotTakenOver
+	}
 	syscall.ForkLock.RLock()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err == nil {

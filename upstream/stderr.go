@@ -3,11 +3,11 @@ package upstream
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
-
-	"github.com/charmbracelet/log"
 )
 
 // stderrTailLines is how many of a child's last stderr lines an error quotes.
@@ -34,7 +34,7 @@ func (c *Client) logStderr(r io.Reader) {
 			}
 			if text != "" {
 				text = c.opts.Redact(text)
-				c.log.Log(c.stderrLevel(), text, "stream", "stderr")
+				c.log.Log(context.Background(), c.stderrLevel(), text, "stream", "stderr")
 				c.rememberStderr(text)
 			}
 		}
@@ -48,13 +48,13 @@ func (c *Client) logStderr(r io.Reader) {
 // while it retries a server whose attempt before could not connect:
 // that failure already quoted what a broken server prints at every
 // start. After a lost connection, the restart's lines are info.
-func (c *Client) stderrLevel() log.Level {
+func (c *Client) stderrLevel() slog.Level {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.retrying {
-		return log.DebugLevel
+		return slog.LevelDebug
 	}
-	return log.InfoLevel
+	return slog.LevelInfo
 }
 
 type stderrTail struct {

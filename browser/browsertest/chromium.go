@@ -13,11 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// ChromiumPath is where Debian's chromium package puts the browser itself
-// (/usr/bin/chromium is a wrapper script that adds flags of its own).
-const ChromiumPath = "/usr/lib/chromium/chromium"
+	"github.com/mcpx/mcpx/internal/testenv"
+)
 
 // connectTimeout bounds how long StartChromium waits for the extension.
 const connectTimeout = 15 * time.Second
@@ -38,8 +36,9 @@ type Chromium struct {
 // extensionURL with token, launches headless Chromium with it, and waits
 // (at most 15 s) until the relay lists the extension to an MCP client
 // holding the same token; the relay records that client's frames too.
-// A missing Chromium fails the test ("install it: apt-get install -y
-// chromium"); it is never skipped. Cleanup kills Chromium's process group.
+// A missing Chromium skips the test naming the command that installs it,
+// or fails it under MCPX_REQUIRE_PEERS=1, as in CI (see
+// [testenv.NeedChromium]). Cleanup kills Chromium's process group.
 func StartChromium(tb testing.TB, extensionURL, token string, args ...string) *Chromium {
 	tb.Helper()
 	c := LaunchChromium(tb, extensionURL, token, args...)
@@ -61,10 +60,7 @@ func StartChromium(tb testing.TB, extensionURL, token string, args ...string) *C
 // --host-resolver-rules, for pages on several host names).
 func LaunchChromium(tb testing.TB, extensionURL, token string, args ...string) *Chromium {
 	tb.Helper()
-	bin := chromiumBinary()
-	if bin == "" {
-		tb.Fatalf("browsertest: Chromium not found (%s, or chromium in PATH); install it: apt-get install -y chromium", ChromiumPath)
-	}
+	bin := testenv.NeedChromium(tb)
 	src, err := extensionSource()
 	if err != nil {
 		tb.Fatalf("browsertest: %v", err)
@@ -185,16 +181,6 @@ func connectionURL(token string) string {
 	}
 	_ = json.Unmarshal(p, &c)
 	return c.URL
-}
-
-func chromiumBinary() string {
-	if _, err := os.Stat(ChromiumPath); err == nil {
-		return ChromiumPath
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	return ""
 }
 
 // extensionSource finds testdata/extension at the module root: the first

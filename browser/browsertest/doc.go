@@ -14,13 +14,13 @@
 //
 // [Relay] is mcpx's own relay server (package relay) with the hosted
 // relay's token check on top; RelayOptions.Local drops the tokens, as
-// mcpx's local mode does. [Relay002] is a relay of the older dialect
-// (seed 002: no handshake reply, answers without ids, routing by
-// connectionId) that plays its extension itself, for testing the relay
-// client against it.
+// mcpx's local mode does. [LegacyRelay] is a relay of the legacy proxy
+// protocol (the Browser MCP Proxy Protocol that preceded 1.0: no handshake
+// reply, answers without ids, routing by connectionId) that plays its
+// extension itself, for testing the relay client against it.
 //
 // [Extension] is a scripted extension that answers like the real ones
-// ([V15] or [V19]) or like one of seed 002 ([Seed002]: extension_handshake,
+// ([V15] or [V19]) or like a legacy one ([Legacy]: extension_handshake,
 // answers without ids); [Extension.Handle] overrides a method, and
 // [ErrorShape] picks one of the three error shapes real extensions send.
 //

@@ -28,18 +28,19 @@ const (
 	// "Unsupported CDP method: X" errors as {message, stack} without a
 	// code, closeTab that closes, an allow-list of CDP methods.
 	V19
-	// Seed002 speaks the first version of the proxy protocol (seed 002),
-	// before JSON-RPC: it introduces itself with extension_handshake
-	// instead of answering authenticate, keeps a tab per connectionId of
-	// the requests it gets, answers {connectionId, result} or
-	// {connectionId, error: "message"} without an id or "jsonrpc", and
-	// sends forwardCDPEvent {tabId, method, params} for the relay to route
-	// ([Extension.ForwardCDPEvent]). Its methods answer like v1.9's
-	// (closeTab closes, "Unknown command: X"), its CDP fake like v1.5's.
-	// Requests it answers by itself are answered in the order they came;
-	// those with a handler of [Extension.Handle] run concurrently, as a
-	// real extension's awaiting handlers do, and may answer out of order.
-	Seed002
+	// Legacy speaks the legacy proxy protocol (the Browser MCP Proxy
+	// Protocol, the relay protocol's first version, before JSON-RPC): it
+	// introduces itself with extension_handshake instead of answering
+	// authenticate, keeps a tab per connectionId of the requests it gets,
+	// answers {connectionId, result} or {connectionId, error: "message"}
+	// without an id or "jsonrpc", and sends forwardCDPEvent {tabId, method,
+	// params} for the relay to route ([Extension.ForwardCDPEvent]). Its
+	// methods answer like v1.9's (closeTab closes, "Unknown command: X"),
+	// its CDP fake like v1.5's. Requests it answers by itself are answered
+	// in the order they came; those with a handler of [Extension.Handle]
+	// run concurrently, as a real extension's awaiting handlers do, and may
+	// answer out of order.
+	Legacy
 )
 
 func (d Dialect) String() string {
@@ -48,8 +49,8 @@ func (d Dialect) String() string {
 		return "v1.5"
 	case V19:
 		return "v1.9"
-	case Seed002:
-		return "seed 002"
+	case Legacy:
+		return "legacy"
 	}
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
@@ -192,7 +193,7 @@ func (e *Extension) Origin() string {
 func (e *Extension) ClientID() string { return e.clientID }
 
 // ID is the extension id the relay assigned at the last Connect. A
-// [Seed002] extension is never told it: ask the relay (list_extensions, or
+// [Legacy] extension is never told it: ask the relay (list_extensions, or
 // [Relay.WaitExtension]).
 func (e *Extension) ID() string {
 	e.mu.Lock()
@@ -272,10 +273,10 @@ func (e *Extension) Notifications() []json.RawMessage {
 // (a bad token: close status 1008) or ctx ended first. A socket it already
 // has is closed first, so Connect after a relay restart just works.
 //
-// A [Seed002] extension instead sends extension_handshake {name,
-// client_id} (and access_token, when token is not empty) as soon as the
-// socket is open, and returns once that is written: seed 002 has the
-// relay confirm nothing, so the relay lists the extension a moment later
+// A [Legacy] extension instead sends extension_handshake {name, client_id}
+// (and access_token, when token is not empty) as soon as the socket is
+// open, and returns once that is written: the legacy protocol has the relay
+// confirm nothing, so the relay lists the extension a moment later
 // ([Relay.WaitExtension] waits for that) and a refusal shows as the socket
 // closing.
 func (e *Extension) Connect(ctx context.Context, extensionURL, token string) error {
@@ -304,7 +305,7 @@ func (e *Extension) Connect(ctx context.Context, extensionURL, token string) err
 	e.mu.Unlock()
 	go e.readLoop(s)
 
-	if e.dialect == Seed002 {
+	if e.dialect == Legacy {
 		params := map[string]any{"name": e.name, "client_id": e.clientID}
 		if token != "" {
 			params["access_token"] = token
@@ -383,8 +384,8 @@ func (e *Extension) readLoop(s *extSocket) {
 		if json.Unmarshal(data, &m) != nil {
 			continue
 		}
-		if e.dialect == Seed002 {
-			e.read002(s, m, data)
+		if e.dialect == Legacy {
+			e.readLegacy(s, m, data)
 			continue
 		}
 		switch {
@@ -418,21 +419,21 @@ func (e *Extension) Notify(method string, params any) error {
 
 // ForwardCDPEvent sends a CDP event of a tab: {"method":"forwardCDPEvent",
 // "params":{"tabId", "method", "params"}}, with no connectionId, so that
-// the relay has to find the MCP client that holds the tab. A [Seed002]
+// the relay has to find the MCP client that holds the tab. A [Legacy]
 // extension sends it bare, the others as a JSON-RPC notification.
 func (e *Extension) ForwardCDPEvent(tabID int, method string, params any) error {
 	if params == nil {
 		params = map[string]any{}
 	}
 	msg := rpcwire.Notification("forwardCDPEvent", map[string]any{"tabId": tabID, "method": method, "params": params})
-	if e.dialect == Seed002 {
+	if e.dialect == Legacy {
 		delete(msg, "jsonrpc")
 	}
 	return e.Send(msg)
 }
 
 // Send sends v as one frame as it is (a string or []byte unchanged, else
-// marshalled): for frames no built-in behaviour sends, such as a seed 002
+// marshalled): for frames no built-in behaviour sends, such as a legacy
 // answer in another shape to a request whose handler returned
 // [ErrNoResponse].
 func (e *Extension) Send(v any) error {

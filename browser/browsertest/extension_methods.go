@@ -70,11 +70,11 @@ func (e *Extension) serve(s *extSocket, m message) {
 	}
 }
 
-// read002 handles one message from the relay to a seed 002 extension:
+// readLegacy handles one message from the relay to a legacy extension:
 // a request is whatever carries a connectionId (and is not the relay's
 // "disconnected" about it); the relay's authenticate means nothing to
 // this dialect and gets no answer.
-func (e *Extension) read002(s *extSocket, m message, data json.RawMessage) {
+func (e *Extension) readLegacy(s *extSocket, m message, data json.RawMessage) {
 	var r struct {
 		ConnectionID string `json:"connectionId"`
 	}
@@ -89,9 +89,9 @@ func (e *Extension) read002(s *extSocket, m message, data json.RawMessage) {
 		e.record(data)
 		e.wg.Add(1) // this reader holds the count above zero
 		if e.custom(m) {
-			go e.serve002(s, r.ConnectionID, m)
+			go e.serveLegacy(s, r.ConnectionID, m)
 		} else {
-			e.serve002(s, r.ConnectionID, m)
+			e.serveLegacy(s, r.ConnectionID, m)
 		}
 	}
 }
@@ -110,9 +110,9 @@ func (e *Extension) custom(m message) bool {
 	return e.handlers["forwardCDPCommand:"+p.Method] != nil || e.handlers["forwardCDPCommand"] != nil
 }
 
-// serve002 answers one request of connection conn as seed 002 does: no
-// id, no "jsonrpc", the connectionId it came with.
-func (e *Extension) serve002(s *extSocket, conn string, m message) {
+// serveLegacy answers one request of connection conn as the legacy protocol
+// does: no id, no "jsonrpc", the connectionId it came with.
+func (e *Extension) serveLegacy(s *extSocket, conn string, m message) {
 	defer e.wg.Done()
 	res, err := e.call(s.Ctx, conn, m.Method, m.Params)
 	switch {
@@ -139,7 +139,7 @@ func (e *Extension) fail(format string, args ...any) *Error {
 	switch e.dialect {
 	case V19:
 		return MessageStack.Errorf(format, args...)
-	case Seed002:
+	case Legacy:
 		return BareString.Errorf(format, args...)
 	}
 	return CodeMessage.Errorf(format, args...)
@@ -397,7 +397,7 @@ func (e *Extension) cdpLocked(t *Tab, method string, params json.RawMessage) (an
 			Expression string `json:"expression"`
 		}
 		_ = json.Unmarshal(params, &p)
-		if v, ok := literal(p.Expression); ok && e.dialect == Seed002 {
+		if v, ok := literal(p.Expression); ok && e.dialect == Legacy {
 			return map[string]any{"result": v}, nil
 		}
 		return map[string]any{"result": evaluate(t, p.Expression)}, nil

@@ -149,15 +149,3 @@ func awaitNotification(t testing.TB, rc *rpcClient, method string) json.RawMessa
 	unmarshal(t, data, &m)
 	return m.Params
 }
-
-// eventually polls cond for up to 5 s.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+	"github.com/mcpx/mcpx/internal/testenv"
 
 	"github.com/coder/websocket"
 )
@@ -111,14 +112,14 @@ func TestListConnectDisconnect(t *testing.T) {
 			t.Fatalf("disconnect: %s", res)
 		}
 	}
-	eventually(t, "the extension to hear of the disconnect", func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, n := range ext.Notifications() {
 			if strings.Contains(string(n), `"disconnected"`) && strings.Contains(string(n), conn.ConnectionID) {
 				return true
 			}
 		}
 		return false
-	})
+	}, "waiting for the extension to hear of the disconnect")
 	wantCode(t, callErr(t, rc, "getTabs", nil), -32000, "Not connected to an extension")
 	mustCall(t, rc, "connect", map[string]any{"extension_id": ext.ID()}) // and again
 }
@@ -241,7 +242,7 @@ func TestExtensionCloseTellsClients(t *testing.T) {
 	if err := s.rc.send(`{"jsonrpc":"2.0","id":42,"method":"getTabs","params":{}}`); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the request to reach the extension", func() bool { return len(s.ext.Received()) == 2 })
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(s.ext.Received()) == 2 }, "waiting for the request to reach the extension")
 	s.ext.Disconnect()
 
 	var p struct {
@@ -270,7 +271,7 @@ func TestExtensionCloseTellsClients(t *testing.T) {
 func TestMCPCloseTellsExtension(t *testing.T) {
 	s := newSession(t, V15, nil)
 	s.rc.close()
-	eventually(t, "the extension to hear of it", func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, n := range s.ext.Notifications() {
 			var m message
 			_ = json.Unmarshal(n, &m)
@@ -284,7 +285,7 @@ func TestMCPCloseTellsExtension(t *testing.T) {
 			}
 		}
 		return false
-	})
+	}, "waiting for the extension to hear of it")
 }
 
 func TestExtensionNotificationsReachConnectedClients(t *testing.T) {
@@ -325,14 +326,14 @@ func TestStatusNotifications(t *testing.T) {
 	if _, err := time.Parse("2006-01-02T15:04:05.000-0700", p.Timestamp); err != nil {
 		t.Fatalf("timestamp: %v", err)
 	}
-	eventually(t, "a status to the extension", func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, n := range s.ext.Notifications() {
 			if strings.Contains(string(n), `"method":"status"`) && strings.Contains(string(n), `"peer_count":1`) {
 				return true
 			}
 		}
 		return false
-	})
+	}, "waiting for a status to the extension")
 }
 
 func TestBadExtensionTokenIsRefused(t *testing.T) {
@@ -379,7 +380,7 @@ func TestCloseClientConnections(t *testing.T) {
 	if _, err := s.rc.await(testCtx(t), func(message) bool { return false }); err == nil {
 		t.Fatal("MCP socket still open")
 	}
-	eventually(t, "the extension socket to drop", func() bool { return !s.ext.Connected() && len(s.r.Extensions()) == 0 })
+	testenv.Eventually(t, 5*time.Second, func() bool { return !s.ext.Connected() && len(s.r.Extensions()) == 0 }, "waiting for the extension socket to drop")
 	// still listening
 	if err := s.ext.Connect(testCtx(t), s.r.ExtensionURL(), s.r.Token("alice", time.Hour)); err != nil {
 		t.Fatal(err)
@@ -586,14 +587,14 @@ func TestExtensionReplacesItsSocket(t *testing.T) {
 		_, rpcErr, _ := s.rc.call(testCtx(t), "getTabs", nil)
 		lost <- rpcErr
 	}()
-	eventually(t, "the request to reach the extension", func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, m := range s.ext.Received() {
 			if strings.Contains(string(m), `"getTabs"`) {
 				return true
 			}
 		}
 		return false
-	})
+	}, "waiting for the request to reach the extension")
 
 	twin := NewExtension(V19, "Chrome 141")
 	twin.clientID = s.ext.clientID // the same browser profile

@@ -1,5 +1,5 @@
 // Package pagetools makes the tools that websites register in the user's
-// tabs (WebMCP, seed 004's MCP-B: document.modelContext as the
+// tabs (WebMCP, as the MCP-B protocol specifies it: document.modelContext as the
 // @mcp-b/global and @mcp-b/webmcp-polyfill packages, or Chromium itself,
 // provide it) into one more source of mcpx's catalog, beside the upstream
 // servers and the browser tools.
@@ -17,7 +17,7 @@
 // or removes shows within about two seconds, and announces a changed list
 // once per check.
 //
-// Names and routing follow the seed: tools are scoped by tab and
+// Names and routing follow MCP-B: tools are scoped by tab and
 // aggregated by domain. A tool "add_to_cart" of shop.example.com is
 // listed as shop_example_com_add_to_cart; when two tabs of one domain
 // offer different tool sets each tab's tools carry a tab number

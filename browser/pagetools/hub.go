@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 
 	"github.com/mcpx/mcpx/browser"
 )
@@ -56,7 +56,7 @@ type Options struct {
 	// OnChange is called, once per check, when the list of tools changed.
 	OnChange func()
 	// Logger receives discovery events. Nil discards.
-	Logger *log.Logger
+	Logger *slog.Logger
 }
 
 // Hub discovers page tools in the user's tabs and serves them as a
@@ -119,16 +119,12 @@ func New(opts Options) *Hub {
 		opts.Separator = "_"
 	}
 	if opts.Logger == nil {
-		opts.Logger = log.New(discard{})
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{opts: opts, tabs: map[string]*tabState{}, driven: map[string]bool{}, gone: map[string]bool{}, warned: map[string]bool{}, opened: map[string]bool{},
 		cache: map[toolKey]*cached{}, ordinal: map[string]int{}, next: map[string]int{},
 		routes: map[string]route{}, scanned: make(chan struct{}), done: make(chan struct{})}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Start begins checking tabs every Interval until Close.
 func (h *Hub) Start(ctx context.Context) {

@@ -1,20 +1,21 @@
 package pagetools_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/log"
+
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/browsertest"
 	"github.com/mcpx/mcpx/browser/pagetools"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // listed is one tool of Hub.Tools, decoded.
@@ -42,25 +43,7 @@ type rig struct {
 	hub     *pagetools.Hub
 	changes chan struct{}
 	chrome  *browsertest.Chromium
-	log     *syncBuffer // the hub's log, debug included, for a failure to show
-}
-
-// syncBuffer is a bytes.Buffer safe for the hub's logger and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log     *testenv.Buffer // the hub's log, debug included, for a failure to show
 }
 
 func newRig(t *testing.T, opts pagetools.Options) *rig {
@@ -79,10 +62,10 @@ func newRig(t *testing.T, opts pagetools.Options) *rig {
 	looker.Start(ctx)
 	t.Cleanup(func() { looker.Close() })
 	r := &rig{t: t, ctx: ctx, port: u.Port(), driver: driver, tools: browser.NewTools(driver, nil),
-		changes: make(chan struct{}, 1), chrome: chrome, log: &syncBuffer{}}
+		changes: make(chan struct{}, 1), chrome: chrome, log: &testenv.Buffer{}}
 	opts.Driver, opts.Looker = driver, looker
 	if opts.Logger == nil {
-		opts.Logger = log.NewWithOptions(r.log, log.Options{Level: log.DebugLevel, ReportTimestamp: true})
+		opts.Logger = slog.New(log.NewWithOptions(r.log, log.Options{Level: log.DebugLevel, ReportTimestamp: true}))
 	}
 	opts.OnChange = func() {
 		select {

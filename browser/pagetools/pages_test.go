@@ -7,13 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // newPageServer serves the test pages of testdata/webmcp (/shop is
 // shop.html, on any host name) and the browser bundles of the real MCP-B
-// packages pinned in testdata/node. A missing file fails the test.
+// packages pinned in testdata/node, which must be installed (see
+// [testenv.NeedNodePeers]). A missing test page fails the test.
 func newPageServer(tb testing.TB) *httptest.Server {
 	tb.Helper()
+	testenv.NeedNodePeers(tb)
 	root := filepath.Join("..", "..", "testdata")
 	files := map[string]string{
 		"/mcpb/global.js":   "node/node_modules/@mcp-b/global/dist/index.iife.js",

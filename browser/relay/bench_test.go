@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,8 +19,7 @@ import (
 // frames between it and one MCP client without looking at them, the
 // least any relay can do.
 type copyRelay struct {
-	ext   chan *websocket.Conn
-	ready sync.WaitGroup
+	ext chan *websocket.Conn
 }
 
 func (cr *copyRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,8 @@
 // Package relay is the browser relay server: the MCP Proxy Protocol 1.0
-// (seed 000: JSON-RPC 2.0 over WebSocket) between MCP clients on /mcp and
-// browser extensions on /extension, plus the older dialect of seed 002
-// for extensions that open with extension_handshake.
+// (JSON-RPC 2.0 over WebSocket) between MCP clients on /mcp and browser
+// extensions on /extension, plus the legacy proxy protocol (the Browser MCP
+// Proxy Protocol that preceded 1.0: no JSON-RPC ids, routing by
+// connectionId) for extensions that open with extension_handshake.
 //
 // A [Server] is an [net/http.Handler]. It answers the relay's own methods
 // (mcp_handshake, list_extensions, connect, disconnect), forwards every

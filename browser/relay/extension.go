@@ -12,8 +12,8 @@ import (
 
 // Dialects an extension may speak.
 const (
-	dialect10  = "1.0" // seed 000: passive, answers authenticate, JSON-RPC ids
-	dialect002 = "002" // seed 002: opens with extension_handshake, routes by connectionId
+	dialect10     = "1.0"    // MCP Proxy Protocol 1.0: passive, answers authenticate, JSON-RPC ids
+	dialectLegacy = "legacy" // before 1.0: opens with extension_handshake, routes by connectionId
 )
 
 // extPeer is an authenticated extension. Its fields do not change.
@@ -28,7 +28,7 @@ type extPeer struct {
 }
 
 // serveExtension runs the extension side of one socket: ask for
-// credentials (a seed 002 extension introduces itself instead), then route
+// credentials (a legacy extension introduces itself instead), then route
 // what the extension sends.
 func (s *Server) serveExtension(k *socket) {
 	auth := map[string]any{"jsonrpc": "2.0", "id": "proxy:1", "method": "authenticate", "params": map[string]any{}}
@@ -56,7 +56,7 @@ func (s *Server) serveExtension(k *socket) {
 		var reason string
 		switch {
 		case m.Method == "extension_handshake":
-			me, reason = s.handshake002(k, m)
+			me, reason = s.handshakeLegacy(k, m)
 		case m.Method == "" && rpcwire.IDString(m.ID) == "proxy:1":
 			me, reason = s.authenticateExtension(k, m)
 		default:
@@ -109,9 +109,9 @@ func (s *Server) authenticateExtension(k *socket, m message) (*extPeer, string) 
 	return me, ""
 }
 
-// handshake002 registers an extension of seed 002, which introduces
+// handshakeLegacy registers a legacy extension, which introduces
 // itself with extension_handshake {name} and wants no answer.
-func (s *Server) handshake002(k *socket, m message) (*extPeer, string) {
+func (s *Server) handshakeLegacy(k *socket, m message) (*extPeer, string) {
 	var cr credentials
 	_ = json.Unmarshal(m.Params, &cr)
 	if cr.Name == "" {
@@ -121,7 +121,7 @@ func (s *Server) handshake002(k *socket, m message) (*extPeer, string) {
 	if why != "" {
 		return nil, why
 	}
-	return s.register(k, cr, userID, dialect002), ""
+	return s.register(k, cr, userID, dialectLegacy), ""
 }
 
 // user checks a token: anyone is LocalUser in local mode.
@@ -190,8 +190,8 @@ func (s *Server) register(k *socket, cr credentials, userID, dialect string) *ex
 
 // fromExtension routes one message from an authenticated extension.
 func (s *Server) fromExtension(me *extPeer, m message, data json.RawMessage) {
-	if me.dialect == dialect002 {
-		s.from002(me, m, data)
+	if me.dialect == dialectLegacy {
+		s.fromLegacy(me, m, data)
 		return
 	}
 	switch {
@@ -237,10 +237,10 @@ func (s *Server) answer(c *connection, p pending, data json.RawMessage) {
 	_ = c.mcp.sock.Send(out)
 }
 
-// from002 routes a message of a seed 002 extension: events by
+// fromLegacy routes a message of a legacy extension: events by
 // connectionId or tabId, answers (no JSON-RPC id needed) to the one
 // request open on their connection, which then lets the next one go.
-func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
+func (s *Server) fromLegacy(me *extPeer, m message, data json.RawMessage) {
 	if m.Method != "" {
 		var p struct {
 			TabID json.RawMessage `json:"tabId"`
@@ -288,16 +288,16 @@ func (s *Server) from002(me *extPeer, m message, data json.RawMessage) {
 	if !ok {
 		return
 	}
-	s.answer(c, p, reply002(m, data))
+	s.answer(c, p, replyLegacy(m, data))
 	if next != nil {
 		_ = me.sock.Send(next)
 	}
 }
 
-// reply002 turns a seed 002 answer into a JSON-RPC response body: its
+// replyLegacy turns a legacy answer into a JSON-RPC response body: its
 // result or error as they are (a bare error string becomes {code,
 // message}), or else the whole object as the result.
-func reply002(m message, data json.RawMessage) json.RawMessage {
+func replyLegacy(m message, data json.RawMessage) json.RawMessage {
 	switch {
 	case len(m.Error) > 0 && string(m.Error) != "null":
 		e := m.Error

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
 )
 
 // DefaultAddr is where the Blueprint extension looks for a relay when it
@@ -41,7 +41,7 @@ type LocalOptions struct {
 	ExtensionIDs   []string
 	StatusInterval time.Duration
 	ReadLimit      int64
-	Logger         *log.Logger
+	Logger         *slog.Logger
 }
 
 // DefaultSecretFile is mcpx/relay-secret in the user's config directory
@@ -86,7 +86,7 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 		opts.SecretFile = f
 	}
 	if opts.Logger == nil {
-		opts.Logger = log.New(discard{})
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Local{opts: opts}, nil
 }

@@ -27,16 +27,16 @@ type connection struct {
 	mcp     *mcpPeer
 	ext     *extPeer
 	pending map[string]pending // by mapped id "<conn>:<id>"
-	order   []string           // mapped ids, oldest first (seed 002 answers carry none)
-	tabs    map[string]bool    // the tab this client works in (seed 002 events go there)
-	// queue holds requests for a seed 002 extension while one is open:
+	order   []string           // mapped ids, oldest first (legacy answers carry none)
+	tabs    map[string]bool    // the tab this client works in (legacy events go there)
+	// queue holds requests for a legacy extension while one is open:
 	// its answers carry no id, so only one may be open at a time or
 	// answers given out of order would cross.
 	queue []json.RawMessage
 }
 
-// maxQueued bounds the requests one client may have waiting for a seed
-// 002 extension, which answers one at a time.
+// maxQueued bounds the requests one client may have waiting for a
+// legacy extension, which answers one at a time.
 const maxQueued = 256
 
 // pending is a forwarded request awaiting the extension's answer.
@@ -72,7 +72,7 @@ func (c *connection) takeOldest() (pending, bool) {
 }
 
 // learnTabLocked notes the tab a createTab or selectTab answer names as
-// c's, and no longer anyone else's on that extension, so that a seed 002
+// c's, and no longer anyone else's on that extension, so that a legacy
 // extension's events for it reach c alone.
 func (s *Server) learnTabLocked(c *connection, key string, data json.RawMessage) {
 	if key != "createTab" && key != "selectTab" {
@@ -234,7 +234,7 @@ func (s *Server) disconnect(me *mcpPeer, reason string) {
 		return
 	}
 	msg := rpcwire.Notification("disconnected", map[string]any{"connection_id": c.id, "reason": reason})
-	if c.ext.dialect == dialect002 {
+	if c.ext.dialect == dialectLegacy {
 		msg["connectionId"] = c.id
 	}
 	_ = c.ext.sock.Send(msg)
@@ -249,7 +249,7 @@ func (s *Server) mcpGone(me *mcpPeer) {
 }
 
 // forward passes a request to me's extension under a mapped id (and, for
-// a seed 002 extension, its connectionId).
+// a legacy extension, its connectionId).
 func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 	id := rpcwire.IDString(m.ID)
 	if strings.HasPrefix(id, "proxy:") || strings.HasPrefix(id, "ext:") {
@@ -279,7 +279,7 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 	set := map[string]json.RawMessage{}
 	set["id"], _ = json.Marshal(mapped)
 	var drop []string
-	legacy := c.ext.dialect == dialect002
+	legacy := c.ext.dialect == dialectLegacy
 	if legacy {
 		set["connectionId"], _ = json.Marshal(c.id)
 	} else {
@@ -292,7 +292,7 @@ func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
 	}
 	if legacy && len(c.queue) >= maxQueued {
 		s.mu.Unlock()
-		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeServerError, fmt.Sprintf("%d requests already wait for the browser (a seed 002 extension answers one at a time): try again later", maxQueued)))
+		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeServerError, fmt.Sprintf("%d requests already wait for the browser (this browser extension answers one at a time): try again later", maxQueued)))
 		return
 	}
 	c.add(mapped, pending{raw: m.ID, key: key})

@@ -16,7 +16,8 @@ import (
 
 	"github.com/mcpx/mcpx/browser/internal/rpcwire"
 
-	"github.com/charmbracelet/log"
+	"log/slog"
+
 	"github.com/coder/websocket"
 )
 
@@ -58,7 +59,7 @@ type Options struct {
 	ReadLimit int64
 
 	// Logger receives connection events; nil discards them.
-	Logger *log.Logger
+	Logger *slog.Logger
 
 	// Observe, Delay and DropResponse are for fault injection in tests;
 	// leave them nil.
@@ -80,7 +81,7 @@ type ExtensionInfo struct {
 	Name     string
 	UserID   string
 	ClientID string
-	Dialect  string // "1.0", or "002" for an extension_handshake peer
+	Dialect  string // "1.0", or "legacy" for an extension_handshake peer
 }
 
 // Stats counts what is connected, for status displays.
@@ -93,7 +94,7 @@ type Stats struct {
 // Server is a browser relay. Its methods are safe for concurrent use.
 type Server struct {
 	opts   Options
-	logger *log.Logger
+	logger *slog.Logger
 
 	ctx        context.Context // the server's life; parent of every socket
 	cancel     context.CancelFunc
@@ -134,17 +135,13 @@ func New(opts *Options) *Server {
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {
-		s.logger = log.New(discard{})
+		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.statusDone = make(chan struct{})
 	go s.statusLoop()
 	return s
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Serve accepts on ln until ln fails or the Server is closed, which closes
 // ln. It may be called for several listeners.

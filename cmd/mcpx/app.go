@@ -83,7 +83,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 
 	step := shutdownStep(cfg)
 	agg := aggregator.New(cfg, &aggregator.Options{
-		Logger:       logger,
+		Logger:       slogger(logger),
 		Redact:       red.Redact,
 		Reconnect:    serve,
 		Serving:      serve,

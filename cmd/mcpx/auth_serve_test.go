@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream/auth/authtest"
 )
 
@@ -25,7 +26,7 @@ func TestServeLoginThroughURLElicitation(t *testing.T) {
 	cmd := exec.Command("node", "../../testdata/node/e2e-oauth-client.mjs", exe, "serve", "--stdio", "--config", cfg)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1", "E2E_TOOL=remote_whoami", "E2E_STEPUP=remote_admin",
 		"E2E_EXPIRE="+srv.Base+"/test/expire")
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

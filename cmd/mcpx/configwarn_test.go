@@ -6,18 +6,18 @@ import (
 )
 
 // "separator": "." makes every tool name invalid for clients, so each
-// gets a hash: mcpx says the separator is the cause, on every command's
-// stderr and in doctor (issue 31, item 7).
+// shows _ in its place: mcpx says the separator is the cause, on every
+// command's stderr and in doctor (issue 31, item 7).
 func TestSeparatorWarning(t *testing.T) {
 	cfg := writeConfig(t, map[string]any{"separator": ".", "servers": map[string]any{"fx": fx("--name", "fx")}})
 	const cause = `separator: "." has a character tool names may not have`
 
 	out, errOut, code := runCLI(t, "", "list", "tools", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "fx_echo_") || !strings.Contains(errOut, cause) {
-		t.Errorf("list tools: exit %d; want 0, hashed names and the cause on stderr\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if code != 0 || !strings.Contains(out, "fx_echo\t") || strings.Contains(out, "fx.echo") || !strings.Contains(errOut, cause) {
+		t.Errorf("list tools: exit %d; want 0, fx_echo and the cause on stderr\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	out, _, _ = runCLI(t, "", "doctor", "--config", cfg)
-	if !strings.Contains(out, cause) || !strings.Contains(out, "every prefixed tool and prompt name is rewritten") {
+	if !strings.Contains(out, cause) || !strings.Contains(out, "every prefixed tool and prompt name shows _ in its place") {
 		t.Errorf("doctor does not name the separator as the cause:\n%s", out)
 	}
 	// The flag is named when the flag set it.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // conformanceBin is the pinned MCP conformance suite (testdata/node).
@@ -24,7 +26,7 @@ func runConformance(t *testing.T, url string) map[string][]string {
 	t.Helper()
 	out := t.TempDir()
 	cmd := exec.Command(conformanceBin, "server", "--url", url, "-o", out)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	// The suite exits non-zero when any scenario fails; its results are
 	// what is compared.
@@ -70,25 +72,18 @@ func runConformance(t *testing.T, url string) map[string][]string {
 // passes passes through mcpx, DNS-rebinding protection included.
 func TestConformance(t *testing.T) {
 	everything := requireEverything(t)
-	if _, err := os.Stat(conformanceBin); err != nil {
-		t.Fatalf("the conformance suite is missing (%v): run `npm ci --prefix testdata/node`", err)
-	}
 
 	port := freePort(t)
 	ref := exec.Command("node", everything, "streamableHttp")
 	ref.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	var refLog syncBuffer
+	var refLog testenv.Buffer
 	ref.Stderr = &refLog
 	if err := ref.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
-	for !strings.Contains(refLog.String(), "listening on port") {
-		if ref.ProcessState != nil {
-			t.Fatalf("the reference server exited:\n%s", refLog.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(refLog.String(), "listening on port") },
+		"the reference server is not listening; its log:\n%s", &refLog)
 	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 
 	cfg := writeConfig(t, map[string]any{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -74,14 +75,17 @@ type finding struct {
 
 // serverReport is one server in doctor's report.
 type serverReport struct {
-	Name          string    `json:"name"`
-	State         string    `json:"state"`
-	Transport     string    `json:"transport"`
-	ConnectMillis int64     `json:"connectMs,omitempty"`
-	Tools         int       `json:"tools"`
-	Resources     int       `json:"resources"`
-	Prompts       int       `json:"prompts"`
-	Findings      []finding `json:"findings"`
+	Name          string `json:"name"`
+	State         string `json:"state"`
+	Transport     string `json:"transport"`
+	ConnectMillis int64  `json:"connectMs,omitempty"`
+	Tools         int    `json:"tools"`
+	Resources     int    `json:"resources"`
+	Prompts       int    `json:"prompts"`
+	// Hidden is how many characters of hidden text mcpx removed from what
+	// the server lists.
+	Hidden   int       `json:"hiddenCharacters,omitempty"`
+	Findings []finding `json:"findings"`
 }
 
 type doctorReport struct {
@@ -160,6 +164,13 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		}
 		for _, raw := range clients[i].Tools() {
 			checkTool(s.Name, raw, exposed, add)
+		}
+		for _, f := range flagDescriptions(cat, s.Name) {
+			add("warning", "%s", f)
+		}
+		if n := cat.Hidden[s.Name]; n > 0 {
+			r.Hidden = n
+			add("warning", "%d characters of hidden text (Unicode tags, zero-width or bidi controls, terminal escapes) removed from its titles and descriptions", n)
 		}
 		rep.Servers = append(rep.Servers, r)
 	}
@@ -303,4 +314,32 @@ func printFindings(w io.Writer, fs []finding) {
 	for _, f := range fs {
 		fmt.Fprintf(w, "  %-7s %s\n", f.Level+":", f.Message)
 	}
+}
+
+// flagDescriptions names the tools of server whose descriptions look
+// aimed at the model rather than at the user: flagged for a person to
+// read, never blocked.
+func flagDescriptions(cat *aggregator.Catalog, server string) []string {
+	var others []string
+	var lengths []int
+	for _, e := range cat.Tools {
+		lengths = append(lengths, len(e.Description))
+		if e.Server != server {
+			others = append(others, e.Name)
+		}
+	}
+	var flags []string
+	for _, e := range cat.Tools {
+		if e.Server != server {
+			continue
+		}
+		why := hidden.Suspicious(e.Description, others)
+		if hidden.Outlier(len(e.Description), lengths) {
+			why = append(why, fmt.Sprintf("is %d bytes, far longer than the other tools'", len(e.Description)))
+		}
+		if len(why) > 0 {
+			flags = append(flags, fmt.Sprintf("tool %q: its description looks aimed at the model: %s", e.Name, strings.Join(why, "; ")))
+		}
+	}
+	return flags
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // pipeServe runs mcpx serve --stdio on requests piped in whole, stdin
@@ -16,7 +18,7 @@ func pipeServe(t *testing.T, cfg string, requests ...string) map[string]json.Raw
 	t.Helper()
 	cmd := mcpxCommand("serve", "--stdio", "--config", cfg)
 	cmd.Stdin = strings.NewReader(strings.Join(requests, "\n") + "\n")
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

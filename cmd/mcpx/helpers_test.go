@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // writeConfig writes an mcpx config into a temp dir and returns its path.
@@ -58,7 +60,7 @@ type rawClient struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 	lines  chan []byte
 	done   chan struct{} // closed when stdout ends
 
@@ -66,23 +68,6 @@ type rawClient struct {
 	all   [][]byte // every stdout line, in order
 	notes []json.RawMessage
 	id    int
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startServe(t testing.TB, config string, extra ...string) *rawClient {
@@ -96,7 +81,7 @@ func startServeEnv(t testing.TB, config string, env []string, extra ...string) *
 	t.Helper()
 	cmd := mcpxCommand(append([]string{"serve", "--stdio", "--config", config}, extra...)...)
 	cmd.Env = append(cmd.Env, env...)
-	c := &rawClient{t: t, cmd: cmd, stderr: &syncBuffer{}, lines: make(chan []byte, 1024), done: make(chan struct{})}
+	c := &rawClient{t: t, cmd: cmd, stderr: &testenv.Buffer{}, lines: make(chan []byte, 1024), done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {
@@ -303,30 +288,15 @@ func pidsAlive(t testing.TB, dir string) []int {
 // waitPidFiles waits until dir holds at least n pid files.
 func waitPidFiles(t testing.TB, dir string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.Eventually(t, 10*time.Second, func() bool {
 		entries, _ := os.ReadDir(dir)
-		if len(entries) >= n {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("fewer than %d pid files in %s after 10s", n, dir)
+		return len(entries) >= n
+	}, "fewer than %d pid files in %s", n, dir)
 }
 
-// requireEverything returns the path of server-everything's entry point,
-// failing (never skipping) when the Node peers are not installed.
+// requireEverything returns the path of server-everything's entry point
+// once the Node test peers are there (see [testenv.NeedNodePeers]).
 func requireEverything(t testing.TB) string {
 	t.Helper()
-	p, err := filepath.Abs("../../testdata/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the Node test peers are missing (%v): run `npm ci --prefix testdata/node`", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not installed: %v", err)
-	}
-	return p
+	return filepath.Join(testenv.NeedNodePeers(t), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }

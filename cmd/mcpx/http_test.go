@@ -14,13 +14,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // httpServe is a running `mcpx serve --http` on a port of its choosing.
 type httpServe struct {
 	cmd    *exec.Cmd
 	url    string // http://127.0.0.1:PORT
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 }
 
 var listenLine = regexp.MustCompile(`serving on http addr=(\S+)`)
@@ -33,7 +35,7 @@ func startHTTP(t *testing.T, cfg string, env []string, extra ...string) *httpSer
 	cmd := mcpxCommand(args...)
 	cmd.Env = append(cmd.Env, env...)
 	pr, pw := io.Pipe()
-	var buf syncBuffer
+	var buf testenv.Buffer
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func runSessions(t *testing.T, url, mode string, sessions, rounds int, env ...st
 	t.Helper()
 	cmd := exec.Command("node", "../../testdata/node/http-sessions.mjs", url, mode, fmt.Sprint(sessions), fmt.Sprint(rounds))
 	cmd.Env = append(os.Environ(), env...)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var got sessionsResult
@@ -307,9 +309,10 @@ func TestServeHTTPSessionExpiry(t *testing.T) {
 	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 	_, h, _ := do(t, "POST", srv.url+"/mcp", hdr, initBody)
 	hdr["Mcp-Session-Id"] = h.Get("Mcp-Session-Id")
-	for !strings.Contains(srv.stderr.String(), "HTTP session expired") {
-		time.Sleep(50 * time.Millisecond)
-	}
+	// Wait on the log line: asking the session whether it still lives
+	// would keep it alive.
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(srv.stderr.String(), "HTTP session expired") },
+		"the idle session never expired")
 	if code, _, _ := do(t, "POST", srv.url+"/mcp", hdr, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); code != 404 {
 		t.Errorf("expired session: %d, want 404", code)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // listen opens the session's standalone (GET) stream and returns the
@@ -163,11 +165,8 @@ func TestServeHTTPSessionIsolation(t *testing.T) {
 	if code, _, body := do(t, "DELETE", url, b.header("application/json"), ""); code != 204 {
 		t.Fatalf("DELETE B: %d %s", code, body)
 	}
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(srv.stderr.String(), "log level is set back"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("mcpx did not set the upstream's log level back when B ended:\n%s", srv.stderr.String())
-		}
-	}
+	testenv.Eventually(t, time.Minute, func() bool { return strings.Contains(srv.stderr.String(), "log level is set back") },
+		"mcpx did not set the upstream's log level back when B ended")
 	c := openRaw(t, url)
 	cStream := c.listen()
 	if out := c.call(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"` + uc + `"}}`); !strings.Contains(out, `"result"`) {

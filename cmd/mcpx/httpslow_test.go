@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // rawSession is a streamable HTTP session driven by hand.
@@ -79,9 +81,8 @@ func TestServeHTTPSlowSession(t *testing.T) {
 	for sc.Scan() && !strings.Contains(sc.Text(), "notifications/progress") {
 	}
 	flood.Body.Close()
-	for !strings.Contains(srv.stderr.String(), "not keeping up") {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(srv.stderr.String(), "not keeping up") },
+		"mcpx never gave up on the session that stopped reading")
 
 	fast := openRaw(t, url)
 	for i := range 20 {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // saveByRename writes a config the way many editors save: a new file
@@ -234,9 +236,8 @@ func TestServeLazyAndIdle(t *testing.T) {
 	if names := c.listToolNames(); !slices.Contains(names, "fx_echo") || !slices.Contains(names, "everything_echo") {
 		t.Fatalf("tools = %v", names)
 	}
-	// ...and stopped when idle.
-	c.waitStderr(20*time.Second, "fx", "stopped while idle")
-	eventuallyTrue(t, 10*time.Second, func() bool { return len(pidsAlive(t, pids)) == 0 }, "fx still running after learning")
+	// ...and stopped when idle: its process is gone.
+	testenv.Eventually(t, 20*time.Second, func() bool { return len(pidsAlive(t, pids)) == 0 }, "fx still running after learning")
 	// everything has no call in flight for its idleTimeout.
 	c.waitStderr(20*time.Second, "everything", "stopped while idle")
 
@@ -271,17 +272,6 @@ func TestServeLazyAndIdle(t *testing.T) {
 	}
 }
 
-func eventuallyTrue(t testing.TB, d time.Duration, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // serve reloads its config when an editor saves it by rename: the changed
 // server restarts, the added one starts, the untouched ones are not
 // disturbed; a config that does not parse is kept out; SIGHUP reloads.
@@ -312,7 +302,7 @@ func TestServeReloadsConfig(t *testing.T) {
 		t.Fatalf("no list_changed after the config changed; stderr:\n%s", c.stderr.String())
 	}
 	c.waitStderr(5*time.Second, "config reloaded", "added", "changed")
-	eventuallyTrue(t, 20*time.Second, func() bool {
+	testenv.Eventually(t, 20*time.Second, func() bool {
 		names := c.listToolNames()
 		return slices.Contains(names, "b_gen-0001") && slices.Contains(names, "c_echo") &&
 			slices.Contains(names, "alpha_echo") && !slices.Contains(names, "a_echo")
@@ -323,7 +313,7 @@ func TestServeReloadsConfig(t *testing.T) {
 	if entries, _ := os.ReadDir(pa); len(entries) != 1 {
 		t.Errorf("untouched server a started %d times", len(entries))
 	}
-	eventuallyTrue(t, 10*time.Second, func() bool {
+	testenv.Eventually(t, 10*time.Second, func() bool {
 		entries, _ := os.ReadDir(pb)
 		return len(entries) == 2 && len(pidsAlive(t, pb)) == 1
 	}, "changed server b was not restarted exactly once")
@@ -337,9 +327,9 @@ func TestServeReloadsConfig(t *testing.T) {
 	// The watcher lives on: removing c works.
 	delete(servers, "c")
 	saveByRename(t, cfg, doc)
-	eventuallyTrue(t, 20*time.Second, func() bool { return !slices.Contains(c.listToolNames(), "c_echo") },
+	testenv.Eventually(t, 20*time.Second, func() bool { return !slices.Contains(c.listToolNames(), "c_echo") },
 		"removed server c is still listed")
-	eventuallyTrue(t, 10*time.Second, func() bool { return len(pidsAlive(t, pc)) == 0 }, "removed server c still runs")
+	testenv.Eventually(t, 10*time.Second, func() bool { return len(pidsAlive(t, pc)) == 0 }, "removed server c still runs")
 
 	// SIGHUP reloads too.
 	if err := c.cmd.Process.Signal(syscall.SIGHUP); err != nil {
@@ -386,7 +376,7 @@ func TestServeReloadCarriesSession(t *testing.T) {
 	servers["b"] = fx("--name", "b", "--tools", "1") // changed: restarted
 	servers["c"] = fx("--name", "c")                 // added
 	saveByRename(t, cfg, doc)
-	eventuallyTrue(t, 20*time.Second, func() bool {
+	testenv.Eventually(t, 20*time.Second, func() bool {
 		return lines("resources/subscribe", "fx://kept") == 2 && lines("logging/setLevel", "debug") == 3
 	}, "after the reload, the new b was not asked for the subscription and the level, or c for the level")
 }

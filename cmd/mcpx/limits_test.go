@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // rssPeak is the peak resident set size of a process (VmHWM), in bytes.
@@ -94,13 +96,8 @@ func TestCallTimeoutEndToEnd(t *testing.T) {
 		}
 	}
 	// The fixture logs each cancellation on its stderr, which mcpx logs.
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(c.stderr.String(), "timed out (callTimeout 500ms)") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not hear of both cancellations:\n%s", c.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Count(c.stderr.String(), "timed out (callTimeout 500ms)") >= 2 },
+		"the server did not hear of both cancellations:\n%s", c.stderr)
 
 	_, stderr, code := runCLI(t, "", "call", "--config", cfg, "slow_sleep", `{"ms":600000}`)
 	if code != 1 {
@@ -172,7 +169,7 @@ type stuckClient struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 }
 
 func startStuck(t *testing.T, cfg string) *stuckClient {
@@ -181,7 +178,7 @@ func startStuck(t *testing.T, cfg string) *stuckClient {
 	// Under -race a process sleeps 1s at exit unless told not to; the
 	// time logged below should be mcpx's own.
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
-	s := &stuckClient{cmd: cmd, stderr: &syncBuffer{}}
+	s := &stuckClient{cmd: cmd, stderr: &testenv.Buffer{}}
 	cmd.Stderr = s.stderr
 	var err error
 	if s.stdin, err = cmd.StdinPipe(); err != nil {
@@ -272,13 +269,8 @@ func TestShutdownBoundedWithStuckPeers(t *testing.T) {
 				t.Fatalf("mcpx did not exit within 30s of %s (shutdownTimeout 1s)", how)
 			}
 			t.Logf("mcpx exited %.1fx shutdownTimeout after %s", time.Since(start).Seconds(), how)
-			deadline := time.Now().Add(5 * time.Second)
-			for len(pidsAlive(t, pids)) > 0 {
-				if time.Now().After(deadline) {
-					t.Fatalf("child processes still running after mcpx exited: %v", pidsAlive(t, pids))
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testenv.Eventually(t, 5*time.Second, func() bool { return len(pidsAlive(t, pids)) == 0 },
+				"child processes still running after mcpx exited")
 		})
 	}
 }
@@ -293,7 +285,7 @@ func TestQuietShutdown(t *testing.T) {
 	for i := range 3 {
 		logFile := filepath.Join(t.TempDir(), "mcpx.log")
 		cmd := mcpxCommand("serve", "--stdio", "--config", cfg, "--log-file", logFile, "--log-level", "debug")
-		var stderr syncBuffer
+		var stderr testenv.Buffer
 		cmd.Stderr = &stderr
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()

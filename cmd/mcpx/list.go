@@ -49,7 +49,15 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 				if err := checkServerName(catalogServers(c, nil), o.server); err != nil {
 					return err
 				}
-				return listRun(ios, c, o)
+				if err := listRun(ios, c, o); err != nil {
+					return err
+				}
+				// As a local list does: a failed server is exit status 1.
+				statuses, err := r.servers(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return anyFailed(statuses, o.server)
 			}
 			s, err := openFor(cmd.Context(), ios, g, func(*aggregator.Aggregator) ([]string, bool) {
 				if o.server != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"sort"
@@ -135,4 +136,59 @@ func newLogger(stderr io.Writer, level, file string, red *redactor) (*log.Logger
 		Prefix:          "mcpx",
 	})
 	return logger, closeFn, nil
+}
+
+// sourceKey is the attribute with which the libraries name the source of
+// their lines (logger.With("server", name)). mcpx shows it as the line's
+// prefix, "everything: connected", where a terminal user has always read
+// which server spoke.
+const sourceKey = "server"
+
+// slogger is logger as the *slog.Logger the libraries take: charm's
+// Logger is the slog handler (so lines still go through the redacting
+// writer), behind [prefixHandler].
+func slogger(logger *log.Logger) *slog.Logger {
+	return slog.New(prefixHandler{logger})
+}
+
+// prefixHandler turns the [sourceKey] attribute a logger is given with
+// With into charm's prefix, which replaces "mcpx" at the start of the
+// line; every other attribute, and every record, goes to charm's slog
+// handler as it is.
+type prefixHandler struct {
+	*log.Logger
+}
+
+func (h prefixHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	l := h.Logger
+	rest := make([]slog.Attr, 0, len(attrs))
+	for _, a := range attrs {
+		if a.Key == sourceKey && a.Value.Kind() == slog.KindString {
+			l = l.WithPrefix(a.Value.String())
+			continue
+		}
+		rest = append(rest, a)
+	}
+	if len(rest) > 0 {
+		l = l.With(attrArgs(rest)...)
+	}
+	return prefixHandler{l}
+}
+
+// WithGroup prefixes the group's name, as charm's own WithGroup does.
+func (h prefixHandler) WithGroup(name string) slog.Handler {
+	if p := h.GetPrefix(); p != "" {
+		name = p + "." + name
+	}
+	return prefixHandler{h.WithPrefix(name)}
+}
+
+// attrArgs is attrs as the key-value list charm's With takes, as its own
+// WithAttrs makes it.
+func attrArgs(attrs []slog.Attr) []any {
+	kv := make([]any, 0, 2*len(attrs))
+	for _, a := range attrs {
+		kv = append(kv, a.Key, a.Value)
+	}
+	return kv
 }

@@ -3,10 +3,16 @@
 // and `mcpx servers` on the same catalog.
 package main
 
-import "os"
+import (
+	"os"
 
-// mcpx re-runs itself once to supervise the child servers' process groups:
-// that process never reaches main (see package upstream/supervisor).
+	// mcpx re-runs itself once to supervise the child servers' process
+	// groups. In that process takeover's initialisation runs the
+	// supervisor before the rest of mcpx initialises, and main is never
+	// reached (see package takeover for why it cannot wait for main).
+	_ "github.com/mcpx/mcpx/upstream/supervisor/takeover"
+)
+
 func main() {
 	os.Exit(run(os.Args[1:], systemStreams()))
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestOneShotStartsOnlyOwner: `call`, `info`, `get`, `read` and
@@ -42,7 +44,7 @@ func TestOneShotStartsOnlyOwner(t *testing.T) {
 		}
 		cmd := mcpxCommand(append(args, "--config", cfg)...)
 		cmd.Env = append(cmd.Env, cache)
-		var stderr syncBuffer
+		var stderr testenv.Buffer
 		cmd.Stderr = &stderr
 		out, _ := cmd.Output()
 		return string(out), stderr.String(), cmd.ProcessState.ExitCode()

@@ -10,7 +10,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator"
 )
 
-// pageJSON is the page tools (seed 004) in `mcpx servers --json`: the
+// pageJSON is the page tools (WebMCP) in `mcpx servers --json`: the
 // tools websites registered in the browser's tabs, by site.
 type pageJSON struct {
 	Name       string     `json:"name"`

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/browser/browsertest"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestPageToolsEndToEnd serves `mcpx serve --stdio` with the browser on
@@ -140,9 +141,10 @@ func TestPageToolsEndToEnd(t *testing.T) {
 }
 
 // servePages serves testdata/webmcp's pages and the MCP-B bundles pinned
-// in testdata/node.
+// in testdata/node, which must be installed (see [testenv.NeedNodePeers]).
 func servePages(t *testing.T) *httptest.Server {
 	t.Helper()
+	testenv.NeedNodePeers(t)
 	files := map[string]string{
 		"/mcpb/global.js":   "node/node_modules/@mcp-b/global/dist/index.iife.js",
 		"/mcpb/polyfill.js": "node/node_modules/@mcp-b/webmcp-polyfill/dist/index.iife.js",

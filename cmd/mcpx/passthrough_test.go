@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // passthroughResult is what testdata/node/e2e-passthrough.mjs prints.
@@ -37,7 +39,7 @@ func runPassthroughClient(t *testing.T, noCaps bool) passthroughResult {
 	if noCaps {
 		cmd.Env = append(cmd.Env, "E2E_NO_CAPS=1")
 	}
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	done := make(chan struct{})
 	var out []byte

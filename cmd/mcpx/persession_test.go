@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // call sends one request on a raw session and returns the JSON answer.
@@ -50,18 +52,17 @@ func TestServeHTTPPerSession(t *testing.T) {
 
 	// State is the session's own: a tool added in a is not in b.
 	a.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mem_add-tool","arguments":{"name":"mine"}}}`)
-	for !strings.Contains(a.call(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), `"mem_mine"`) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool {
+		return strings.Contains(a.call(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), `"mem_mine"`)
+	}, "session a never listed its added tool mem_mine")
 	if list := b.call(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); strings.Contains(list, `"mem_mine"`) || !strings.Contains(list, `"mem_echo"`) {
 		t.Errorf("session b sees session a's instance: %s", list)
 	}
 
 	// Ending a session stops its instance, and only its.
 	do(t, "DELETE", url, a.header("application/json"), "")
-	for len(pidsAlive(t, memDir)) != 1 {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return len(pidsAlive(t, memDir)) == 1 },
+		"ending session a did not stop its instance")
 	if out := b.call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"mem_echo","arguments":{"message":"still"}}}`); !strings.Contains(out, "still") {
 		t.Errorf("session b after a ended: %s", out)
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // Benchmarks of mcpx's processes and start: memory with idle upstreams,
@@ -186,10 +188,7 @@ func BenchmarkSpawnToCatalog(b *testing.B) {
 // are: started with node, a few hundred milliseconds each.
 func BenchmarkSpawnToCatalogNode(b *testing.B) {
 	everything := requireEverything(b)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		b.Fatal(err)
-	}
+	node := testenv.NeedNode(b)
 	p, err := startPeer(exec.Command(node, everything))
 	if err != nil {
 		b.Fatalf("server-everything: %v", err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestServeProgressAndCancel: a client's progress token reaches the
@@ -67,21 +69,11 @@ func TestServeProgressAndCancel(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"fx_sleep","arguments":{"ms":10000}}}`)
 	// Cancel once the call has reached the upstream (it logs the start of
 	// the sleep, which mcpx relays to its stderr).
-	deadlineStart := time.Now().Add(10 * time.Second)
-	for !strings.Contains(c.stderr.String(), "sleep 10000ms: started") {
-		if time.Now().After(deadlineStart) {
-			t.Fatalf("the call never reached the upstream:\n%s", c.stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "sleep 10000ms: started") },
+		"the call never reached the upstream:\n%s", c.stderr)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99,"reason":"user"}}`)
-	deadlineCancel := time.Now().Add(3 * time.Second)
-	for !strings.Contains(c.stderr.String(), `cancelling request "mcpx-`) {
-		if time.Now().After(deadlineCancel) {
-			t.Fatalf("the upstream was not told of the cancellation:\n%s", c.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 3*time.Second, func() bool { return strings.Contains(c.stderr.String(), `cancelling request "mcpx-`) },
+		"the upstream was not told of the cancellation:\n%s", c.stderr)
 	if res, e := c.request("ping", map[string]any{}); e != nil || res == nil {
 		t.Fatalf("ping after cancel: %v", e)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // proxyResult is a CallToolResult of the proxy tool, read raw: the
@@ -234,13 +236,8 @@ wait:
 	}
 	before := len(c.stdoutLines())
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"q"}}`)
-	waitFor := time.Now().Add(10 * time.Second)
-	for !strings.Contains(c.stderr.String(), "cancelled upstream request") {
-		if time.Now().After(waitFor) {
-			t.Fatalf("mcpx did not cancel the upstream request:\n%s", c.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "cancelled upstream request") },
+		"mcpx did not cancel the upstream request:\n%s", c.stderr)
 	if !strings.Contains(c.stderr.String(), "id=string:mcpx-") {
 		t.Errorf("the upstream cancel should carry mcpx's own request id:\n%s", c.stderr.String())
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestServeProxyListsPromptsAndResources: under the default expose proxy a
@@ -29,7 +31,7 @@ func TestServeProxyListsPromptsAndResources(t *testing.T) {
 		"E2E_READ=fixture://items/7",
 		`E2E_PROMPT={"name":"everything_args-prompt","arguments":{"city":"Paris"}}`,
 	)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

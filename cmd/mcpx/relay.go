@@ -35,7 +35,7 @@ relay and the others join; with it running, they all join.`,
 			}
 			defer closeLog()
 			logger.Info("browser relay: press Ctrl-C to stop", "extension", "ws://"+o.listen+"/extension")
-			err = relay.Run(cmd.Context(), relay.LocalOptions{Addr: o.listen, ExtensionIDs: o.extensionIDs, Logger: logger})
+			err = relay.Run(cmd.Context(), relay.LocalOptions{Addr: o.listen, ExtensionIDs: o.extensionIDs, Logger: slogger(logger)})
 			if err != nil {
 				return exitWith(ios, 1, err)
 			}

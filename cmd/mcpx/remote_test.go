@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestServerURL: list, call and servers given --server-url (or
@@ -20,7 +25,7 @@ func TestServerURL(t *testing.T) {
 		cmd := mcpxCommand(args...)
 		cmd.Dir = t.TempDir() // no config file here: everything comes from the server
 		cmd.Env = append(cmd.Env, env...)
-		var stderr syncBuffer
+		var stderr testenv.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		return string(out), stderr.String(), err
@@ -66,5 +71,40 @@ func TestServerURL(t *testing.T) {
 	}
 	if n := len(pidsAlive(t, pids)); n != 1 {
 		t.Errorf("fixture instances: %d, want 1 (the commands must not start their own)", n)
+	}
+}
+
+// TestServerURLFailedServer: list through a running serve --http exits 1
+// when a server there failed, as a local list does, after printing what
+// the others have; with --server naming a working one it exits 0.
+func TestServerURLFailedServer(t *testing.T) {
+	const token = "remote-token-abcdef"
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+		"fx":     fx("--name", "fx"),
+		"broken": fx("--exit-at-start", "3"),
+	}})
+	srv := startHTTP(t, cfg, []string{"MCPX_HTTP_TOKEN=" + token})
+	t.Setenv("MCPX_HTTP_TOKEN", token)
+	dir := t.TempDir() // no config file here: everything comes from the server
+	list := func(args ...string) (string, string, int) {
+		cmd := mcpxCommand(append([]string{"list", "tools", "--server-url", srv.url}, args...)...)
+		cmd.Dir = dir
+		var stderr testenv.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), stderr.String(), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), stderr.String(), 0
+	}
+	testenv.Eventually(t, 30*time.Second, func() bool {
+		out, _, code := list()
+		return code == 1 && strings.Contains(out, "fx_echo")
+	}, "list through serve --http never exited 1 with fx's tools while broken failed")
+	if out, errOut, code := list("--server", "fx"); code != 0 || !strings.Contains(out, "fx_echo") {
+		t.Errorf("list --server fx: exit %d, want 0 with fx's tools\n%s\n%s", code, out, errOut)
 	}
 }

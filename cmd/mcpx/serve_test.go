@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // TestServeTypeScriptClient drives `mcpx serve --stdio` with the official
@@ -35,7 +37,7 @@ func TestServeTypeScriptClient(t *testing.T) {
 		`E2E_PROMPT={"name":"everything_args-prompt","arguments":{"city":"Paris"}}`,
 		`E2E_CHANGE={"name":"fx_add-tool","arguments":{"name":"fresh"}}`,
 	)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -320,11 +322,9 @@ func TestServeSurvivesBadUpstreams(t *testing.T) {
 	// The first list no longer waits for the failing servers: wait for
 	// each failure to be logged (the event), then end mcpx.
 	wants := []string{"missing", "exit status 3", "no answer within 1s", "non-JSON-RPC"}
-	deadline := time.Now().Add(15 * time.Second)
 	for _, want := range wants {
-		for !strings.Contains(c.stderr.String(), want) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.Eventually(t, 15*time.Second, func() bool { return strings.Contains(c.stderr.String(), want) },
+			"the failure %q was never logged", want)
 	}
 
 	c.stdin.Close()
@@ -449,7 +449,7 @@ func startEverything(t *testing.T, entry, mode string) string {
 	cmd := exec.Command("node", entry, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	ownGroup(cmd)
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

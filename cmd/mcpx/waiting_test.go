@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // hungReadyCrash is a config with a hung server (never answers
@@ -33,7 +34,7 @@ func hungReadyCrash(t *testing.T) string {
 func runMCPX(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := mcpxCommand(args...)
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	code := 0
@@ -189,13 +190,13 @@ func TestQuietClashes(t *testing.T) {
 	if !strings.Contains(string(b), config.SearchOrder) {
 		t.Errorf("the no-config message does not give the search order:\n%s", b)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/config.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "),
+	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "),
 		"`--config FILE`, `$MCPX_CONFIG`, `./mcpx.{json,yaml,yml,toml}`, `$XDG_CONFIG_HOME/mcpx/config.{json,yaml,yml,toml}` (`~/.config/mcpx/` without `XDG_CONFIG_HOME`)") {
-		t.Errorf("the README's search order differs from config.SearchOrder")
+		t.Errorf("docs/config.md's search order differs from config.SearchOrder")
 	}
 }
 
@@ -212,13 +213,13 @@ func TestExitLogged(t *testing.T) {
 
 // ptyPair opens a pseudo-terminal and returns its two ends; everything
 // written to the terminal end is gathered from the other into out.
-func ptyPair(t *testing.T) (tty *os.File, out *syncBuffer) {
+func ptyPair(t *testing.T) (tty *os.File, out *testenv.Buffer) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatalf("open a pseudo-terminal: %v", err)
 	}
-	out = &syncBuffer{}
+	out = &testenv.Buffer{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -270,7 +271,7 @@ func TestServeOnTerminal(t *testing.T) {
 	tty, _ := ptyPair(t)
 	cmd := mcpxCommand("serve", "--config", cfg)
 	cmd.Stdin = tty
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

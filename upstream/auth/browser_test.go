@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 func TestOpenBrowserHonoursBROWSER(t *testing.T) {
@@ -16,17 +18,11 @@ func TestOpenBrowserHonoursBROWSER(t *testing.T) {
 	if err := OpenBrowser(url, "no-such-browser-mcpx:echo %s >"+out); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(out)
-		if strings.TrimSpace(string(b)) == url {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the browser command wrote %q, want %q", b, url)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var b []byte
+	testenv.Eventually(t, 10*time.Second, func() bool {
+		b, _ = os.ReadFile(out)
+		return strings.TrimSpace(string(b)) == url
+	}, "the browser command wrote %q, want %q", &b, url)
 	if _, err := os.Stat("/tmp/mcpx-pwned"); err == nil {
 		t.Fatal("the URL was run as shell")
 	}

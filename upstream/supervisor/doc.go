@@ -14,11 +14,12 @@
 // but the grandchildren behind `sh -c` or `npx`, and those that called
 // setsid, could not.
 //
-// The supervisor takes over the process from this package's
-// initialisation, before the other packages of the binary initialise: the
-// whole mcpx binary's package initialisation touches about 14 MiB; stopping
-// here, after the few packages this one needs, leaves about 7 MiB. That is
-// why this package imports so little (not even strings or encoding/json):
-// each import that sorts late makes the packages initialised before it many
-// more.
+// The supervisor takes over the process in the initialisation of package
+// [github.com/mcpx/mcpx/upstream/supervisor/takeover], which mcpx's main
+// imports for that effect, right after this package's and before the other
+// packages of the binary initialise: the whole mcpx binary's package
+// initialisation touches about 14 MiB; stopping there, after the few
+// packages this one needs, leaves about 7 MiB. That is why this package
+// imports so little (not even strings or encoding/json): each import that
+// sorts late makes the packages initialised before it many more.
 package supervisor

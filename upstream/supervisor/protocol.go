@@ -7,8 +7,8 @@ import (
 	"strconv"
 )
 
-// Env, set to "1", makes a process running a binary that links this
-// package the supervisor. It is removed before any command starts.
+// Env, set to "1", makes a process running a binary that imports package
+// takeover the supervisor. It is removed before any command starts.
 const Env = "MCPX_SUPERVISOR"
 
 // TreeEnv tags every command the supervisor starts, and so (by

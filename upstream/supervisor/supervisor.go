@@ -17,16 +17,6 @@ import (
 // gone, before everything left is killed.
 const shutdownGrace = 2 * time.Second
 
-// init runs the supervisor, and never returns, in a process started as
-// one (see the package documentation for why here and not in main).
-func init() {
-	if os.Getenv(Env) != "1" {
-		return
-	}
-	os.Unsetenv(Env)
-	os.Exit(run())
-}
-
 // supervisor is the state of the supervisor process.
 type supervisor struct {
 	self int
@@ -49,7 +39,11 @@ type supervisor struct {
 	running  sync.WaitGroup
 }
 
-func run() int {
+// Run is the supervisor process: it serves mcpx on [FD] until mcpx is
+// gone, then ends every command it started, and returns the exit code.
+// Package takeover calls it, before main, in a process started with
+// [Env]=1.
+func Run() int {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(FD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
 		fmt.Fprintln(os.Stderr, "mcpx supervisor: no socket to mcpx on fd 3")

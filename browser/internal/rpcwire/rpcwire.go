@@ -39,8 +39,8 @@ func (c *Conn) Send(v any) error {
 	return c.WS.Write(ctx, websocket.MessageText, data)
 }
 
-// Message is the part of a frame a relay routes by. ConnectionID is seed
-// 002's routing field.
+// Message is the part of a frame a relay routes by. ConnectionID is the
+// legacy protocol's routing field.
 type Message struct {
 	ID           json.RawMessage `json:"id,omitempty"`
 	Method       string          `json:"method,omitempty"`

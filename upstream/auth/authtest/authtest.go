@@ -13,10 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // Server is a running OAuth-protected MCP server.
@@ -27,15 +28,12 @@ type Server struct {
 
 // Start runs the server until the test ends. env adds variables, e.g.
 // "OAUTH_TOKEN_TTL=5", or "OAUTH_STATIC_CLIENT=id:secret" for a client
-// registered beforehand. A missing node or npm package fails the test.
+// registered beforehand. A missing node or npm package skips the test, or
+// fails it under MCPX_REQUIRE_PEERS=1 (see [testenv.NeedNodePeers]).
 // Base+"/open" is the same MCP server without authorization.
 func Start(t testing.TB, env ...string) *Server {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "node")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Fatalf("the OAuth test server needs its npm packages: run `npm ci --prefix testdata/node` (%v)", err)
-	}
+	dir := testenv.NeedNodePeers(t)
 	cmd := exec.Command("node", filepath.Join(dir, "oauth-server.mjs"))
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
-// TestSeed002OneRequestAtATime: a seed 002 extension answers without
+// TestLegacyOneRequestAtATime: a legacy extension answers without
 // ids, so a connection has one request open at a time: a fast request
 // behind a slow one is not forwarded until the slow one is answered, and
 // neither gets the other's answer.
-func TestSeed002OneRequestAtATime(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyOneRequestAtATime(t *testing.T) {
+	s := newLegacySetup(t)
 	a, _ := s.client(t, "a")
 	release := make(chan struct{})
 	t.Cleanup(func() {
@@ -57,10 +60,10 @@ func TestSeed002OneRequestAtATime(t *testing.T) {
 	}
 }
 
-// TestSeed002EventsFollowTheTab: a tab a client left no longer routes
+// TestLegacyEventsFollowTheTab: a tab a client left no longer routes
 // its events to it.
-func TestSeed002EventsFollowTheTab(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyEventsFollowTheTab(t *testing.T) {
+	s := newLegacySetup(t)
 	a, _ := s.client(t, "a")
 	b, _ := s.client(t, "b")
 	tab := tabOf(t, mustCall(t, a, "createTab", nil)) // index 1
@@ -78,17 +81,17 @@ func TestSeed002EventsFollowTheTab(t *testing.T) {
 	}
 }
 
-// TestSeed002EchoedIDRoutes: an answer that echoes the mapped id but has
+// TestLegacyEchoedIDRoutes: an answer that echoes the mapped id but has
 // no connectionId, while two connections wait, reaches the connection its
 // id names.
-func TestSeed002EchoedIDRoutes(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyEchoedIDRoutes(t *testing.T) {
+	s := newLegacySetup(t)
 	a, connA := s.client(t, "a")
 	b, _ := s.client(t, "b")
 	s.ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) { return nil, ErrNoResponse })
 	_ = a.send(`{"jsonrpc":"2.0","id":"x","method":"getTabs","params":{}}`)
 	_ = b.send(`{"jsonrpc":"2.0","id":"y","method":"getTabs","params":{}}`)
-	eventually(t, "both requests", func() bool { return len(forwarded(t, s.ext)) == 2 })
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(forwarded(t, s.ext)) == 2 }, "waiting for both requests")
 	_ = s.ext.Send(fmt.Sprintf(`{"id":"%s:x","result":{"tabs":[]}}`, connA))
 	if _, err := a.await(testCtx(t), func(m message) bool { return string(m.ID) == `"x"` }); err != nil {
 		t.Fatal(err)

@@ -7,15 +7,15 @@ import (
 	"testing"
 )
 
-func newRelay002(t *testing.T) *Relay002 {
+func newLegacyRelay(t *testing.T) *LegacyRelay {
 	t.Helper()
-	r := NewRelay002()
+	r := NewLegacyRelay()
 	t.Cleanup(r.Close)
 	return r
 }
 
-// dial002 dials r and sends the seed 002 handshake.
-func dial002(t *testing.T, r *Relay002) *rpcClient {
+// dialLegacy dials r and sends the legacy handshake.
+func dialLegacy(t *testing.T, r *LegacyRelay) *rpcClient {
 	t.Helper()
 	rc, err := dialRPC(testCtx(t), r.MCPURL())
 	if err != nil {
@@ -50,8 +50,8 @@ func ask(t *testing.T, rc *rpcClient, v any) map[string]json.RawMessage {
 	return frame
 }
 
-// connect002 connects rc and returns the connection id.
-func connect002(t *testing.T, r *Relay002, rc *rpcClient, params map[string]any) string {
+// connectLegacy connects rc and returns the connection id.
+func connectLegacy(t *testing.T, r *LegacyRelay, rc *rpcClient, params map[string]any) string {
 	t.Helper()
 	if params == nil {
 		params = map[string]any{"extensionId": r.ExtensionID()}
@@ -68,9 +68,9 @@ func connect002(t *testing.T, r *Relay002, rc *rpcClient, params map[string]any)
 	return res.ConnectionID
 }
 
-// result002 asks method on connection conn and returns the result,
+// legacyResult asks method on connection conn and returns the result,
 // failing on an error or another connection's answer.
-func result002(t *testing.T, rc *rpcClient, conn, method string, params any) json.RawMessage {
+func legacyResult(t *testing.T, rc *rpcClient, conn, method string, params any) json.RawMessage {
 	t.Helper()
 	frame := ask(t, rc, map[string]any{"method": method, "params": params, "connectionId": conn})
 	if string(frame["connectionId"]) != string(mustJSON(conn)) || frame["result"] == nil || len(frame) != 2 {
@@ -79,8 +79,8 @@ func result002(t *testing.T, rc *rpcClient, conn, method string, params any) jso
 	return frame["result"]
 }
 
-// error002 asks method on conn and returns the error string.
-func error002(t *testing.T, rc *rpcClient, conn, method string, params any) string {
+// legacyError asks method on conn and returns the error string.
+func legacyError(t *testing.T, rc *rpcClient, conn, method string, params any) string {
 	t.Helper()
 	frame := ask(t, rc, map[string]any{"method": method, "params": params, "connectionId": conn})
 	var msg string
@@ -90,16 +90,16 @@ func error002(t *testing.T, rc *rpcClient, conn, method string, params any) stri
 	return msg
 }
 
-func TestRelay002Session(t *testing.T) {
-	r := newRelay002(t)
-	rc := dial002(t, r)
+func TestLegacyRelaySession(t *testing.T) {
+	r := newLegacyRelay(t)
+	rc := dialLegacy(t, r)
 	// The handshake has no answer: the first answer is the list's.
 	list := ask(t, rc, `{"method":"list_extensions","params":{}}`)
 	want := `{"extensions":[{"connected":true,"id":"` + r.ExtensionID() + `","name":"Chrome 141"}]}`
 	if string(mustJSON(list)) != want {
 		t.Fatalf("list %s, want %s", mustJSON(list), want)
 	}
-	conn := connect002(t, r, rc, nil)
+	conn := connectLegacy(t, r, rc, nil)
 
 	var tabs struct {
 		Tabs []struct {
@@ -107,7 +107,7 @@ func TestRelay002Session(t *testing.T) {
 			Title string `json:"title"`
 		} `json:"tabs"`
 	}
-	unmarshal(t, result002(t, rc, conn, "getTabs", map[string]any{}), &tabs)
+	unmarshal(t, legacyResult(t, rc, conn, "getTabs", map[string]any{}), &tabs)
 	if len(tabs.Tabs) != 4 || tabs.Tabs[1].Title != "Example Domain" || tabs.Tabs[3].ID != 4 {
 		t.Fatalf("tabs %s: want the three tabs and connect's new one", mustJSON(tabs))
 	}
@@ -115,13 +115,13 @@ func TestRelay002Session(t *testing.T) {
 		var v struct {
 			Result json.RawMessage `json:"result"`
 		}
-		unmarshal(t, result002(t, rc, conn, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": expr})), &v)
+		unmarshal(t, legacyResult(t, rc, conn, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": expr})), &v)
 		return v.Result
 	}
 	if got := string(eval("location.href")); got != `{"type":"string","value":"about:blank"}` {
 		t.Fatalf("the new tab's location: %s", got)
 	}
-	if tabOf(t, result002(t, rc, conn, "selectTab", map[string]any{"tabIndex": 1})) != 2 {
+	if tabOf(t, legacyResult(t, rc, conn, "selectTab", map[string]any{"tabIndex": 1})) != 2 {
 		t.Fatal("selectTab 1 is not tab 2")
 	}
 	for expr, want := range map[string]string{
@@ -134,11 +134,11 @@ func TestRelay002Session(t *testing.T) {
 			t.Errorf("evaluate %s: %s, want %s", expr, got, want)
 		}
 	}
-	tab := tabOf(t, result002(t, rc, conn, "createTab", map[string]any{"url": "http://docs.test/"}))
+	tab := tabOf(t, legacyResult(t, rc, conn, "createTab", map[string]any{"url": "http://docs.test/"}))
 	if got := string(eval("document.title")); got != `{"type":"string","value":"Docs"}` {
 		t.Fatalf("title after createTab: %s", got)
 	}
-	if res := result002(t, rc, conn, "closeTab", map[string]any{}); string(res) != `{"closedAttachedTab":true,"success":true}` {
+	if res := legacyResult(t, rc, conn, "closeTab", map[string]any{}); string(res) != `{"closedAttachedTab":true,"success":true}` {
 		t.Fatalf("closeTab: %s", res)
 	}
 	for _, tb := range r.Extension().Tabs() {
@@ -146,13 +146,13 @@ func TestRelay002Session(t *testing.T) {
 			t.Fatalf("tab %d is still open", tab)
 		}
 	}
-	if msg := error002(t, rc, conn, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": "1"})); msg != "No tab attached" {
+	if msg := legacyError(t, rc, conn, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": "1"})); msg != "No tab attached" {
 		t.Fatalf("evaluate after closeTab: %q", msg)
 	}
 
 	var methods []string
 	for _, f := range r.Frames() {
-		var m msg002
+		var m legacyMsg
 		unmarshal(t, f.Data, &m)
 		methods = append(methods, m.Method)
 		if f.Side != SideMCP || f.Conn != "mcp#1" {
@@ -164,8 +164,8 @@ func TestRelay002Session(t *testing.T) {
 	}
 }
 
-func TestRelay002Refusals(t *testing.T) {
-	r := newRelay002(t)
+func TestLegacyRelayRefusals(t *testing.T) {
+	r := newLegacyRelay(t)
 	rc, err := dialRPC(testCtx(t), r.MCPURL())
 	if err != nil {
 		t.Fatal(err)
@@ -187,25 +187,25 @@ func TestRelay002Refusals(t *testing.T) {
 	failure(`{"method":"connect","params":{"extensionId":"`+r.ExtensionID()+`","tabId":99}}`, "Tab 99 not found")
 
 	// extension_id is accepted, and tabId picks the tab
-	conn := connect002(t, r, rc, map[string]any{"extension_id": r.ExtensionID(), "tabId": 3})
+	conn := connectLegacy(t, r, rc, map[string]any{"extension_id": r.ExtensionID(), "tabId": 3})
 	var v struct{ Result struct{ Value string } }
-	unmarshal(t, result002(t, rc, conn, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": "document.title"})), &v)
+	unmarshal(t, legacyResult(t, rc, conn, "forwardCDPCommand", cdp("Runtime.evaluate", map[string]any{"expression": "document.title"})), &v)
 	if v.Result.Value != "Docs" {
 		t.Fatalf("connected to tab 3, title %q", v.Result.Value)
 	}
-	other := dial002(t, r)
+	other := dialLegacy(t, r)
 	frame := ask(t, other, map[string]any{"method": "connect", "params": map[string]any{"extensionId": r.ExtensionID(), "tabId": 3}})
 	if string(frame["success"]) != "false" {
 		t.Fatalf("a second connection to tab 3: %s", mustJSON(frame))
 	}
 	// A connection of another socket is not found.
-	if msg := error002(t, other, conn, "getTabs", map[string]any{}); msg != "Connection not found: "+conn {
+	if msg := legacyError(t, other, conn, "getTabs", map[string]any{}); msg != "Connection not found: "+conn {
 		t.Fatalf("another socket's connection: %q", msg)
 	}
-	if msg := error002(t, rc, conn, "forwardCDPCommand", cdp("Nope.nope", nil)); !strings.Contains(msg, "wasn't found") {
+	if msg := legacyError(t, rc, conn, "forwardCDPCommand", cdp("Nope.nope", nil)); !strings.Contains(msg, "wasn't found") {
 		t.Fatalf("unknown CDP method: %q", msg)
 	}
-	if msg := error002(t, rc, conn, "browser_navigate", map[string]any{}); msg != "Unknown command: browser_navigate" {
+	if msg := legacyError(t, rc, conn, "browser_navigate", map[string]any{}); msg != "Unknown command: browser_navigate" {
 		t.Fatalf("unknown method: %q", msg)
 	}
 }
@@ -213,16 +213,16 @@ func TestRelay002Refusals(t *testing.T) {
 // DropExtension: every connected client is told, a request in flight gets
 // no other answer, the old connection is gone, and connecting again
 // works.
-func TestRelay002DropExtension(t *testing.T) {
-	r := newRelay002(t)
+func TestLegacyRelayDropExtension(t *testing.T) {
+	r := newLegacyRelay(t)
 	held := make(chan struct{})
 	r.Extension().Handle("getTabs", func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(held)
 		<-ctx.Done()
 		return map[string]any{"tabs": []any{}}, nil // too late: the connection is gone
 	})
-	a, b := dial002(t, r), dial002(t, r)
-	connA, connB := connect002(t, r, a, nil), connect002(t, r, b, nil)
+	a, b := dialLegacy(t, r), dialLegacy(t, r)
+	connA, connB := connectLegacy(t, r, a, nil), connectLegacy(t, r, b, nil)
 	if err := a.send(map[string]any{"method": "getTabs", "params": map[string]any{}, "connectionId": connA}); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestRelay002DropExtension(t *testing.T) {
 		}
 	}
 	r.Extension().Handle("getTabs", nil)
-	if msg := error002(t, a, connA, "getTabs", map[string]any{}); msg != "Connection not found: "+connA {
+	if msg := legacyError(t, a, connA, "getTabs", map[string]any{}); msg != "Connection not found: "+connA {
 		t.Fatalf("the old connection: %q", msg)
 	}
 	if n := len(r.Connections()); n != 0 {
@@ -251,8 +251,8 @@ func TestRelay002DropExtension(t *testing.T) {
 	if !strings.Contains(string(list["extensions"]), r.ExtensionID()) {
 		t.Fatalf("list after the drop: %s", mustJSON(list))
 	}
-	conn := connect002(t, r, a, nil)
-	result002(t, a, conn, "getTabs", map[string]any{})
+	conn := connectLegacy(t, r, a, nil)
+	legacyResult(t, a, conn, "getTabs", map[string]any{})
 
 	r.SetExtensionAvailable(false)
 	if _, err := a.await(testCtx(t), func(m message) bool { return m.Method == "" }); err != nil { // told again
@@ -262,14 +262,14 @@ func TestRelay002DropExtension(t *testing.T) {
 		t.Fatalf("list without the extension: %s", mustJSON(list))
 	}
 	r.SetExtensionAvailable(true)
-	connect002(t, r, a, nil)
+	connectLegacy(t, r, a, nil)
 }
 
-func TestRelay002Events(t *testing.T) {
-	r := newRelay002(t)
-	a, b := dial002(t, r), dial002(t, r)
-	connA := connect002(t, r, a, map[string]any{"extensionId": r.ExtensionID(), "tabId": 2})
-	connect002(t, r, b, map[string]any{"extensionId": r.ExtensionID(), "tabId": 3})
+func TestLegacyRelayEvents(t *testing.T) {
+	r := newLegacyRelay(t)
+	a, b := dialLegacy(t, r), dialLegacy(t, r)
+	connA := connectLegacy(t, r, a, map[string]any{"extensionId": r.ExtensionID(), "tabId": 2})
+	connectLegacy(t, r, b, map[string]any{"extensionId": r.ExtensionID(), "tabId": 3})
 	r.ForwardCDPEvent(2, "Page.loadEventFired", map[string]any{"timestamp": 1})
 	data, err := a.await(testCtx(t), func(m message) bool { return m.Method == "forwardCDPEvent" })
 	if err != nil {

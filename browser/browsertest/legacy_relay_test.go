@@ -7,24 +7,27 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
-// The relay serves extensions of seed 002 (extension_handshake, answers
-// without ids routed by connectionId, events routed by tab) to MCP
+// The relay serves extensions of the legacy protocol (extension_handshake,
+// answers without ids routed by connectionId, events routed by tab) to MCP
 // clients that speak protocol 1.0. These tests drive it with a raw MCP
-// client and a Seed002 scripted extension.
+// client and a Legacy scripted extension.
 
-// setup002 is a local relay with a seed 002 extension on it.
-type setup002 struct {
+// setupLegacy is a local relay with a legacy extension on it.
+type setupLegacy struct {
 	r     *Relay
 	ext   *Extension
 	extID string
 }
 
-func newSetup002(t *testing.T) *setup002 {
+func newLegacySetup(t *testing.T) *setupLegacy {
 	t.Helper()
 	r := newRelay(t, &RelayOptions{Local: true})
-	ext := NewExtension(Seed002, "Chrome 141")
+	ext := NewExtension(Legacy, "Chrome 141")
 	t.Cleanup(ext.Close)
 	if err := ext.Connect(testCtx(t), r.ExtensionURL(), ""); err != nil {
 		t.Fatal(err)
@@ -33,15 +36,15 @@ func newSetup002(t *testing.T) *setup002 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.ClientID != ext.ClientID() || info.Dialect != "002" {
-		t.Fatalf("relay registered %+v, want client id %s, dialect 002", info, ext.ClientID())
+	if info.ClientID != ext.ClientID() || info.Dialect != "legacy" {
+		t.Fatalf("relay registered %+v, want client id %s, dialect legacy", info, ext.ClientID())
 	}
-	return &setup002{r: r, ext: ext, extID: info.ID}
+	return &setupLegacy{r: r, ext: ext, extID: info.ID}
 }
 
 // client is an MCP client connected to the extension, and its
 // connection id.
-func (s *setup002) client(t *testing.T, name string) (*rpcClient, string) {
+func (s *setupLegacy) client(t *testing.T, name string) (*rpcClient, string) {
 	t.Helper()
 	rc := dialMCP(t, s.r)
 	mustCall(t, rc, "mcp_handshake", map[string]any{"client_id": name})
@@ -55,8 +58,8 @@ func (s *setup002) client(t *testing.T, name string) (*rpcClient, string) {
 	return rc, res.ConnectionID
 }
 
-// request002 is a request as the seed 002 extension received it.
-type request002 struct {
+// legacyRequest is a request as the legacy extension received it.
+type legacyRequest struct {
 	ID           string          `json:"id"`
 	Method       string          `json:"method"`
 	Params       json.RawMessage `json:"params"`
@@ -65,11 +68,11 @@ type request002 struct {
 
 // forwarded returns the requests forwarded to the extension (the relay's
 // authenticate left out).
-func forwarded(t *testing.T, e *Extension) []request002 {
+func forwarded(t *testing.T, e *Extension) []legacyRequest {
 	t.Helper()
-	var out []request002
+	var out []legacyRequest
 	for _, raw := range e.Received() {
-		var r request002
+		var r legacyRequest
 		unmarshal(t, raw, &r)
 		if r.Method != "authenticate" {
 			out = append(out, r)
@@ -99,7 +102,8 @@ func rawCall(t *testing.T, rc *rpcClient, id, method string, params any) map[str
 }
 
 // wantResponse checks a frame is a JSON-RPC 2.0 response to id with a
-// result (and nothing of seed 002 left in it), and returns the result.
+// result (and nothing of the legacy protocol left in it), and returns the
+// result.
 func wantResponse(t *testing.T, frame map[string]json.RawMessage, id string) json.RawMessage {
 	t.Helper()
 	keys := slices.Sorted(func(yield func(string) bool) {
@@ -142,8 +146,8 @@ func evalValue(t *testing.T, res json.RawMessage) string {
 	return v.Result.Value
 }
 
-func TestSeed002Session(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacySession(t *testing.T) {
+	s := newLegacySetup(t)
 	s.ext.AddPage("http://a.test/", "Page A")
 	rc := dialMCP(t, s.r)
 	mustCall(t, rc, "mcp_handshake", map[string]any{"client_id": "proj"})
@@ -194,11 +198,11 @@ func TestSeed002Session(t *testing.T) {
 	}
 }
 
-// Two MCP clients on one seed 002 extension, their requests interleaved
+// Two MCP clients on one legacy extension, their requests interleaved
 // and pipelined with the same ids: each gets its own tab and only its own
 // answers, in its own order.
-func TestSeed002TwoClientsDoNotCross(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyTwoClientsDoNotCross(t *testing.T) {
+	s := newLegacySetup(t)
 	s.ext.AddPage("http://a.test/", "A")
 	s.ext.AddPage("http://b.test/", "B")
 	a, _ := s.client(t, "a")
@@ -261,10 +265,10 @@ func rawCallAwait(t *testing.T, rc *rpcClient, id string) map[string]json.RawMes
 	return frame
 }
 
-// A seed 002 error is a bare string; the client gets {code: -32000,
+// A legacy error is a bare string; the client gets {code: -32000,
 // message}. A bare object is the whole result.
-func TestSeed002AnswerShapes(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyAnswerShapes(t *testing.T) {
+	s := newLegacySetup(t)
 	rc, connID := s.client(t, "a")
 
 	// No tab yet: the extension answers {"connectionId", "error": "No tab attached"}.
@@ -290,10 +294,10 @@ func TestSeed002AnswerShapes(t *testing.T) {
 		if err := rc.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "get_build_info", "params": map[string]any{}}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the request to reach the extension", func() bool {
+		testenv.Eventually(t, 5*time.Second, func() bool {
 			got := forwarded(t, s.ext)
 			return len(got) > 0 && got[len(got)-1].ID == connID+":"+id
-		})
+		}, "waiting for the request to reach the extension")
 		if err := s.ext.Send(frame); err != nil {
 			t.Fatal(err)
 		}
@@ -307,8 +311,8 @@ func TestSeed002AnswerShapes(t *testing.T) {
 // Events go to the client holding the tab; an event of a tab nobody holds
 // goes to every client of the extension, one with a connectionId to that
 // connection alone.
-func TestSeed002EventsRoutedByTab(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyEventsRoutedByTab(t *testing.T) {
+	s := newLegacySetup(t)
 	a, connA := s.client(t, "a")
 	b, _ := s.client(t, "b")
 	tabA := tabOf(t, mustCall(t, a, "createTab", nil))
@@ -377,15 +381,15 @@ func TestSeed002EventsRoutedByTab(t *testing.T) {
 
 // The extension closing: both clients hear "disconnected" for their own
 // connection, a request in flight gets no answer, and the next fails.
-func TestSeed002ExtensionCloseTellsClients(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyExtensionCloseTellsClients(t *testing.T) {
+	s := newLegacySetup(t)
 	a, connA := s.client(t, "a")
 	b, connB := s.client(t, "b")
 	s.ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) { return nil, ErrNoResponse })
 	if err := a.send(`{"jsonrpc":"2.0","id":"held","method":"getTabs","params":{}}`); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the request to reach the extension", func() bool { return len(forwarded(t, s.ext)) == 1 })
+	testenv.Eventually(t, 5*time.Second, func() bool { return len(forwarded(t, s.ext)) == 1 }, "waiting for the request to reach the extension")
 	s.ext.Disconnect()
 	for _, c := range []struct {
 		rc     *rpcClient
@@ -411,12 +415,12 @@ func TestSeed002ExtensionCloseTellsClients(t *testing.T) {
 
 // An MCP client going away: the extension hears "disconnected" with the
 // connectionId, and lets go of that client's tab.
-func TestSeed002ClientCloseTellsExtension(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyClientCloseTellsExtension(t *testing.T) {
+	s := newLegacySetup(t)
 	a, connA := s.client(t, "a")
 	mustCall(t, a, "createTab", nil)
 	a.close()
-	eventually(t, "the extension to hear of it", func() bool {
+	testenv.Eventually(t, 5*time.Second, func() bool {
 		for _, n := range s.ext.Notifications() {
 			var m struct {
 				Method       string `json:"method"`
@@ -428,7 +432,7 @@ func TestSeed002ClientCloseTellsExtension(t *testing.T) {
 			}
 		}
 		return false
-	})
+	}, "waiting for the extension to hear of it")
 	// the tab it held is free: another client may select it
 	b, _ := s.client(t, "b")
 	mustCall(t, b, "selectTab", map[string]any{"tabIndex": 1})
@@ -437,17 +441,17 @@ func TestSeed002ClientCloseTellsExtension(t *testing.T) {
 // The same browser (by client_id) on a new socket takes the old one's
 // place: its clients keep their connections, and their next requests go
 // to the new socket with the same connectionId.
-func TestSeed002ExtensionReplacesItsSocket(t *testing.T) {
-	s := newSetup002(t)
+func TestLegacyExtensionReplacesItsSocket(t *testing.T) {
+	s := newLegacySetup(t)
 	a, connA := s.client(t, "a")
 	mustCall(t, a, "getTabs", nil)
-	twin := NewExtension(Seed002, "Chrome 141")
+	twin := NewExtension(Legacy, "Chrome 141")
 	twin.clientID = s.ext.clientID
 	t.Cleanup(twin.Close)
 	if err := twin.Connect(testCtx(t), s.r.ExtensionURL(), ""); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the relay to drop the old socket", func() bool { return !s.ext.Connected() })
+	testenv.Eventually(t, 5*time.Second, func() bool { return !s.ext.Connected() }, "waiting for the relay to drop the old socket")
 	if exts := s.r.Extensions(); len(exts) != 1 || exts[0].ID != s.extID {
 		t.Fatalf("extensions %+v, want the one id %s", exts, s.extID)
 	}

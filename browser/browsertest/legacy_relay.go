@@ -15,13 +15,14 @@ import (
 	"github.com/coder/websocket"
 )
 
-// Relay002 is a relay of seed 002, the first version of the proxy
-// protocol, as an MCP client meets it: plain JSON without JSON-RPC ids,
-// routed by connectionId. It is scripted for testing mcpx's relay client
-// against such a relay, and plays the browser extension itself, in
-// process: a [Seed002] [Extension] ([Relay002.Extension]) with a few tabs.
+// LegacyRelay is a relay of the legacy proxy protocol (the Browser MCP
+// Proxy Protocol, the first version of the relay protocol, before 1.0) as
+// an MCP client meets it: plain JSON without JSON-RPC ids, routed by
+// connectionId. It is scripted for testing mcpx's relay client against such
+// a relay, and plays the browser extension itself, in process: a [Legacy]
+// [Extension] ([LegacyRelay.Extension]) with a few tabs.
 //
-// On /mcp it speaks exactly seed 002:
+// On /mcp it speaks exactly the legacy protocol:
 //
 //   - mcp_handshake {projectName, ...} gets no answer;
 //   - list_extensions gets {"extensions":[{"id","name","connected":true}]};
@@ -39,9 +40,9 @@ import (
 // answered one at a time, in order: a client that cannot match answers to
 // requests by id may match them by order. A request the extension holds
 // (a handler of [Extension.Handle] that waits on its ctx) holds that
-// socket's later messages until it returns or [Relay002.DropExtension]
+// socket's later messages until it returns or [LegacyRelay.DropExtension]
 // ends its connection.
-type Relay002 struct {
+type LegacyRelay struct {
 	addr  string
 	srv   *http.Server
 	ext   *Extension
@@ -53,46 +54,46 @@ type Relay002 struct {
 
 	mu        sync.Mutex
 	frames    []Frame
-	clients   map[*client002]struct{}
-	conns     map[string]*conn002
+	clients   map[*legacyClient]struct{}
+	conns     map[string]*legacyConn
 	seq       int
 	available bool
 	closed    bool
 }
 
-// client002 is one MCP client socket of a Relay002.
-type client002 struct {
+// legacyClient is one MCP client socket of a LegacyRelay.
+type legacyClient struct {
 	rpcwire.Conn
 	label      string
-	handshaken bool // guarded by Relay002.mu
+	handshaken bool // guarded by LegacyRelay.mu
 }
 
-// conn002 is one connection of an MCP client to the extension; ctx ends
+// legacyConn is one connection of an MCP client to the extension; ctx ends
 // when the connection does.
-type conn002 struct {
+type legacyConn struct {
 	id     string
-	client *client002
+	client *legacyClient
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// NewRelay002 starts a seed 002 relay on a free port of 127.0.0.1, its
+// NewLegacyRelay starts a legacy relay on a free port of 127.0.0.1, its
 // extension "Chrome 141" in place with three tabs: about:blank, "Example
 // Domain" at http://example.test/ and "Docs" at http://docs.test/. It
 // panics if it cannot listen, as httptest.NewServer does.
-func NewRelay002() *Relay002 {
-	ext := NewExtension(Seed002, "Chrome 141")
+func NewLegacyRelay() *LegacyRelay {
+	ext := NewExtension(Legacy, "Chrome 141")
 	ext.AddPage("http://example.test/", "Example Domain")
 	ext.AddPage("http://docs.test/", "Docs")
 	ext.tabs = append(ext.tabs,
 		&Tab{ID: 2, Title: "Example Domain", URL: "http://example.test/"},
 		&Tab{ID: 3, Title: "Docs", URL: "http://docs.test/"})
 	ext.nextTab = 4
-	r := &Relay002{
+	r := &LegacyRelay{
 		ext:       ext,
 		extID:     "ext-" + newUUID(),
-		clients:   map[*client002]struct{}{},
-		conns:     map[string]*conn002{},
+		clients:   map[*legacyClient]struct{}{},
+		conns:     map[string]*legacyConn{},
 		available: true,
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -111,25 +112,25 @@ func NewRelay002() *Relay002 {
 }
 
 // MCPURL is the WebSocket URL MCP clients dial: ws://127.0.0.1:PORT/mcp.
-func (r *Relay002) MCPURL() string { return "ws://" + r.addr + "/mcp" }
+func (r *LegacyRelay) MCPURL() string { return "ws://" + r.addr + "/mcp" }
 
 // Extension is the extension the relay plays: change its pages, tabs and
 // handlers with its methods, but do not Connect it anywhere.
-func (r *Relay002) Extension() *Extension { return r.ext }
+func (r *LegacyRelay) Extension() *Extension { return r.ext }
 
 // ExtensionID is the id list_extensions gives the extension.
-func (r *Relay002) ExtensionID() string { return r.extID }
+func (r *LegacyRelay) ExtensionID() string { return r.extID }
 
 // Frames returns a copy of every frame MCP clients sent, in order of
 // arrival; Conn names the socket ("mcp#N").
-func (r *Relay002) Frames() []Frame {
+func (r *LegacyRelay) Frames() []Frame {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Frame(nil), r.frames...)
 }
 
 // Connections returns the ids of the connections open now.
-func (r *Relay002) Connections() []string {
+func (r *LegacyRelay) Connections() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]string, 0, len(r.conns))
@@ -145,9 +146,9 @@ func (r *Relay002) Connections() []string {
 // is also what a request in flight gets), and the extension lets go of
 // their tabs. The extension is listed again at once, under the same id;
 // clients must connect again.
-func (r *Relay002) DropExtension() {
+func (r *LegacyRelay) DropExtension() {
 	r.mu.Lock()
-	gone := make([]*conn002, 0, len(r.conns))
+	gone := make([]*legacyConn, 0, len(r.conns))
 	for id, c := range r.conns {
 		gone = append(gone, c)
 		delete(r.conns, id)
@@ -167,7 +168,7 @@ func (r *Relay002) DropExtension() {
 // SetExtensionAvailable takes the extension away (false: as
 // DropExtension, and then list_extensions is empty and connect fails) or
 // brings it back.
-func (r *Relay002) SetExtensionAvailable(ok bool) {
+func (r *LegacyRelay) SetExtensionAvailable(ok bool) {
 	r.mu.Lock()
 	r.available = ok
 	r.mu.Unlock()
@@ -180,13 +181,13 @@ func (r *Relay002) SetExtensionAvailable(ok bool) {
 // extension's on: {"method":"forwardCDPEvent","connectionId",
 // "params":{"tabId","method","params"}} to each connection holding the
 // tab, or to every connection when none does.
-func (r *Relay002) ForwardCDPEvent(tabID int, method string, params any) {
+func (r *LegacyRelay) ForwardCDPEvent(tabID int, method string, params any) {
 	if params == nil {
 		params = map[string]any{}
 	}
 	r.mu.Lock()
 	r.ext.mu.Lock()
-	var all, holding []*conn002
+	var all, holding []*legacyConn
 	for _, c := range r.conns {
 		all = append(all, c)
 		if id, ok := r.ext.attached[c.id]; ok && id == tabID {
@@ -206,7 +207,7 @@ func (r *Relay002) ForwardCDPEvent(tabID int, method string, params any) {
 
 // Close stops the relay, drops every socket and waits for its handlers.
 // It is idempotent.
-func (r *Relay002) Close() {
+func (r *LegacyRelay) Close() {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -220,7 +221,7 @@ func (r *Relay002) Close() {
 	r.ext.Close()
 }
 
-func (r *Relay002) serveHTTP(w http.ResponseWriter, req *http.Request) {
+func (r *LegacyRelay) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.URL.Path != "/mcp" {
 		http.NotFound(w, req)
 		return
@@ -242,7 +243,7 @@ func (r *Relay002) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(readLimit)
-	k := &client002{Conn: rpcwire.Conn{WS: c}, label: label}
+	k := &legacyClient{Conn: rpcwire.Conn{WS: c}, label: label}
 	k.Ctx, k.Cancel = context.WithCancel(r.ctx)
 	defer k.Cancel()
 	r.mu.Lock()
@@ -262,10 +263,10 @@ func (r *Relay002) serveHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // clientGone ends the connections of a client whose socket closed.
-func (r *Relay002) clientGone(k *client002) {
+func (r *LegacyRelay) clientGone(k *legacyClient) {
 	r.mu.Lock()
 	delete(r.clients, k)
-	var gone []*conn002
+	var gone []*legacyConn
 	for id, c := range r.conns {
 		if c.client == k {
 			gone = append(gone, c)
@@ -283,8 +284,8 @@ func (r *Relay002) clientGone(k *client002) {
 	}
 }
 
-// msg002 is a message of an MCP client of seed 002.
-type msg002 struct {
+// legacyMsg is a message of an MCP client of the legacy protocol.
+type legacyMsg struct {
 	Method       string          `json:"method"`
 	Params       json.RawMessage `json:"params"`
 	ConnectionID string          `json:"connectionId"`
@@ -293,8 +294,8 @@ type msg002 struct {
 func failure(why string) map[string]any { return map[string]any{"success": false, "error": why} }
 
 // handle answers one message of k.
-func (r *Relay002) handle(k *client002, data []byte) {
-	var m msg002
+func (r *LegacyRelay) handle(k *legacyClient, data []byte) {
+	var m legacyMsg
 	if json.Unmarshal(data, &m) != nil || m.Method == "" {
 		_ = k.Send(failure("expected a JSON object with a method"))
 		return
@@ -306,7 +307,7 @@ func (r *Relay002) handle(k *client002, data []byte) {
 	}
 	r.mu.Unlock()
 	switch {
-	case m.Method == "mcp_handshake": // seed 002: no answer
+	case m.Method == "mcp_handshake": // the legacy protocol: no answer
 	case !handshaken:
 		_ = k.Send(failure("send mcp_handshake first"))
 	case m.Method == "list_extensions":
@@ -326,7 +327,7 @@ func (r *Relay002) handle(k *client002, data []byte) {
 
 // connect makes a connection for k to the extension, on the tab asked
 // for or on a new one.
-func (r *Relay002) connect(k *client002, params json.RawMessage, available bool) map[string]any {
+func (r *LegacyRelay) connect(k *legacyClient, params json.RawMessage, available bool) map[string]any {
 	var p struct {
 		ExtensionID  string `json:"extensionId"`
 		ExtensionID2 string `json:"extension_id"`
@@ -339,7 +340,7 @@ func (r *Relay002) connect(k *client002, params json.RawMessage, available bool)
 	if !available || p.ExtensionID != r.extID {
 		return failure("Extension not found")
 	}
-	c := &conn002{id: "conn-" + newUUID(), client: k}
+	c := &legacyConn{id: "conn-" + newUUID(), client: k}
 	r.ext.mu.Lock()
 	if p.TabID != nil {
 		if r.ext.indexLocked(*p.TabID) < 0 {
@@ -365,7 +366,7 @@ func (r *Relay002) connect(k *client002, params json.RawMessage, available bool)
 }
 
 // forward has the extension answer m on its connection.
-func (r *Relay002) forward(k *client002, m msg002) {
+func (r *LegacyRelay) forward(k *legacyClient, m legacyMsg) {
 	r.mu.Lock()
 	c := r.conns[m.ConnectionID]
 	r.mu.Unlock()

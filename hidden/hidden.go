@@ -1,0 +1,197 @@
+// Package hidden removes, from what upstream servers say to the model, the
+// text a person reading it cannot see: Unicode tag characters
+// (U+E0000–U+E007F), zero-width and other invisible format characters,
+// bidirectional controls, control characters and terminal escape
+// sequences. A tool description is an instruction to the model; what the
+// user approved by reading it must be all it says.
+//
+// [String] cleans one text; [Capability] cleans the texts of an MCP tool,
+// prompt, resource or template object and leaves its bytes alone when
+// nothing was hidden, which is the common case and costs a few scans.
+// [Suspicious] and [Outlier] flag, for a person to read, descriptions that
+// hide nothing but speak to the model over the user's head.
+package hidden
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// String returns s without hidden text, and how many characters it
+// removed. Newlines and tabs stay: descriptions are often written in
+// lines. A terminal escape sequence goes whole (ESC [ 31 m, not only ESC),
+// so that no stray "[31m" is left for the model either.
+func String(s string) (string, int) {
+	if !mayHideString(s) {
+		return s, 0
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == 0x1b {
+			end := escapeEnd(s, i)
+			n += utf8.RuneCountInString(s[i:end])
+			i = end
+			continue
+		}
+		if isHidden(r) || r == utf8.RuneError && size == 1 {
+			n++
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String(), n
+}
+
+// isHidden reports whether r is a character that shows nothing, or
+// changes how the rest shows, when text is read by a person.
+func isHidden(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r >= 0x7f && r <= 0x9f: // C0 and C1 controls, DEL
+		return true
+	case r >= 0xe0000 && r <= 0xe007f: // tags
+		return true
+	case r >= 0x200b && r <= 0x200f, // zero-width space, joiners, LRM, RLM
+		r >= 0x202a && r <= 0x202e, // bidi embeddings and overrides
+		r >= 0x2060 && r <= 0x2064, // word joiner, invisible operators
+		r >= 0x2066 && r <= 0x2069, // bidi isolates
+		r == 0xfeff, r == 0x00ad, r == 0x061c, r == 0x180e:
+		return true
+	}
+	return false
+}
+
+// escapeEnd is the index just past the terminal escape sequence that
+// starts at s[i] (an ESC): CSI (ESC [ ... final byte), OSC (ESC ] ... BEL
+// or ESC \), or ESC and one more character.
+func escapeEnd(s string, i int) int {
+	j := i + 1
+	if j >= len(s) {
+		return j
+	}
+	switch s[j] {
+	case '[':
+		for j++; j < len(s); j++ {
+			if c := s[j]; c >= 0x40 && c <= 0x7e {
+				return j + 1
+			}
+		}
+		return j
+	case ']':
+		for j++; j < len(s); j++ {
+			if s[j] == 0x07 {
+				return j + 1
+			}
+			if s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\' {
+				return j + 2
+			}
+		}
+		return j
+	}
+	_, size := utf8.DecodeRuneInString(s[j:])
+	return j + size
+}
+
+// mayHideString reports whether s may hold something String removes. It
+// is false, at the cost of one scan, for printable ASCII, newlines, tabs
+// and valid UTF-8 outside the lead bytes of the hidden ranges.
+func mayHideString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 ||
+			c == 0xd8 || c == 0xe1 || c == 0xe2 || c == 0xef || c == 0xf3 {
+			return true
+		}
+	}
+	return !utf8.ValidString(s)
+}
+
+// mayHide is mayHideString for JSON text, where a hidden character may
+// also be written as a \u escape.
+func mayHide(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`\u`)) || mayHideString(string(raw))
+}
+
+// Capability returns the MCP capability object raw with hidden text
+// removed from what a client shows or a model reads of it: its title and
+// description; a resource's or template's name; every title and
+// description inside its inputSchema and outputSchema; a prompt's
+// arguments' titles and descriptions. Names a client calls by are left
+// alone (the server must get back what it listed). It returns raw itself,
+// and 0, when nothing was hidden or raw is not a JSON object.
+func Capability(raw json.RawMessage) (json.RawMessage, int) {
+	if !mayHide(raw) {
+		return raw, 0
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if dec.Decode(&obj) != nil || obj == nil {
+		return raw, 0
+	}
+	n := cleanFields(obj, "title", "description")
+	if _, isTool := obj["inputSchema"]; !isTool {
+		if _, isPrompt := obj["arguments"]; !isPrompt {
+			n += cleanFields(obj, "name") // a resource's name is for display
+		}
+	}
+	for _, k := range []string{"inputSchema", "outputSchema"} {
+		n += cleanSchema(obj[k])
+	}
+	if args, ok := obj["arguments"].([]any); ok {
+		for _, a := range args {
+			if m, ok := a.(map[string]any); ok {
+				n += cleanFields(m, "title", "description")
+			}
+		}
+	}
+	if n == 0 {
+		return raw, 0
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(obj) != nil {
+		return raw, 0
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), n
+}
+
+// cleanFields cleans the string members of m named by keys.
+func cleanFields(m map[string]any, keys ...string) int {
+	n := 0
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok {
+			c, k2 := String(s)
+			if k2 > 0 {
+				m[k], n = c, n+k2
+			}
+		}
+	}
+	return n
+}
+
+// cleanSchema cleans every title and description in a JSON Schema, at any
+// depth (properties, items, definitions, ...).
+func cleanSchema(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		n += cleanFields(v, "title", "description")
+		for _, sub := range v {
+			n += cleanSchema(sub)
+		}
+	case []any:
+		for _, sub := range v {
+			n += cleanSchema(sub)
+		}
+	}
+	return n
+}

@@ -1,0 +1,136 @@
+package testenv
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// RequirePeersEnv names the environment variable that turns a missing
+// peer from a skip into a failure when it is "1".
+const RequirePeersEnv = "MCPX_REQUIRE_PEERS"
+
+// ChromiumPath is where Debian's chromium package puts the browser itself
+// (/usr/bin/chromium is a wrapper script that adds flags of its own).
+const ChromiumPath = "/usr/lib/chromium/chromium"
+
+// Install commands, named in the message of a test that skips.
+const (
+	installNode      = "apt-get install -y nodejs npm"
+	installNodePeers = "npm ci --prefix testdata/node"
+	installChromium  = "apt-get install -y chromium"
+)
+
+// NeedNode returns the path of node, or ends the test (see [NeedNodePeers]).
+func NeedNode(tb testing.TB) string {
+	tb.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(tb, requirePeers(), "Node (node is not in PATH)", installNode)
+	}
+	return node
+}
+
+// NeedNpm returns the path of npm after checking that npx and node are
+// there too, or ends the test (see [NeedNodePeers]).
+func NeedNpm(tb testing.TB) string {
+	tb.Helper()
+	NeedNode(tb)
+	npm, err := exec.LookPath("npm")
+	if err == nil {
+		_, err = exec.LookPath("npx")
+	}
+	if err != nil {
+		missing(tb, requirePeers(), fmt.Sprintf("npm and npx (%v)", err), installNode)
+	}
+	return npm
+}
+
+// NeedNodePeers returns the absolute path of testdata/node once node is in
+// PATH and every package its package.json pins is installed there. When
+// one is missing it skips the test naming it and the command that
+// installs it, or fails the test when MCPX_REQUIRE_PEERS=1.
+func NeedNodePeers(tb testing.TB) string {
+	tb.Helper()
+	NeedNode(tb)
+	dir := filepath.Join(ModuleRoot(), "testdata", "node")
+	if pkg, err := missingPackage(dir); err != nil {
+		missing(tb, requirePeers(), "the Node test peers ("+pkg+": "+err.Error()+")", installNodePeers)
+	}
+	return dir
+}
+
+// NeedChromium returns the path of the Chromium binary, [ChromiumPath] or
+// chromium in PATH, or ends the test (see [NeedNodePeers]).
+func NeedChromium(tb testing.TB) string {
+	tb.Helper()
+	bin := findChromium(ChromiumPath, exec.LookPath)
+	if bin == "" {
+		missing(tb, requirePeers(), "Chromium (not at "+ChromiumPath+" nor chromium in PATH)", installChromium)
+	}
+	return bin
+}
+
+// ModuleRoot returns the directory of mcpx's go.mod, found from this
+// file's own path so that it does not depend on the test's working
+// directory.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// requirePeers reports whether a missing peer fails the test.
+func requirePeers() bool { return os.Getenv(RequirePeersEnv) == "1" }
+
+// missing ends the test for a missing peer: a failure when require is
+// set, a skip otherwise. Both say what is missing and how to install it.
+func missing(tb testing.TB, require bool, what, install string) {
+	tb.Helper()
+	if require {
+		tb.Fatalf("needs %s: %s (%s=1 makes a missing peer fail)", what, install, RequirePeersEnv)
+	}
+	tb.Skipf("needs %s: %s (skipped; %s=1 makes it fail)", what, install, RequirePeersEnv)
+}
+
+// missingPackage returns the first package pinned in dir/package.json
+// that dir/node_modules lacks, with the error that shows it.
+func missingPackage(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return "package.json", err
+	}
+	var manifest struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(b, &manifest); err != nil {
+		return "package.json", err
+	}
+	names := make([]string, 0, len(manifest.Dependencies))
+	for name := range manifest.Dependencies {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the same package named on every run
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", name, "package.json")); err != nil {
+			return name, fmt.Errorf("not installed in %s", filepath.Join(dir, "node_modules"))
+		}
+	}
+	return "", nil
+}
+
+// findChromium returns fixed when that file exists, else chromium as
+// lookPath finds it, else "".
+func findChromium(fixed string, lookPath func(string) (string, error)) string {
+	if _, err := os.Stat(fixed); err == nil {
+		return fixed
+	}
+	if p, err := lookPath("chromium"); err == nil {
+		return p
+	}
+	return ""
+}
