@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults bound what a Store holds: kept results are evicted oldest first
@@ -154,6 +155,9 @@ func CutText(text string, max int) (kept string, cutBytes, cutLines int) {
 	n := strings.LastIndexByte(text[:max], '\n') + 1
 	if n == 0 {
 		n = max
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n-- // not inside a character
+		}
 	}
 	rest := text[n:]
 	return text[:n], len(rest), strings.Count(rest, "\n") + boolInt(!strings.HasSuffix(rest, "\n") && rest != "")
