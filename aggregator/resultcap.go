@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpx/mcpx/aggregator/results"
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -15,6 +16,9 @@ import (
 // so a result under the cap is not decoded. With no client in ctx (the
 // terminal's calls) the result passes whole.
 func (a *Aggregator) capResult(ctx context.Context, src Source, res json.RawMessage) json.RawMessage {
+	if len(res) <= config.MinResultBytes {
+		return res // under any cap: most results, at the cost of a compare
+	}
 	limit := a.cfg.Limits.MaxResultBytes
 	if c, ok := src.(*upstream.Client); ok {
 		limit = c.Config().MaxResultBytes

@@ -58,15 +58,15 @@ func (r *reader) limits(def Limits) Limits {
 	if n, ok := r.count("maxConcurrent", 1); ok {
 		l.MaxConcurrent = n
 	}
-	if n, ok := r.sizeOrOff("maxResultBytes", minResultBytes); ok {
+	if n, ok := r.sizeOrOff("maxResultBytes", MinResultBytes); ok {
 		l.MaxResultBytes = n
 	}
 	return l
 }
 
-// minResultBytes keeps maxResultBytes from cutting every result to
-// nothing but the note that says where the rest is.
-const minResultBytes = 1 << 10
+// MinResultBytes, the least maxResultBytes, keeps it from cutting every
+// result to nothing but the note that says where the rest is.
+const MinResultBytes = 1 << 10
 
 // sizeOrOff reads a size as size does, or "off" (in any case) for 0.
 func (r *reader) sizeOrOff(key string, lowest int64) (int64, bool) {
