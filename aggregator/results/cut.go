@@ -14,8 +14,9 @@ import (
 // was cut and where the whole text is. Callers check the cheap length
 // first. Only the text items cut are decoded, and everything else is
 // copied as raw bytes, so a result of many megabytes costs about one
-// more copy of its text (the one kept). A result with nothing to cut is
-// returned unchanged.
+// more copy of its text (the one kept). A nil s keeps nothing: the note
+// then only says what was cut (the terminal's mcpx call --max-bytes). A
+// result with nothing to cut is returned unchanged.
 func Cut(s *Store, owner string, raw json.RawMessage, max int) (json.RawMessage, error) {
 	content, err := rawjson.Get(raw, "content")
 	if err != nil || content == nil {
@@ -79,9 +80,18 @@ func cutItem(s *Store, owner string, item []byte, budget int) ([]byte, string, i
 		return item, "", len(text), nil
 	}
 	kept, cutBytes, cutLines := CutText(text, max(budget, 0))
-	id, err := s.Put(owner, []byte(text))
-	if err != nil {
-		return nil, "", 0, err
+	note := fmt.Sprintf("[mcpx: this text was cut: %d more bytes (%d lines) of %d are not shown.]",
+		cutBytes, cutLines, len(text))
+	if s != nil {
+		id, err := s.Put(owner, []byte(text))
+		if err != nil {
+			return nil, "", 0, err
+		}
+		uri := URIPrefix + id
+		note = fmt.Sprintf("[mcpx: this text was cut: %d more bytes (%d lines) of %d are not shown. "+
+			"The whole text is the resource %s; read it with resources/read, in slices with offset and length "+
+			"in bytes, e.g. %s?offset=%d&length=%d]",
+			cutBytes, cutLines, len(text), uri, uri, len(kept), max(budget, 4096))
 	}
 	k, err := marshal(kept)
 	if err != nil {
@@ -91,11 +101,6 @@ func cutItem(s *Store, owner string, item []byte, budget int) ([]byte, string, i
 	if err != nil {
 		return nil, "", 0, err
 	}
-	uri := URIPrefix + id
-	note := fmt.Sprintf("[mcpx: this text was cut: %d more bytes (%d lines) of %d are not shown. "+
-		"The whole text is the resource %s; read it with resources/read, in slices with offset and length "+
-		"in bytes, e.g. %s?offset=%d&length=%d]",
-		cutBytes, cutLines, len(text), uri, uri, len(kept), max(budget, 4096))
 	return out, note, len(kept), nil
 }
 

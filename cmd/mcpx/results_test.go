@@ -140,3 +140,29 @@ func TestMaxResultBytes(t *testing.T) {
 		t.Errorf("with maxResultBytes off: %d items, want the whole text alone", len(r.Content))
 	}
 }
+
+// TestCallMaxBytes: `mcpx call` prints a result over the config's
+// maxResultBytes whole, and cuts it at a line within --max-bytes with a
+// note saying how much was cut.
+func TestCallMaxBytes(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": "20k", "servers": map[string]any{"big": fx()}})
+	want := bigText(300_000, resultFill)
+	args := fmt.Sprintf(`{"bytes":%d,"fill":%q}`, len(want), resultFill)
+	out, stderr, code := runCLI(t, "", "call", "--config", cfg, "big_big", args)
+	if code != 0 || out != string(want)+"\n" {
+		t.Fatalf("call without --max-bytes: exit %d, %d bytes out, want the whole %d; stderr %s", code, len(out), len(want), stderr)
+	}
+	out, stderr, code = runCLI(t, "", "call", "--config", cfg, "--max-bytes", "2048", "big_big", args)
+	text, note, ok := strings.Cut(out, "\n[mcpx: ")
+	if code != 0 || !ok {
+		t.Fatalf("call --max-bytes 2048: exit %d, no note in %q; stderr %s", code, truncateForLog([]byte(out)), stderr)
+	}
+	if len(text) > 2048 || !strings.HasSuffix(text, "\n") || !strings.HasPrefix(string(want), text) {
+		t.Errorf("call --max-bytes 2048: %d bytes of text, want a prefix of the result within 2048 ending a line", len(text))
+	}
+	cut := len(want) - len(text)
+	if !strings.Contains(note, fmt.Sprintf("%d more bytes (%d lines)", cut, cut/len(resultFill))) {
+		t.Errorf("note %q does not say %d bytes were cut", note, cut)
+	}
+}
