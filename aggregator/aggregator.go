@@ -13,6 +13,7 @@ import (
 
 	"log/slog"
 
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/pagetools"
 	"github.com/mcpx/mcpx/browser/relay"
@@ -95,9 +96,10 @@ type Aggregator struct {
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	reported  map[string]bool
-	logins    loginAsks     // logins asked of clients (login.go)
-	levels    sessionLevels // the log level set on the shared upstreams (sessionlog.go)
-	subs      subscriptions // who subscribed to what (subscriptions.go)
+	logins    loginAsks      // logins asked of clients (login.go)
+	levels    sessionLevels  // the log level set on the shared upstreams (sessionlog.go)
+	subs      subscriptions  // who subscribed to what (subscriptions.go)
+	results   *results.Store // results over maxResultBytes, kept for their clients (resultcap.go)
 
 	// The page tools (WebMCP); nil without a browser or with them off.
 	pages       *pagetools.Hub
@@ -137,7 +139,8 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		o.Version = "dev"
 	}
 	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
-		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{}}
+		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
+		results: results.NewStore(0, 0, nil)}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -480,6 +483,8 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 	res, err := a.request(ctx, e.src, method, params)
 	if err != nil {
 		a.offerStepUp(e.src, err)
+	} else if method == "tools/call" {
+		res = a.capResult(ctx, e.src, res)
 	}
 	return res, err
 }
@@ -498,6 +503,9 @@ func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.
 		return nil, err
 	}
 	e, ok := a.Catalog().Resource(uri)
+	if !ok && method == "resources/read" && results.IsURI(uri) {
+		return a.readKept(ctx, uri)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
 	}

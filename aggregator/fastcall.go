@@ -80,6 +80,8 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 		end()
 		if err != nil {
 			a.offerStepUp(e.src, err)
+		} else {
+			res = a.capResult(ctx, e.src, res)
 		}
 		done(res, err)
 	})

@@ -32,6 +32,9 @@ type listener struct {
 	// logLevel is its logging/setLevel as an index into logLevelNames
 	// plus one; 0 until it sets one (sessionlog.go).
 	logLevel atomic.Int32
+	// owner keys the results kept for this client (resultcap.go): only it
+	// can read them back.
+	owner string
 }
 
 // client returns a served client, or nil when none is connected.

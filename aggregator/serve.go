@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
@@ -45,7 +46,11 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 
 	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
 		inputEnded: make(chan struct{})}
-	l := &listener{listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
+	owner, ownerErr := results.NewOwner()
+	if ownerErr != nil {
+		return ownerErr
+	}
+	l := &listener{owner: owner, listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
 		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
 	s.l = l
 	a.listeners.Store(l, struct{}{})

@@ -17,6 +17,7 @@ const (
 	DefaultMaxMessageBytes = 64 << 20
 	DefaultShutdownTimeout = 5 * time.Second
 	DefaultReadyTimeout    = 2 * time.Second
+	DefaultMaxResultBytes  = 100 << 10
 )
 
 // Limits bound the calls to one upstream server. Each is set per server; a
@@ -32,14 +33,20 @@ type Limits struct {
 	// MaxConcurrent is how many calls may be in flight to the server at
 	// once; later calls wait in order, their CallTimeout running. Default 32.
 	MaxConcurrent int
+	// MaxResultBytes caps a tool result as a client of serve receives it:
+	// over it, the text is cut and the whole result kept for reading back
+	// by URI. 0 ("off") sends every result whole. Default 100 KiB.
+	MaxResultBytes int64
 }
 
 // DefaultLimits are the limits of a server when the file sets none.
 func DefaultLimits() Limits {
-	return Limits{CallTimeout: DefaultCallTimeout, MaxConcurrent: DefaultMaxConcurrent}
+	return Limits{CallTimeout: DefaultCallTimeout, MaxConcurrent: DefaultMaxConcurrent,
+		MaxResultBytes: DefaultMaxResultBytes}
 }
 
-// limits reads callTimeout, maxCallTime and maxConcurrent over def.
+// limits reads callTimeout, maxCallTime, maxConcurrent and maxResultBytes
+// over def.
 func (r *reader) limits(def Limits) Limits {
 	l := def
 	if d, ok := r.duration("callTimeout", true); ok {
@@ -51,7 +58,24 @@ func (r *reader) limits(def Limits) Limits {
 	if n, ok := r.count("maxConcurrent", 1); ok {
 		l.MaxConcurrent = n
 	}
+	if n, ok := r.sizeOrOff("maxResultBytes", MinResultBytes); ok {
+		l.MaxResultBytes = n
+	}
 	return l
+}
+
+// MinResultBytes, the least maxResultBytes, keeps it from cutting every
+// result to nothing but the note that says where the rest is.
+const MinResultBytes = 1 << 10
+
+// sizeOrOff reads a size as size does, or "off" (in any case) for 0.
+func (r *reader) sizeOrOff(key string, lowest int64) (int64, bool) {
+	if v, ok := r.get(key); ok {
+		if s, ok := v.(string); ok && strings.EqualFold(strings.TrimSpace(s), "off") {
+			return 0, true
+		}
+	}
+	return r.size(key, lowest)
 }
 
 // topLimits reads the top-level limits: the servers' defaults,

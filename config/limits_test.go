@@ -10,19 +10,20 @@ func TestLimits(t *testing.T) {
 	cfg := mustParse(t, "mcpx.json", `{
 		"callTimeout": "1m", "maxCallTime": 600, "maxConcurrent": 4,
 		"maxMessageBytes": "1.5MiB", "shutdownTimeout": "2s", "readyTimeout": "45s",
+		"maxResultBytes": "20k",
 		"servers": {
 			"a": {"command": "a"},
-			"b": {"command": "b", "callTimeout": "0", "maxCallTime": "0", "maxConcurrent": 1},
-			"c": {"url": "http://h/mcp", "callTimeout": 0.5}
+			"b": {"command": "b", "callTimeout": "0", "maxCallTime": "0", "maxConcurrent": 1, "maxResultBytes": "off"},
+			"c": {"url": "http://h/mcp", "callTimeout": 0.5, "maxResultBytes": "1MB"}
 		}
 	}`, nil)
 	if cfg.MaxMessageBytes != 3<<19 || cfg.ShutdownTimeout != 2*time.Second || cfg.ReadyTimeout != 45*time.Second {
 		t.Errorf("maxMessageBytes %d, shutdownTimeout %v, readyTimeout %v", cfg.MaxMessageBytes, cfg.ShutdownTimeout, cfg.ReadyTimeout)
 	}
 	want := map[string]Limits{
-		"a": {CallTimeout: time.Minute, MaxCallTime: 10 * time.Minute, MaxConcurrent: 4},
+		"a": {CallTimeout: time.Minute, MaxCallTime: 10 * time.Minute, MaxConcurrent: 4, MaxResultBytes: 20 << 10},
 		"b": {MaxConcurrent: 1},
-		"c": {CallTimeout: 500 * time.Millisecond, MaxCallTime: 10 * time.Minute, MaxConcurrent: 4},
+		"c": {CallTimeout: 500 * time.Millisecond, MaxCallTime: 10 * time.Minute, MaxConcurrent: 4, MaxResultBytes: 1000 * 1000},
 	}
 	for _, s := range cfg.Servers {
 		if s.Limits != want[s.Name] {
@@ -57,6 +58,8 @@ func TestLimitsSizes(t *testing.T) {
 
 func TestLimitsErrors(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
+		{`{"maxResultBytes": "lots"}`, `maxResultBytes: "lots": not a size`},
+		{`{"maxResultBytes": 10}`, `maxResultBytes: 10 bytes is too small`},
 		{`{"callTimeout": "soon"}`, `callTimeout: "soon" is not a duration`},
 		{`{"callTimeout": -1}`, `callTimeout: must be positive`},
 		{`{"shutdownTimeout": "0"}`, `shutdownTimeout: must be positive`},

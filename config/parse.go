@@ -108,6 +108,7 @@ var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
 	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout", "perSession",
+	"maxResultBytes",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/proxytool"
 )
 
@@ -23,6 +24,7 @@ type callOptions struct {
 	argsFile string
 	json     bool
 	timeout  time.Duration
+	maxBytes int // --max-bytes: 0 prints the result whole
 }
 
 func newCallCmd(ios *streams, g *globalFlags) *cobra.Command {
@@ -62,7 +64,7 @@ The exit status is 1 when the call fails or the tool reports an error
 				if err != nil {
 					return fmt.Errorf("call %s: %w", o.name, err)
 				}
-				return callRender(ios, res, o.json)
+				return callRender(ios, cutResult(res, o.maxBytes), o.json)
 			}
 			// Only the server that owns the name is started.
 			s, err := openFor(cmd.Context(), ios, g, func(a *aggregator.Aggregator) ([]string, bool) {
@@ -98,11 +100,12 @@ The exit status is 1 when the call fails or the tool reports an error
 				}
 				return fmt.Errorf("call %s: %w", o.name, err)
 			}
-			return callRender(ios, res, o.json)
+			return callRender(ios, cutResult(res, o.maxBytes), o.json)
 		},
 	}
 	cmd.Flags().StringVar(&o.argsFile, "args-file", "", "read the arguments (a JSON object) from this file")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the raw CallToolResult")
+	cmd.Flags().IntVar(&o.maxBytes, "max-bytes", 0, "cut the result's text at a line boundary within this many bytes (default: print it whole)")
 	addServerURL(cmd, &serverURL)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 0, "give up on the call after this long (default: the server's callTimeout and maxCallTime)")
 	return cmd
@@ -180,6 +183,20 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return "something else"
+}
+
+// cutResult cuts the text of a result over maxBytes, as serve does for
+// its clients but keeping nothing: the note says what was cut. 0 keeps it
+// whole; a result that cannot be cut is printed as it came.
+func cutResult(raw json.RawMessage, maxBytes int) json.RawMessage {
+	if maxBytes <= 0 || len(raw) <= maxBytes {
+		return raw
+	}
+	cut, err := results.Cut(nil, "", raw, maxBytes)
+	if err != nil {
+		return raw
+	}
+	return cut
 }
 
 // callResult is the part of a CallToolResult that rendering needs.

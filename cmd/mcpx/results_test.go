@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// resultFill is the big tool's fill for these tests: 16-byte lines, so
+// that a cut at a line boundary is visible.
+const resultFill = "0123456789abcde\n"
+
+// bigText is what the fixture's big tool returns for n bytes of fill.
+func bigText(n int, fill string) []byte {
+	return bytes.Repeat([]byte(fill), n/len(fill)+1)[:n]
+}
+
+type toolText struct {
+	IsError bool
+	Content []struct{ Type, Text string }
+}
+
+var resultURI = regexp.MustCompile(`mcpx://results/[0-9a-f]{32}`)
+
+// readKept reads a kept result back through resources/read in slices of
+// page bytes, as a client following the note would.
+func readKept(t *testing.T, c *rawClient, uri string, page int) []byte {
+	t.Helper()
+	var got []byte
+	for {
+		res, e := c.request("resources/read", map[string]any{"uri": fmt.Sprintf("%s?offset=%d&length=%d", uri, len(got), page)})
+		if e != nil {
+			t.Fatalf("resources/read %s at %d: %s", uri, len(got), e.Message)
+		}
+		var r struct {
+			Contents []struct{ Text string }
+			Meta     struct {
+				Total int `json:"mcpx/total"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil || len(r.Contents) != 1 {
+			t.Fatalf("resources/read %s: %s (%v)", uri, truncateForLog(res), err)
+		}
+		got = append(got, r.Contents[0].Text...)
+		if len(got) >= r.Meta.Total || r.Contents[0].Text == "" {
+			return got
+		}
+	}
+}
+
+// checkCut checks a result cut under limit from want: the text a prefix
+// of want ending at a line boundary, within the limit, and a last item
+// giving the URI of the whole. It returns the URI.
+func checkCut(t *testing.T, res json.RawMessage, want []byte, limit int) string {
+	t.Helper()
+	var r toolText
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Content) != 2 {
+		t.Fatalf("cut result: %s (%v), want the cut text and a note", truncateForLog(res), err)
+	}
+	text, note := r.Content[0].Text, r.Content[1].Text
+	if len(text) == 0 || len(text) > limit || !strings.HasSuffix(text, "\n") || !bytes.HasPrefix(want, []byte(text)) {
+		t.Fatalf("cut text: %d bytes, want a prefix of the original under %d bytes ending a line", len(text), limit)
+	}
+	cut := len(want) - len(text)
+	if !strings.Contains(note, fmt.Sprintf("%d more bytes (%d lines)", cut, cut/len(resultFill))) {
+		t.Errorf("note %q does not say %d bytes, %d lines were cut", note, cut, cut/len(resultFill))
+	}
+	uri := resultURI.FindString(note)
+	if uri == "" {
+		t.Fatalf("note %q gives no mcpx://results/ URI", note)
+	}
+	return uri
+}
+
+// TestMaxResultBytes: results of 300 kB and 30 MB under a 20 kB cap reach
+// the client cut at a line with a note, directly and through the proxy
+// tool, and read back through the note's URI byte for byte; the store
+// stays bounded; with the cap off the result comes whole.
+func TestMaxResultBytes(t *testing.T) {
+	t.Parallel()
+	const limit = 20 << 10
+	whole := fx()
+	whole["maxResultBytes"] = "off"
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": "20k", "expose": "both",
+		"servers": map[string]any{"big": fx(), "whole": whole}})
+	c := startServe(t, cfg)
+	c.initialize()
+	base := rssPeak(t, c.cmd.Process.Pid)
+	call := func(tool string, n int) json.RawMessage {
+		t.Helper()
+		res, e := c.request("tools/call", map[string]any{"name": tool, "arguments": map[string]any{"bytes": n, "fill": resultFill}})
+		if e != nil {
+			t.Fatalf("%s of %d bytes: %s", tool, n, e.Message)
+		}
+		return res
+	}
+
+	small := bigText(300_000, resultFill)
+	uri := checkCut(t, call("big_big", len(small)), small, limit)
+	if got := readKept(t, c, uri, limit); !bytes.Equal(got, small) {
+		t.Errorf("300 kB read back: %d bytes, differs from the original", len(got))
+	}
+
+	res, e := c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{
+		"action": "call", "type": "tool", "path": "big_big", "args": map[string]any{"bytes": len(small), "fill": resultFill}}})
+	if e != nil {
+		t.Fatalf("proxy call: %s", e.Message)
+	}
+	uri = checkCut(t, res, small, limit)
+	if got := readKept(t, c, uri, 64<<10); !bytes.Equal(got, small) {
+		t.Errorf("300 kB through the proxy read back: %d bytes, differs from the original", len(got))
+	}
+
+	large := bigText(30_000_000, resultFill)
+	var uris []string
+	for range 3 {
+		uris = append(uris, checkCut(t, call("big_big", len(large)), large, limit))
+	}
+	if got := readKept(t, c, uris[2], 1<<20); !bytes.Equal(got, large) {
+		t.Errorf("30 MB read back: %d bytes, differs from the original", len(got))
+	}
+	// Three 30 MB results pass the store's 64 MiB: the oldest is gone.
+	if _, e := c.request("resources/read", map[string]any{"uri": uris[0]}); e == nil {
+		t.Errorf("the oldest 30 MB result is still kept past the store's 64 MiB")
+	}
+	// Passing three 30 MB results whole grows the peak by about 280 MiB
+	// (the upstream's line, its decoding, the client's write); cutting
+	// and keeping them adds the kept copies, bounded by the store.
+	peak := rssPeak(t, c.cmd.Process.Pid)
+	t.Logf("mcpx peak RSS grew %d MiB over three 30 MB results", (peak-base)>>20)
+	if peak-base > 768<<20 {
+		t.Errorf("mcpx peak RSS grew %d MiB over three 30 MB results", (peak-base)>>20)
+	}
+
+	var r toolText
+	if err := json.Unmarshal(call("whole_big", len(small)), &r); err != nil || len(r.Content) != 1 || r.Content[0].Text != string(small) {
+		t.Errorf("with maxResultBytes off: %d items, want the whole text alone", len(r.Content))
+	}
+}
+
+// TestCallMaxBytes: `mcpx call` prints a result over the config's
+// maxResultBytes whole, and cuts it at a line within --max-bytes with a
+// note saying how much was cut.
+func TestCallMaxBytes(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": "20k", "servers": map[string]any{"big": fx()}})
+	want := bigText(300_000, resultFill)
+	args := fmt.Sprintf(`{"bytes":%d,"fill":%q}`, len(want), resultFill)
+	out, stderr, code := runCLI(t, "", "call", "--config", cfg, "big_big", args)
+	if code != 0 || out != string(want)+"\n" {
+		t.Fatalf("call without --max-bytes: exit %d, %d bytes out, want the whole %d; stderr %s", code, len(out), len(want), stderr)
+	}
+	out, stderr, code = runCLI(t, "", "call", "--config", cfg, "--max-bytes", "2048", "big_big", args)
+	text, note, ok := strings.Cut(out, "\n[mcpx: ")
+	if code != 0 || !ok {
+		t.Fatalf("call --max-bytes 2048: exit %d, no note in %q; stderr %s", code, truncateForLog([]byte(out)), stderr)
+	}
+	if len(text) > 2048 || !strings.HasSuffix(text, "\n") || !strings.HasPrefix(string(want), text) {
+		t.Errorf("call --max-bytes 2048: %d bytes of text, want a prefix of the result within 2048 ending a line", len(text))
+	}
+	cut := len(want) - len(text)
+	if !strings.Contains(note, fmt.Sprintf("%d more bytes (%d lines)", cut, cut/len(resultFill))) {
+		t.Errorf("note %q does not say %d bytes were cut", note, cut)
+	}
+}
