@@ -164,9 +164,12 @@ func copyConn(b testing.TB) *callConn {
 
 // mcpxConn runs `mcpx serve --stdio` in this process over pipes, with the
 // fixture as server "fx" and expose both, so that fx_echo is served
-// directly and through the proxy tool.
+// directly and through the proxy tool. Results pass whole
+// (maxResultBytes off), so that the large-result benchmark measures the
+// pass-through against the copy relay, not the cut; a small result never
+// reaches the cap's lookup either way.
 func mcpxConn(b testing.TB) *callConn {
-	cfg := writeConfig(b, map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}})
+	cfg := writeConfig(b, map[string]any{"expose": "both", "maxResultBytes": "off", "servers": map[string]any{"fx": fx()}})
 	inR, inW := pipe(b)
 	outR, outW := pipe(b)
 	done := make(chan int, 1)
