@@ -32,6 +32,9 @@ type listener struct {
 	// logLevel is its logging/setLevel as an index into logLevelNames
 	// plus one; 0 until it sets one (sessionlog.go).
 	logLevel atomic.Int32
+	// sess is the client's session, for the audit trail's client and
+	// session; nil when there is none.
+	sess *session
 }
 
 // client returns a served client, or nil when none is connected.
