@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func readLines(t testing.TB, path string) []Line {
+func readTrail(t testing.TB, path string) []Line {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -56,7 +56,7 @@ func TestArgumentModes(t *testing.T) {
 	}{{"", nil, false}, {ArgumentsKeys, []string{"path", "n"}, false}, {ArgumentsFull, nil, true}} {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		record(t, Options{Path: path, Arguments: tc.mode}, call)
-		lines := readLines(t, path)
+		lines := readTrail(t, path)
 		if len(lines) != 1 {
 			t.Fatalf("%q: %d lines, want 1", tc.mode, len(lines))
 		}
@@ -82,7 +82,7 @@ func TestOutcomesAndKinds(t *testing.T) {
 		Call{Start: now, Server: "a", Method: "resources/read", Params: json.RawMessage(`{"uri":"file:///x"}`), Result: json.RawMessage(`{}`)},
 		Call{Start: now, Server: "a", Method: "prompts/get", Params: json.RawMessage(`{"name":"p"}`), Err: errors.New("boom"), ErrorCode: -32602},
 		Call{Start: now, Server: "a", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`), Outcome: "withheld"})
-	l := readLines(t, path)
+	l := readTrail(t, path)
 	if len(l) != 3 || l[0].URI != "file:///x" || l[0].Outcome != OutcomeOK || l[1].Prompt != "p" || l[1].Outcome != OutcomeError ||
 		l[1].ErrorCode != -32602 || l[2].Outcome != "withheld" || l[2].ArgsSHA256 != "" {
 		t.Errorf("lines %+v", l)
@@ -105,7 +105,7 @@ func TestRotation(t *testing.T) {
 		if st.Size() > 400 {
 			t.Errorf("%s is %d bytes, past maxBytes 400", p, st.Size())
 		}
-		total += len(readLines(t, p))
+		total += len(readTrail(t, p))
 	}
 	if _, err := os.Stat(path + ".3"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a fourth file: %v", err)

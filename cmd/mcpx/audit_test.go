@@ -211,3 +211,112 @@ func TestAuditRotation(t *testing.T) {
 		t.Errorf("%d lines kept of %d, want the newest only", kept, calls)
 	}
 }
+
+// writeTrail writes lines as the trail under state.
+func writeTrail(t testing.TB, state string, lines ...audit.Line) {
+	t.Helper()
+	var b []byte
+	for _, l := range lines {
+		j, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, j...), '\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(trailOf(state)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trailOf(state), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLogFilters: `mcpx log` keeps the lines of --server within --since,
+// as JSON or as rows whose control characters are made visible.
+func TestLogFilters(t *testing.T) {
+	state := t.TempDir()
+	now := time.Now().UTC()
+	writeTrail(t, state,
+		audit.Line{Time: now.Add(-3 * time.Hour), Server: "a", Method: "tools/call", Tool: "old", Outcome: "ok"},
+		audit.Line{Time: now.Add(-time.Minute), Server: "b", Method: "tools/call", Tool: "other", Outcome: "ok"},
+		audit.Line{Time: now.Add(-time.Minute), Server: "a", Method: "tools/call", Tool: "new\x1b[2J", Outcome: "isError"},
+	)
+	out, stderr, code := auditRun(t, state, "log", "--json", "--server", "a", "--since", "1h")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []audit.Line
+	for _, s := range strings.Split(strings.TrimSpace(out), "\n") {
+		var l audit.Line
+		if err := json.Unmarshal([]byte(s), &l); err != nil {
+			t.Fatalf("line %q: %v", s, err)
+		}
+		got = append(got, l)
+	}
+	if len(got) != 1 || got[0].Tool != "new\x1b[2J" || got[0].Outcome != "isError" {
+		t.Fatalf("--json --server a --since 1h: %+v", got)
+	}
+	out, _, code = auditRun(t, state, "log", "--server", "a")
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(rows) != 2 || !strings.Contains(rows[1], `new\x1b[2J`) || strings.Contains(out, "\x1b") {
+		t.Fatalf("rows (exit %d):\n%q", code, out)
+	}
+	if _, stderr, code := auditRun(t, state, "log", "--since", "soon"); code == 0 || !strings.Contains(stderr, "--since") {
+		t.Errorf("--since soon: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestLogFollow: `mcpx log --follow` prints the calls made after it
+// started.
+func TestLogFollow(t *testing.T) {
+	state := t.TempDir()
+	writeTrail(t, state, audit.Line{Time: time.Now().UTC(), Server: "fx", Method: "tools/call", Tool: "before", Outcome: "ok"})
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx()}})
+	cmd := mcpxCommand("log", "--follow", "--json", "--server", "fx")
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		if !waitExit(cmd, 10*time.Second) {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	tools := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var l audit.Line
+			json.Unmarshal(sc.Bytes(), &l)
+			tools <- l.Tool
+		}
+		close(tools)
+	}()
+	deadline := time.After(30 * time.Second)
+	next := func() string {
+		t.Helper()
+		select {
+		case tool := <-tools:
+			return tool
+		case <-deadline:
+			t.Fatal("no line from mcpx log --follow within 30s")
+			return ""
+		}
+	}
+	if tool := next(); tool != "before" {
+		t.Fatalf("first line: tool %q, want before", tool)
+	}
+	// Printed the trail so far: a call now is one it must follow.
+	if _, stderr, code := auditRun(t, state, "call", "fx_echo", `{"message":"later"}`, "--config", cfg); code != 0 {
+		t.Fatalf("call: exit %d: %s", code, stderr)
+	}
+	if tool := next(); tool != "echo" {
+		t.Fatalf("followed line: tool %q, want echo", tool)
+	}
+}
