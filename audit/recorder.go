@@ -135,20 +135,37 @@ func (r *Recorder) Close() error {
 }
 
 // write is the writer goroutine: it turns each queued call into a line and
-// appends it, until Close, then drains the queue.
+// appends it, until Close, then drains the queue. The lines of calls
+// queued together go out in one write.
 func (r *Recorder) write() {
 	defer close(r.done)
 	f := &file{path: r.opts.Path, max: r.opts.MaxBytes}
 	defer f.close()
+	var batch []byte
 	for {
 		select {
 		case c := <-r.queue:
-			r.append(f, c)
+			batch = r.line(batch[:0], c)
+			for more := true; more; {
+				select {
+				case c := <-r.queue:
+					n := len(batch)
+					batch = r.line(batch, c)
+					if int64(len(batch)) > min(r.opts.MaxBytes, maxBatch) {
+						// More than a file holds: what came before goes first.
+						r.append(f, batch[:n])
+						batch = append(batch[:0], batch[n:]...)
+					}
+				default:
+					more = false
+				}
+			}
+			r.append(f, batch)
 		case <-r.quit:
 			for {
 				select {
 				case c := <-r.queue:
-					r.append(f, c)
+					r.append(f, r.line(batch[:0], c))
 				default:
 					return
 				}
@@ -157,12 +174,24 @@ func (r *Recorder) write() {
 	}
 }
 
-func (r *Recorder) append(f *file, c Call) {
-	line, err := json.Marshal(c.line(r.opts.Arguments))
-	if err == nil {
-		err = f.append(append(line, '\n'))
+// maxBatch bounds the lines written at once, so that a rotation still
+// comes close to maxBytes.
+const maxBatch = 64 << 10
+
+// line appends c's line to b.
+func (r *Recorder) line(b []byte, c Call) []byte {
+	j, err := json.Marshal(c.line(r.opts.Arguments))
+	if err != nil { // a Line always marshals; keep the trail whole regardless
+		return b
 	}
-	if err != nil {
+	return append(append(b, j...), '\n')
+}
+
+func (r *Recorder) append(f *file, lines []byte) {
+	if len(lines) == 0 {
+		return
+	}
+	if err := f.append(lines); err != nil {
 		r.failed.Do(func() {
 			r.opts.Logger.Warn("audit trail not written: dropping lines", "file", r.opts.Path, "err", err)
 		})
@@ -174,12 +203,13 @@ type file struct {
 	path string
 	max  int64
 	f    *os.File
+	size int64 // the file's size as last read, plus what this writer added
 }
 
-// append writes one line, rotating first when the line would take the
-// file past max. The size is read from the file, not counted, because
-// another mcpx (a `mcpx call` beside `serve`) appends to it too.
-func (f *file) append(line []byte) error {
+// append writes lines, rotating first when they would take the file past
+// max. Another mcpx (a `mcpx call` beside `serve`) appends to the same
+// file, so the size is read from the file again before a rotation.
+func (f *file) append(lines []byte) error {
 	if f.f == nil {
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 			return err
@@ -188,15 +218,24 @@ func (f *file) append(line []byte) error {
 		if err != nil {
 			return err
 		}
-		f.f = h
-	}
-	if st, err := f.f.Stat(); err == nil && st.Size() > 0 && st.Size()+int64(len(line)) > f.max {
-		if err := f.rotate(); err != nil {
-			return err
+		f.f, f.size = h, 0
+		if st, err := h.Stat(); err == nil {
+			f.size = st.Size()
 		}
-		return f.append(line)
 	}
-	_, err := f.f.Write(line)
+	if f.size > 0 && f.size+int64(len(lines)) > f.max {
+		if st, err := f.f.Stat(); err == nil {
+			f.size = st.Size()
+		}
+		if f.size > 0 && f.size+int64(len(lines)) > f.max {
+			if err := f.rotate(); err != nil {
+				return err
+			}
+			return f.append(lines)
+		}
+	}
+	n, err := f.f.Write(lines)
+	f.size += int64(n)
 	return err
 }
 
