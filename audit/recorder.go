@@ -49,13 +49,16 @@ type Options struct {
 	Arguments Arguments
 	// Queue is how many lines may wait for the writer; zero means 4096.
 	Queue int
+	// Interval is how often the writer writes the queued lines; zero
+	// means 100ms. Close writes what is queued at once.
+	Interval time.Duration
 	// Logger hears, once each, that lines were dropped or that the file
 	// could not be written. Nil discards.
 	Logger *slog.Logger
 }
 
 // Recorder appends the audit lines. Record is safe for concurrent use and
-// never blocks; Close waits for the lines queued before it.
+// never blocks; Close waits for the lines queued before it to be written.
 type Recorder struct {
 	opts   Options
 	queue  chan Call
@@ -91,6 +94,9 @@ func New(opts *Options) (*Recorder, error) {
 	}
 	if o.Queue <= 0 {
 		o.Queue = defaultQueue
+	}
+	if o.Interval <= 0 {
+		o.Interval = 100 * time.Millisecond
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -134,48 +140,49 @@ func (r *Recorder) Close() error {
 	return nil
 }
 
-// write is the writer goroutine: it turns each queued call into a line and
-// appends it, until Close, then drains the queue. The lines of calls
-// queued together go out in one write.
+// write is the writer goroutine: every Interval it turns the queued calls
+// into lines and appends them in one write, until Close, then writes what
+// is left. It wakes on a ticker rather than per call: waking a goroutine
+// for each call cost more CPU than the call's own work in mcpx.
 func (r *Recorder) write() {
 	defer close(r.done)
 	f := &file{path: r.opts.Path, max: r.opts.MaxBytes}
 	defer f.close()
+	tick := time.NewTicker(r.opts.Interval)
+	defer tick.Stop()
 	var batch []byte
 	for {
 		select {
-		case c := <-r.queue:
-			batch = r.line(batch[:0], c)
-			for more := true; more; {
-				select {
-				case c := <-r.queue:
-					n := len(batch)
-					batch = r.line(batch, c)
-					if int64(len(batch)) > min(r.opts.MaxBytes, maxBatch) {
-						// More than a file holds: what came before goes first.
-						r.append(f, batch[:n])
-						batch = append(batch[:0], batch[n:]...)
-					}
-				default:
-					more = false
-				}
-			}
-			r.append(f, batch)
+		case <-tick.C:
+			batch = r.flush(f, batch[:0])
 		case <-r.quit:
-			for {
-				select {
-				case c := <-r.queue:
-					r.append(f, r.line(batch[:0], c))
-				default:
-					return
-				}
-			}
+			r.flush(f, batch[:0])
+			return
 		}
 	}
 }
 
-// maxBatch bounds the lines written at once, so that a rotation still
-// comes close to maxBytes.
+// flush writes the queued calls' lines, at most a file's worth at once,
+// and returns batch for reuse.
+func (r *Recorder) flush(f *file, batch []byte) []byte {
+	for {
+		select {
+		case c := <-r.queue:
+			n := len(batch)
+			batch = r.line(batch, c)
+			if int64(len(batch)) > min(r.opts.MaxBytes, maxBatch) && n > 0 {
+				// More than a file holds: what came before goes first.
+				r.append(f, batch[:n])
+				batch = append(batch[:0], batch[n:]...)
+			}
+		default:
+			r.append(f, batch)
+			return batch
+		}
+	}
+}
+
+// maxBatch bounds the lines written at once.
 const maxBatch = 64 << 10
 
 // line appends c's line to b.
