@@ -14,6 +14,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpx/mcpx/aggregator/results"
+	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/browser"
 	"github.com/mcpx/mcpx/browser/pagetools"
 	"github.com/mcpx/mcpx/browser/relay"
@@ -68,6 +69,9 @@ type Options struct {
 	// catalog, if any, until [Aggregator.StartServers] starts it. A
 	// one-shot command starts only the servers it needs.
 	Deferred bool
+	// Audit receives every tools/call, resources/read and prompts/get
+	// sent to a source; nil records nothing. The caller closes it.
+	Audit *audit.Recorder
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that

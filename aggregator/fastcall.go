@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
@@ -76,8 +77,15 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
 		end = a.callers.begin(e.src.Name(), l) // route.go, as request does
 	}
+	var start time.Time
+	if a.opts.Audit != nil {
+		start = time.Now()
+	}
 	cancel, sent := src.Send(ctx, "tools/call", params, func(res json.RawMessage, err error) {
 		end()
+		if !start.IsZero() {
+			a.audit(ctx, start, e.src.Name(), "tools/call", params, res, err)
+		}
 		if err != nil {
 			a.offerStepUp(e.src, err)
 		} else {

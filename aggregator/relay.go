@@ -35,6 +35,9 @@ type listener struct {
 	// owner keys the results kept for this client (resultcap.go): only it
 	// can read them back.
 	owner string
+	// sess is the client's session, for the audit trail's client and
+	// session; nil when there is none.
+	sess *session
 }
 
 // client returns a served client, or nil when none is connected.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 )
 
 // This file decides which served client answers an upstream's request to
@@ -85,7 +86,13 @@ func (a *Aggregator) request(ctx context.Context, src Source, method string, par
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
 		defer a.callers.begin(src.Name(), l)()
 	}
-	return src.Request(ctx, method, params)
+	if !audited(method) || a.opts.Audit == nil {
+		return src.Request(ctx, method, params)
+	}
+	start := time.Now()
+	res, err := src.Request(ctx, method, params)
+	a.audit(ctx, start, src.Name(), method, params, res, err)
+	return res, err
 }
 
 // clientFor returns the served client that answers a request from server.

@@ -51,7 +51,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 		return ownerErr
 	}
 	l := &listener{owner: owner, listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
-		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }}
+		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }, sess: s.sess}
 	s.l = l
 	a.listeners.Store(l, struct{}{})
 	defer a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go

@@ -70,6 +70,9 @@ type Config struct {
 	IdleTimeout time.Duration
 	// HTTP guards `serve --http` (the http section).
 	HTTP HTTP
+	// Audit is the audit trail's settings; on unless the file says
+	// "audit": false.
+	Audit Audit
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string

@@ -32,6 +32,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.servers(tree)
 	p.browser(tree)
 	p.http(tree)
+	p.audit(tree)
 	if p.cfg.Browser != nil {
 		for _, s := range p.cfg.Servers {
 			if s.Name == BrowserServerName {

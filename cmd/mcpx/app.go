@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -24,6 +25,7 @@ type session struct {
 	red    *redactor
 	log    *log.Logger
 	agg    *aggregator.Aggregator
+	audit  *audit.Recorder
 	closed func()
 	// stderr is ios.Err shared with the logger, for a command's own lines
 	// while servers still log; on a terminal it also holds the spinner.
@@ -82,6 +84,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 	slog.SetDefault(slog.New(logger.WithPrefix("mcp-go")))
 
 	step := shutdownStep(cfg)
+	rec := openAudit(cfg, logger)
 	agg := aggregator.New(cfg, &aggregator.Options{
 		Logger:       slogger(logger),
 		Redact:       red.Redact,
@@ -93,11 +96,12 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Version:      version,
 		Drain:        step,
 		Linger:       shutdownLinger(cfg),
+		Audit:        rec,
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
 	agg.Start(ctx)
-	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, audit: rec, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A
@@ -126,6 +130,7 @@ func (s *session) close() {
 		lines = notReady(s.matter(s.agg.Upstreams()), time.Now())
 	}
 	s.agg.Close()
+	s.audit.Close() // after the calls, before the log it may write to
 	s.closed()
 	for _, l := range lines {
 		fmt.Fprintln(s.stderr, "mcpx:", s.red.Redact(l))

@@ -58,6 +58,7 @@ func TestMain(m *testing.M) {
 	testDir = dir
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state")) // the audit trail
 	fixture = filepath.Join(dir, "fixture")
 	build := exec.Command("go", "build", "-o", fixture, "./testdata/fixture")
 	build.Dir = "../.."

@@ -117,6 +117,7 @@ interrupted.`,
 		newEnableCmd(ios, g, true),
 		newEnableCmd(ios, g, false),
 		newDoctorCmd(ios, g),
+		newLogCmd(ios),
 		newVersionCmd(ios),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -1,0 +1,36 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mcpx/mcpx/audit"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// audited reports whether the audit trail keeps calls of method: the
+// calls that act or read on the user's behalf, not lists or subscriptions.
+func audited(method string) bool {
+	return method == "tools/call" || method == "resources/read" || method == "prompts/get"
+}
+
+// audit hands one call to the trail (Options.Audit). It runs on the
+// call's goroutine, so it only gathers what the call has at hand; the
+// recorder builds and writes the line on its own goroutine.
+func (a *Aggregator) audit(ctx context.Context, start time.Time, server, method string, params, res json.RawMessage, err error) {
+	rec := a.opts.Audit
+	if rec == nil {
+		return
+	}
+	c := audit.Call{Start: start, Server: server, Method: method, Params: params, Result: res, Err: err}
+	var rpc *upstream.RPCError
+	if errors.As(err, &rpc) {
+		c.ErrorCode = rpc.Code
+	}
+	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.sess != nil {
+		c.Client, c.Session = l.sess.GetClientInfo().Name, l.sess.SessionID()
+	}
+	rec.Record(c)
+}

@@ -1,0 +1,134 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// Call is what the caller knows of one call; the writer makes the line.
+type Call struct {
+	// Start and End bound the call; a zero End means when Record ran.
+	Start, End time.Time
+	// Client is the client's clientInfo name, Session its session id;
+	// both "" from the terminal.
+	Client, Session string
+	// Server is the source the call went to.
+	Server string
+	// Method is tools/call, resources/read or prompts/get.
+	Method string
+	// Params are the request's params as sent to the server.
+	Params json.RawMessage
+	// Result is the answer; Err the failure, if any, and ErrorCode its
+	// JSON-RPC code when it has one.
+	Result    json.RawMessage
+	Err       error
+	ErrorCode int
+	// Outcome overrides the outcome derived from Result and Err
+	// ("refused", "withheld").
+	Outcome string
+}
+
+// Line is one line of the trail.
+type Line struct {
+	Time        time.Time       `json:"time"`
+	Client      string          `json:"client,omitempty"`
+	Session     string          `json:"session,omitempty"`
+	Server      string          `json:"server"`
+	Method      string          `json:"method"`
+	Tool        string          `json:"tool,omitempty"`
+	URI         string          `json:"uri,omitempty"`
+	Prompt      string          `json:"prompt,omitempty"`
+	ArgsBytes   int             `json:"argsBytes"`
+	ArgsSHA256  string          `json:"argsSha256,omitempty"`
+	ArgKeys     []string        `json:"argKeys,omitempty"`
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	Outcome     string          `json:"outcome"`
+	ErrorCode   int             `json:"errorCode,omitempty"`
+	DurationMS  float64         `json:"durationMs"`
+	ResultBytes int             `json:"resultBytes"`
+}
+
+// Outcomes a line can have besides "refused" and "withheld".
+const (
+	OutcomeOK      = "ok"
+	OutcomeIsError = "isError"
+	OutcomeError   = "error"
+)
+
+// line builds the trail's line for c, keeping what mode allows of the
+// arguments.
+func (c Call) line(mode Arguments) Line {
+	l := Line{
+		Time: c.Start.UTC(), Client: c.Client, Session: c.Session, Server: c.Server, Method: c.Method,
+		Outcome: c.outcome(), ErrorCode: c.ErrorCode, ResultBytes: len(c.Result),
+		DurationMS: float64(c.End.Sub(c.Start).Microseconds()) / 1000,
+	}
+	str := func(key string) string {
+		s, _ := rawjson.String(get(c.Params, key))
+		return s
+	}
+	switch c.Method {
+	case "tools/call":
+		l.Tool = str("name")
+	case "prompts/get":
+		l.Prompt = str("name")
+	case "resources/read":
+		l.URI = str("uri")
+	}
+	args := get(c.Params, "arguments")
+	if len(args) == 0 || string(args) == "null" {
+		return l
+	}
+	sum := sha256.Sum256(args)
+	l.ArgsBytes, l.ArgsSHA256 = len(args), hex.EncodeToString(sum[:])
+	switch mode {
+	case ArgumentsFull:
+		l.Arguments = slices.Clone(args)
+	case ArgumentsKeys:
+		l.ArgKeys = []string{}
+		rawjson.Members(args, func(key string, _ []byte) bool {
+			l.ArgKeys = append(l.ArgKeys, key)
+			return true
+		})
+	}
+	return l
+}
+
+func get(b []byte, key string) []byte {
+	v, _ := rawjson.Get(b, key)
+	return v
+}
+
+func (c Call) outcome() string {
+	switch {
+	case c.Outcome != "":
+		return c.Outcome
+	case c.Err != nil:
+		return OutcomeError
+	}
+	if v := get(c.Result, "isError"); string(v) == "true" {
+		return OutcomeIsError
+	}
+	return OutcomeOK
+}
+
+// DefaultPath is $XDG_STATE_HOME/mcpx/audit.jsonl, where $XDG_STATE_HOME
+// defaults to ~/.local/state; "" when neither is known.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "mcpx", "audit.jsonl")
+}

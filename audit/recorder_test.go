@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func readTrail(t testing.TB, path string) []Line {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []Line
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l Line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func record(t testing.TB, opts Options, calls ...Call) {
+	t.Helper()
+	r, err := New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		r.Record(c)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestArgumentModes(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	call := Call{Start: start, End: start.Add(1500 * time.Microsecond), Client: "claude", Session: "s1", Server: "files",
+		Method: "tools/call", Params: json.RawMessage(`{"name":"read","arguments":{"path":"/secret","n":1}}`),
+		Result: json.RawMessage(`{"content":[],"isError":true}`)}
+	for _, tc := range []struct {
+		mode     Arguments
+		keys     []string
+		wantArgs bool
+	}{{"", nil, false}, {ArgumentsKeys, []string{"path", "n"}, false}, {ArgumentsFull, nil, true}} {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		record(t, Options{Path: path, Arguments: tc.mode}, call)
+		lines := readTrail(t, path)
+		if len(lines) != 1 {
+			t.Fatalf("%q: %d lines, want 1", tc.mode, len(lines))
+		}
+		l := lines[0]
+		if l.Server != "files" || l.Tool != "read" || l.Client != "claude" || l.Session != "s1" || l.Outcome != OutcomeIsError ||
+			l.ArgsBytes != len(`{"path":"/secret","n":1}`) || len(l.ArgsSHA256) != 64 || l.DurationMS != 1.5 || l.ResultBytes != len(call.Result) {
+			t.Errorf("%q: line %+v", tc.mode, l)
+		}
+		if strings.Join(l.ArgKeys, ",") != strings.Join(tc.keys, ",") {
+			t.Errorf("%q: keys %v, want %v", tc.mode, l.ArgKeys, tc.keys)
+		}
+		raw, _ := os.ReadFile(path)
+		if got := strings.Contains(string(raw), "/secret"); got != tc.wantArgs {
+			t.Errorf("%q: value in the trail = %v, want %v: %s", tc.mode, got, tc.wantArgs, raw)
+		}
+	}
+}
+
+func TestOutcomesAndKinds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	now := time.Now()
+	record(t, Options{Path: path},
+		Call{Start: now, Server: "a", Method: "resources/read", Params: json.RawMessage(`{"uri":"file:///x"}`), Result: json.RawMessage(`{}`)},
+		Call{Start: now, Server: "a", Method: "prompts/get", Params: json.RawMessage(`{"name":"p"}`), Err: errors.New("boom"), ErrorCode: -32602},
+		Call{Start: now, Server: "a", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`), Outcome: "withheld"})
+	l := readTrail(t, path)
+	if len(l) != 3 || l[0].URI != "file:///x" || l[0].Outcome != OutcomeOK || l[1].Prompt != "p" || l[1].Outcome != OutcomeError ||
+		l[1].ErrorCode != -32602 || l[2].Outcome != "withheld" || l[2].ArgsSHA256 != "" {
+		t.Errorf("lines %+v", l)
+	}
+}
+
+func TestRotation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	var calls []Call
+	for range 50 {
+		calls = append(calls, Call{Start: time.Now(), Server: "s", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`)})
+	}
+	record(t, Options{Path: path, MaxBytes: 400}, calls...)
+	total := 0
+	for _, p := range []string{path, path + ".1", path + ".2"} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > 400 {
+			t.Errorf("%s is %d bytes, past maxBytes 400", p, st.Size())
+		}
+		total += len(readTrail(t, p))
+	}
+	if _, err := os.Stat(path + ".3"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a fourth file: %v", err)
+	}
+	if total == 0 || total >= 50 {
+		t.Errorf("%d lines kept of 50, want the newest ones only", total)
+	}
+}
+
+func TestUnwritableDropsWithoutBlocking(t *testing.T) {
+	dir := t.TempDir()
+	block := filepath.Join(dir, "file")
+	if err := os.WriteFile(block, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The trail's directory is a file: every write fails.
+	r, err := New(&Options{Path: filepath.Join(block, "mcpx", "audit.jsonl"), Queue: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10000 {
+		r.Record(Call{Start: time.Now(), Server: "s", Method: "tools/call"})
+	}
+	r.Close()
+	r.Record(Call{}) // after Close: nothing, no panic
+}
+
+func TestNilRecorder(t *testing.T) {
+	var r *Recorder
+	r.Record(Call{})
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{{}, {Path: "x", Arguments: "all"}, {Path: "x", MaxBytes: -1}} {
+		if _, err := New(&o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
