@@ -127,6 +127,9 @@ type Server struct {
 type Filter struct {
 	Allow []string
 	Deny  []string
+	// Override rewrites what clients see of a capability, keyed by the
+	// server's own name; the allow and deny globs match that own name.
+	Override map[string]Override
 }
 
 // Allows reports whether the filter lets name through.
