@@ -78,6 +78,7 @@ type Aggregator struct {
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
 	upstreams []*upstream.Client
 	members   []*member
+	prof      *config.Profile  // the profile shown; nil: the whole catalog (guarded by srvMu)
 	ctx       context.Context  // Start's, for upstreams a reload adds
 	uo        upstream.Options // for upstreams a reload adds
 
@@ -136,7 +137,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
+	a := &Aggregator{cfg: cfg, prof: cfg.Profile, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{}}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
@@ -356,6 +357,7 @@ func (a *Aggregator) rebuild() []Kind {
 		a.parent.srvMu.RUnlock()
 	}
 	c := build(members, a.cfg.Separator)
+	c.restrict(a.profile())
 	a.catalog.Store(c)
 	a.report(c)
 	var kinds []Kind

@@ -89,6 +89,7 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 		stop = append(stop, c)
 	}
 	a.upstreams, a.members = upstreams, members
+	a.prof = next.Profile // applied at once; other top-level settings wait for a restart
 	a.srvMu.Unlock()
 
 	for _, c := range start {

@@ -70,6 +70,11 @@ type Config struct {
 	IdleTimeout time.Duration
 	// HTTP guards `serve --http` (the http section).
 	HTTP HTTP
+	// Profiles are the top-level profiles by name; nil when none.
+	Profiles map[string]*Profile
+	// Profile is the one --profile or MCPX_PROFILE chose; nil shows the
+	// whole catalog.
+	Profile *Profile
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string

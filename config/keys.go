@@ -9,6 +9,7 @@ import (
 var topKeys = []string{
 	"servers", "mcpServers", "browser", "http", "expose", "separator", "lazy", "idleTimeout",
 	"callTimeout", "maxCallTime", "maxConcurrent", "maxMessageBytes", "shutdownTimeout", "readyTimeout",
+	"profiles",
 }
 
 // foreignTopKeys belong to the formats mcpx reads besides its own: a JSON
