@@ -78,9 +78,14 @@ type Aggregator struct {
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
 	upstreams []*upstream.Client
 	members   []*member
-	prof      *config.Profile  // the profile shown; nil: the whole catalog (guarded by srvMu)
-	ctx       context.Context  // Start's, for upstreams a reload adds
-	uo        upstream.Options // for upstreams a reload adds
+	prof      *config.Profile // the profile shown; nil: the whole catalog (guarded by srvMu)
+	// profs are the config's profiles by name, for sessions that choose
+	// one (serve --http's /mcp/NAME); guarded by srvMu.
+	profs map[string]*config.Profile
+	// view is the profile a session's Aggregator shows ("": its parent's).
+	view string
+	ctx  context.Context  // Start's, for upstreams a reload adds
+	uo   upstream.Options // for upstreams a reload adds
 
 	catalog    atomic.Pointer[Catalog]
 	proxy      *proxytool.Proxy
@@ -137,7 +142,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	a := &Aggregator{cfg: cfg, prof: cfg.Profile, opts: o, log: o.Logger, ready: make(chan struct{}),
+	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{}}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})

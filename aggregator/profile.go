@@ -1,6 +1,9 @@
 package aggregator
 
 import (
+	"context"
+	"io"
+	"maps"
 	"slices"
 
 	"github.com/mcpx/mcpx/config"
@@ -31,10 +34,41 @@ func (c *Catalog) restrict(p *config.Profile) {
 }
 
 // profile is the profile the catalog is shown through; nil: all of it.
-// A session's aggregator shows its parent's.
+// A session's aggregator shows the one it was made for, else its
+// parent's.
 func (a *Aggregator) profile() *config.Profile {
 	r := a.root()
 	r.srvMu.RLock()
 	defer r.srvMu.RUnlock()
+	if a.view != "" {
+		return r.profs[a.view]
+	}
 	return r.prof
+}
+
+// HasProfile reports whether the config defines profile name, and
+// otherwise says so, naming the profiles there are.
+func (a *Aggregator) HasProfile(name string) (bool, string) {
+	r := a.root()
+	r.srvMu.RLock()
+	defer r.srvMu.RUnlock()
+	if _, ok := r.profs[name]; ok {
+		return true, ""
+	}
+	return false, config.UnknownProfile(name, slices.Sorted(maps.Keys(r.profs)))
+}
+
+// serveProfile serves one session as ServeStdio does, through profile
+// view ("": the catalog as a shows it) on an Aggregator of its own over
+// a's sources, so that sessions on different profiles see different
+// catalogs at the same time.
+func (a *Aggregator) serveProfile(ctx context.Context, view string, in io.Reader, out io.Writer) error {
+	if view == "" {
+		return a.ServeStdio(ctx, in, out)
+	}
+	own := a.sessionCatalog(view)
+	own.Start(ctx)
+	defer a.children.Delete(own)
+	defer own.Close()
+	return own.ServeStdio(ctx, in, out)
 }

@@ -82,3 +82,54 @@ func TestProfileTerminal(t *testing.T) {
 		t.Errorf("profile with an unknown server: exit %d, stderr %q; want 2 and a suggestion", code, errOut)
 	}
 }
+
+// TestProfileHTTP: two clients of one serve --http, at /mcp/a and
+// /mcp/b, see different tool sets at the same time; /mcp sees all; an
+// unknown profile is a 404 naming the profiles; a session belongs to the
+// path it began at.
+func TestProfileHTTP(t *testing.T) {
+	srv := startHTTP(t, writeConfig(t, profilesDoc()), nil)
+	hdr := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+	open := func(path string) map[string]string {
+		code, h, body := do(t, "POST", srv.url+path, hdr, initBody)
+		id := h.Get("Mcp-Session-Id")
+		if code != 200 || id == "" {
+			t.Fatalf("initialize at %s: %d %q; stderr:\n%s", path, code, body, srv.stderr.String())
+		}
+		sh := map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25"}
+		for k, v := range hdr {
+			sh[k] = v
+		}
+		do(t, "POST", srv.url+path, sh, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return sh
+	}
+	list := func(path string, sh map[string]string) string {
+		code, _, body := do(t, "POST", srv.url+path, sh, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		if code != 200 {
+			t.Fatalf("tools/list at %s: %d %q", path, code, body)
+		}
+		return body
+	}
+	a, b, all := open("/mcp/a"), open("/mcp/b"), open("/mcp")
+	for range 2 { // both sessions stay live side by side
+		if got := list("/mcp/a", a); !strings.Contains(got, `"fx_echo"`) || strings.Contains(got, `"fy_echo"`) || strings.Contains(got, `"fx_fail"`) {
+			t.Errorf("/mcp/a lists %s, want fx's tools but fx_fail", got)
+		}
+		if got := list("/mcp/b", b); !strings.Contains(got, `"fy_echo"`) || strings.Contains(got, `"fx_echo"`) {
+			t.Errorf("/mcp/b lists %s, want fy's tools only", got)
+		}
+	}
+	if got := list("/mcp", all); !strings.Contains(got, `"fx_echo"`) || !strings.Contains(got, `"fy_echo"`) {
+		t.Errorf("/mcp lists %s, want every tool", got)
+	}
+	_, _, body := do(t, "POST", srv.url+"/mcp/a", a, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fy_echo","arguments":{"message":"hi"}}}`)
+	if !strings.Contains(body, `"isError":true`) && !strings.Contains(body, `"error"`) {
+		t.Errorf("tools/call fy_echo at /mcp/a = %s, want an error", body)
+	}
+	if code, _, body := do(t, "POST", srv.url+"/mcp/b", a, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`); code != 404 {
+		t.Errorf("/mcp/a's session at /mcp/b: %d %q, want 404", code, body)
+	}
+	if code, _, body := do(t, "POST", srv.url+"/mcp/nope", hdr, initBody); code != 404 || !strings.Contains(body, `unknown profile \"nope\" (the profiles: a, b)`) {
+		t.Errorf("/mcp/nope: %d %q, want 404 naming a and b", code, body)
+	}
+}
