@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // profilesDoc is a config with two fixture servers and two profiles: a
@@ -88,7 +90,9 @@ func TestProfileTerminal(t *testing.T) {
 // unknown profile is a 404 naming the profiles; a session belongs to the
 // path it began at.
 func TestProfileHTTP(t *testing.T) {
-	srv := startHTTP(t, writeConfig(t, profilesDoc()), nil)
+	doc := profilesDoc()
+	cfg := writeConfig(t, doc)
+	srv := startHTTP(t, cfg, nil)
 	hdr := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 	open := func(path string) map[string]string {
 		code, h, body := do(t, "POST", srv.url+path, hdr, initBody)
@@ -132,4 +136,12 @@ func TestProfileHTTP(t *testing.T) {
 	if code, _, body := do(t, "POST", srv.url+"/mcp/nope", hdr, initBody); code != 404 || !strings.Contains(body, `unknown profile \"nope\" (the profiles: a, b)`) {
 		t.Errorf("/mcp/nope: %d %q, want 404 naming a and b", code, body)
 	}
+
+	// A reload reaches the running /mcp/b session.
+	doc["profiles"].(map[string]any)["b"] = map[string]any{"servers": []string{"fx"}}
+	saveByRename(t, cfg, doc)
+	testenv.Eventually(t, 20*time.Second, func() bool {
+		got := list("/mcp/b", b)
+		return strings.Contains(got, `"fx_echo"`) && !strings.Contains(got, `"fy_echo"`)
+	}, "/mcp/b still lists fy's tools after profile b changed to fx; stderr:\n%s", srv.stderr.String())
 }
