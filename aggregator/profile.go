@@ -18,14 +18,21 @@ func (c *Catalog) restrict(p *config.Profile) {
 		return
 	}
 	out := func(e *Entry) bool { return !p.Includes(e.Server) }
-	outNamed := func(e *Entry) bool { return out(e) || !p.Tools.Allows(e.Name) }
+	outNamed := func(e *Entry) bool {
+		if !out(e) && p.Tools.Allows(e.Name) {
+			return false
+		}
+		// Kept to say why the name is unknown, should it be asked for.
+		c.filtered = append(c.filtered, &Filtered{Kind: e.Kind, Name: e.Name, Original: e.Original, Server: e.Server, Profile: p.Name})
+		return true
+	}
 	c.Tools = slices.DeleteFunc(c.Tools, outNamed)
 	c.Prompts = slices.DeleteFunc(c.Prompts, outNamed)
 	c.Resources = slices.DeleteFunc(c.Resources, out)
 	c.ResourceTemplates = slices.DeleteFunc(c.ResourceTemplates, out)
 	for _, index := range []map[string]*Entry{c.tools, c.prompts, c.resources} {
 		for name, e := range index {
-			if e.Kind == KindResource && out(e) || e.Kind != KindResource && outNamed(e) {
+			if e.Kind == KindResource && out(e) || e.Kind != KindResource && (out(e) || !p.Tools.Allows(e.Name)) {
 				delete(index, name)
 			}
 		}

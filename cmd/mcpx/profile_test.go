@@ -33,11 +33,12 @@ func TestProfileStdio(t *testing.T) {
 		t.Fatalf("profile a lists %v, want fx's tools but fx_fail", names)
 	}
 	res, e := c.request("tools/call", map[string]any{"name": "fy_echo", "arguments": map[string]string{"message": "hi"}})
-	if e == nil && !strings.Contains(string(res), `"isError":true`) {
-		t.Errorf("tools/call fy_echo in profile a = %s, want an error", res)
+	const notIn = `tool "fy_echo" is not in profile a (profiles.a in the config)`
+	if e != nil || !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), strings.ReplaceAll(notIn, `"`, `\"`)) {
+		t.Errorf("tools/call fy_echo in profile a = %s %+v, want an error saying %q", res, e, notIn)
 	}
-	if r := c.proxy(t, `{"action":"call","type":"tool","path":"fy_echo","args":{"message":"hi"}}`); !r.IsError {
-		t.Errorf("proxy call fy_echo in profile a = %+v, want an error", r)
+	if r := c.proxy(t, `{"action":"call","type":"tool","path":"fy_echo","args":{"message":"hi"}}`); !r.IsError || !strings.Contains(r.Content[0].Text, notIn) {
+		t.Errorf("proxy call fy_echo in profile a = %+v, want an error saying %q", r, notIn)
 	}
 	if r := c.proxy(t, `{"action":"call","type":"tool","path":"fx_echo","args":{"message":"hi"}}`); r.IsError {
 		t.Errorf("proxy call fx_echo in profile a = %+v", r)
@@ -63,8 +64,9 @@ func TestProfileTerminal(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "fx_echo") || strings.Contains(out, "fy_echo") || strings.Contains(out, "fx_fail") {
 		t.Errorf("list tools --profile a: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if _, errOut, code := runCLI(t, "", "call", "fy_echo", `{"message":"hi"}`, "--profile", "a", "--config", cfg); code != 2 {
-		t.Errorf("call fy_echo --profile a: exit %d, stderr %q; want 2", code, errOut)
+	if _, errOut, code := runCLI(t, "", "call", "fy_echo", `{"message":"hi"}`, "--profile", "a", "--config", cfg); code != 2 ||
+		!strings.Contains(errOut, `tool "fy_echo" is not in profile a`) {
+		t.Errorf("call fy_echo --profile a: exit %d, stderr %q; want 2 saying it is not in profile a", code, errOut)
 	}
 	t.Setenv("MCPX_PROFILE", "b")
 	out, errOut, code = runCLI(t, "", "list", "tools", "--config", cfg)
