@@ -68,6 +68,12 @@ func TestProfileTerminal(t *testing.T) {
 		!strings.Contains(errOut, `tool "fy_echo" is not in profile a`) {
 		t.Errorf("call fy_echo --profile a: exit %d, stderr %q; want 2 saying it is not in profile a", code, errOut)
 	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // completion reads remembered catalogs
+	runCLI(t, "", "list", "tools", "--config", cfg)
+	out, _, _ = runCLI(t, "", "__complete", "--config", cfg, "--profile", "a", "call", "f")
+	if !strings.Contains(out, "fx_echo") || strings.Contains(out, "fy_echo") {
+		t.Errorf("completion of call f with --profile a = %q, want fx's tools only", out)
+	}
 	t.Setenv("MCPX_PROFILE", "b")
 	out, errOut, code = runCLI(t, "", "list", "tools", "--config", cfg)
 	if code != 0 || !strings.Contains(out, "fy_echo") || strings.Contains(out, "fx_echo") {
