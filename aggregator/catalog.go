@@ -270,6 +270,14 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 		*list = append(*list, e)
 		return e
 	}
+	if override.Name != "" {
+		if prev, taken := index[e.Name]; taken {
+			// The collision is recorded by file; a rename the config asked
+			// for deserves its own word.
+			c.Problems = append(c.Problems, fmt.Sprintf("server %s: %ss.override.%s.name: %q is already %s %q of server %s, so this %s is hidden",
+				server, kind, original, e.Name, prev.Kind, prev.Original, prev.Server, kind))
+		}
+	}
 	if !c.file(e, index) {
 		return nil
 	}

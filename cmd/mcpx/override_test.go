@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestToolOverride: tools.override renames and rewords a tool. Clients
@@ -48,6 +49,8 @@ func TestToolOverride(t *testing.T) {
 	for i, tool := range list.Tools {
 		byName[tool.Name] = i
 	}
+	// A rename onto a taken name is said, naming who has it.
+	c.waitStderr(20*time.Second, `server fy: tools.override.structured.name: "fx_say" is already tool "echo" of server fx, so this tool is hidden`)
 	i, ok := byName["fx_say"]
 	if !ok {
 		t.Fatalf("tools/list has no fx_say: %s", raw)
