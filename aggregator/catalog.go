@@ -39,8 +39,12 @@ type Entry struct {
 	Title       string
 	Description string
 	// JSON is the capability object as exposed: the source's object with
-	// only the name rewritten.
+	// only the name rewritten (and what an override in the config sets).
 	JSON json.RawMessage
+	// Overridden says a tools.override or prompts.override entry of the
+	// config rewrote it; Own is then the source's object before that.
+	Overridden bool
+	Own        json.RawMessage
 
 	src      Source
 	template *uritemplate.Template // for KindTemplate
@@ -246,6 +250,7 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 		e.Name, cleaned = exposedName(m.prefix, sep, own)
 	}
 	if overridden {
+		e.Overridden, e.Own = true, raw
 		e.JSON, e.Title, e.Description = applyOverride(raw, e.Name, override, title, description)
 		raw = e.JSON
 	}

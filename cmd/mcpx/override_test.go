@@ -75,7 +75,8 @@ func TestToolOverride(t *testing.T) {
 		t.Errorf("tools/call fx_say = %s %+v, want the echo tool's hi", res, e)
 	}
 	out, errOut, code := runCLI(t, "", "info", "fx_say", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "fx_say: tool of server fx (its own name: echo)") || !strings.Contains(out, "Says it back.") {
+	if code != 0 || !strings.Contains(out, "fx_say: tool of server fx (its own name: echo)") || !strings.Contains(out, "Says it back.") ||
+		!strings.Contains(out, "Rewritten by servers.fx.tools.override.echo in the config; the server's own text:\n  Echo\n  Echoes the message back") {
 		t.Errorf("mcpx info fx_say: exit %d, stdout %q, stderr %q; want both names and the new description", code, out, errOut)
 	}
 	if _, e := c.request("prompts/get", map[string]any{"name": "fx_hello", "arguments": map[string]string{"name": "Ada"}}); e != nil {
