@@ -85,6 +85,9 @@ func (p *parser) profile(name string, v any) (*Profile, bool) {
 	r := &reader{p: p, prefix: field + ".", m: m}
 	prof := &Profile{Name: name, Servers: r.list("servers", false)}
 	prof.Tools = r.filter("tools")
+	if prof.Tools.Override != nil {
+		r.fail("tools.override", "overrides belong under a server's tools (servers.NAME.tools.override), not a profile's")
+	}
 	r.warnUnknown("servers", "tools")
 	known := make([]string, 0, len(p.cfg.Servers)+1)
 	for _, s := range p.cfg.Servers {
