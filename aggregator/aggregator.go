@@ -83,8 +83,14 @@ type Aggregator struct {
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
 	upstreams []*upstream.Client
 	members   []*member
-	ctx       context.Context  // Start's, for upstreams a reload adds
-	uo        upstream.Options // for upstreams a reload adds
+	prof      *config.Profile // the profile shown; nil: the whole catalog (guarded by srvMu)
+	// profs are the config's profiles by name, for sessions that choose
+	// one (serve --http's /mcp/NAME); guarded by srvMu.
+	profs map[string]*config.Profile
+	// view is the profile a session's Aggregator shows ("": its parent's).
+	view string
+	ctx  context.Context  // Start's, for upstreams a reload adds
+	uo   upstream.Options // for upstreams a reload adds
 
 	catalog    atomic.Pointer[Catalog]
 	proxy      *proxytool.Proxy
@@ -142,7 +148,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	a := &Aggregator{cfg: cfg, opts: o, log: o.Logger, ready: make(chan struct{}),
+	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(0, 0, nil)}
 	a.catalog.Store(build(nil, cfg.Separator))
@@ -363,6 +369,7 @@ func (a *Aggregator) rebuild() []Kind {
 		a.parent.srvMu.RUnlock()
 	}
 	c := build(members, a.cfg.Separator)
+	c.restrict(a.profile())
 	a.catalog.Store(c)
 	a.report(c)
 	var kinds []Kind

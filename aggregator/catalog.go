@@ -39,8 +39,12 @@ type Entry struct {
 	Title       string
 	Description string
 	// JSON is the capability object as exposed: the source's object with
-	// only the name rewritten.
+	// only the name rewritten (and what an override in the config sets).
 	JSON json.RawMessage
+	// Overridden says a tools.override or prompts.override entry of the
+	// config rewrote it; Own is then the source's object before that.
+	Overridden bool
+	Own        json.RawMessage
 
 	src      Source
 	template *uritemplate.Template // for KindTemplate
@@ -130,12 +134,8 @@ func build(members []*member, sep string) *Catalog {
 	templates := map[string]*Entry{}
 	for _, m := range members {
 		name := m.src.Name()
-		for _, raw := range m.src.Tools() {
-			c.add(KindTool, m, raw, "name", sep, &m.tools, c.tools, &c.Tools)
-		}
-		for _, raw := range m.src.Prompts() {
-			c.add(KindPrompt, m, raw, "name", sep, &m.prompts, c.prompts, &c.Prompts)
-		}
+		c.addNamed(KindTool, m, m.src.Tools(), sep, &m.tools, c.tools, &c.Tools)
+		c.addNamed(KindPrompt, m, m.src.Prompts(), sep, &m.prompts, c.prompts, &c.Prompts)
 		for _, raw := range m.src.Resources() {
 			c.add(KindResource, m, raw, "uri", "", nil, c.resources, &c.Resources)
 		}
@@ -156,6 +156,29 @@ func build(members []*member, sep string) *Catalog {
 	delete(c.tools, proxytool.Name)
 	c.items = c.proxyItems()
 	return c
+}
+
+// addNamed adds a member's tools or prompts, then warns about overrides
+// for names the member does not list.
+func (c *Catalog) addNamed(kind Kind, m *member, raws []json.RawMessage, sep string,
+	filter *config.Filter, index map[string]*Entry, list *[]*Entry) {
+	for _, raw := range raws {
+		c.add(kind, m, raw, "name", sep, filter, index, list)
+	}
+	if len(filter.Override) == 0 || len(raws) == 0 {
+		// Nothing listed yet (a server starting) says nothing about
+		// which names it has.
+		return
+	}
+	seen := make([]string, 0, len(raws))
+	for _, raw := range raws {
+		if v, err := rawjson.Get(raw, "name"); err == nil {
+			if name, ok := rawjson.String(v); ok {
+				seen = append(seen, name)
+			}
+		}
+	}
+	c.checkOverrides(m.src.Name(), kind, *filter, seen)
 }
 
 // add reads one capability object and files it under its exposed name,
@@ -214,8 +237,22 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 	e := &Entry{Kind: kind, Name: original, Original: original, quoted: []byte(quote(original)), Server: server,
 		Title: title, Description: description, JSON: raw, src: m.src, direct: m.direct}
 	var cleaned bool
+	var override config.Override
+	var overridden bool
+	if filter != nil {
+		override, overridden = filter.Override[original]
+	}
+	own := original // the name the exposed one is made of
+	if override.Name != "" {
+		own = override.Name
+	}
 	if key == "name" {
-		e.Name, cleaned = exposedName(m.prefix, sep, original)
+		e.Name, cleaned = exposedName(m.prefix, sep, own)
+	}
+	if overridden {
+		e.Overridden, e.Own = true, raw
+		e.JSON, e.Title, e.Description = applyOverride(raw, e.Name, override, title, description)
+		raw = e.JSON
 	}
 	if kind == KindTool && (!isObjectSchema(inputSchema) || outputSchema != nil && string(outputSchema) != "null" && !isObjectSchema(outputSchema)) {
 		// Rare: decode, repair, encode.
@@ -234,9 +271,17 @@ func (c *Catalog) add(kind Kind, m *member, raw json.RawMessage, key, sep string
 	}
 	if cleaned {
 		// Listed in place now, filed once every name is known.
-		c.provisional = append(c.provisional, provisional{e, hashedName(m.prefix, sep, original)})
+		c.provisional = append(c.provisional, provisional{e, hashedName(m.prefix, sep, own)})
 		*list = append(*list, e)
 		return e
+	}
+	if override.Name != "" {
+		if prev, taken := index[e.Name]; taken {
+			// The collision is recorded by file; a rename the config asked
+			// for deserves its own word.
+			c.Problems = append(c.Problems, fmt.Sprintf("server %s: %ss.override.%s.name: %q is already %s %q of server %s, so this %s is hidden",
+				server, kind, original, e.Name, prev.Kind, prev.Original, prev.Server, kind))
+		}
 	}
 	if !c.file(e, index) {
 		return nil

@@ -11,9 +11,15 @@ type Filtered struct {
 	Original string
 	Server   string
 	List     string // "allow" or "deny": the config list that keeps it out
+	// Profile, when set, is the profile the session is shown through,
+	// which leaves it out (List is then "").
+	Profile string
 }
 
 func (f *Filtered) Error() string {
+	if f.Profile != "" {
+		return fmt.Sprintf("%s %q is not in profile %s (profiles.%s in the config)", f.Kind, f.Name, f.Profile, f.Profile)
+	}
 	text := fmt.Sprintf("%s %q is filtered out by servers.%s.%ss.%s in the config", f.Kind, f.Name, f.Server, f.Kind, f.List)
 	if f.List == "allow" {
 		text += " (no pattern there matches it)"

@@ -129,6 +129,10 @@ func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host stri
 	})
 	h.mux.Handle("/mcp", h.guard(http.HandlerFunc(h.streamable)))
 	h.mux.Handle("/sse", h.guard(http.HandlerFunc(h.sseStream)))
+	h.mux.Handle("/mcp/", h.guard(h.profiled(http.HandlerFunc(h.streamable))))
+	// /sse/NAME's endpoint event points to /sse/messages (it is relative).
+	h.mux.Handle("/sse/messages", h.guard(http.HandlerFunc(h.sseMessage)))
+	h.mux.Handle("/sse/", h.guard(h.profiled(http.HandlerFunc(h.sseStream))))
 	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
 	h.mux.Handle("/mcpx/v1/", h.guard(http.HandlerFunc(h.api)))
 	return h

@@ -34,7 +34,8 @@ const (
 type httpSession struct {
 	id     string
 	h      *httpHandler
-	legacy bool // HTTP+SSE: every message goes to the one stream
+	legacy bool   // HTTP+SSE: every message goes to the one stream
+	view   string // the profile of the path it began at (/mcp/NAME); "": none
 	in     *io.PipeWriter
 	inMu   sync.Mutex // one message at a time into in
 	cancel context.CancelFunc
@@ -59,10 +60,10 @@ func newSessionID() string {
 }
 
 // startSession starts a session core; nil when shutting down.
-func (h *httpHandler) startSession(legacy bool) *httpSession {
+func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 	ctx, cancel := context.WithCancel(h.ctx)
 	pr, pw := io.Pipe()
-	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, in: pw, cancel: cancel, done: make(chan struct{}),
+	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, in: pw, cancel: cancel, done: make(chan struct{}),
 		byID: map[string]*stream{}, byToken: map[string]*stream{}, streams: map[string]*stream{}, lastActive: time.Now()}
 	s.standalone = s.newStream(false)
 	if !h.add(s) {
@@ -72,7 +73,7 @@ func (h *httpHandler) startSession(legacy bool) *httpSession {
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		if err := h.a.ServeStdio(ctx, pr, s); err != nil {
+		if err := h.a.serveProfile(ctx, view, pr, s); err != nil {
 			h.a.log.Debug("HTTP session ended", "session", s.id[:8], "err", err)
 		}
 		pr.Close()

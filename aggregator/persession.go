@@ -21,9 +21,10 @@ func (a *Aggregator) runs(s config.Server) bool {
 	return !s.PerSession || a.parent != nil || !a.opts.Serving
 }
 
-// sessionCatalog returns a new Aggregator for one session's own servers,
-// registered with a, or nil when a has none to give (or is one itself).
-func (a *Aggregator) sessionCatalog() *Aggregator {
+// sessionCatalog returns a new Aggregator for one session's own servers
+// and its profile view ("": none of its own), registered with a, or nil
+// when a has neither to give (or is one itself).
+func (a *Aggregator) sessionCatalog(view string) *Aggregator {
 	if a.parent != nil || !a.opts.Serving {
 		return nil
 	}
@@ -33,7 +34,7 @@ func (a *Aggregator) sessionCatalog() *Aggregator {
 			own = append(own, s)
 		}
 	}
-	if len(own) == 0 {
+	if len(own) == 0 && view == "" {
 		return nil
 	}
 	cfg := *a.cfg
@@ -41,6 +42,7 @@ func (a *Aggregator) sessionCatalog() *Aggregator {
 	cfg.Browser = nil
 	child := New(&cfg, &a.opts)
 	child.parent = a
+	child.view = view
 	child.callers = a.callers
 	a.children.Store(child, struct{}{})
 	return child

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -89,6 +90,19 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 		stop = append(stop, c)
 	}
 	a.upstreams, a.members = upstreams, members
+	// Profiles apply at once; other top-level settings wait for a restart.
+	// A session on a profile since removed keeps its last definition.
+	a.prof = next.Profile
+	profs := maps.Clone(next.Profiles)
+	for name, p := range a.profs {
+		if _, ok := profs[name]; !ok {
+			if profs == nil {
+				profs = map[string]*config.Profile{}
+			}
+			profs[name] = p
+		}
+	}
+	a.profs = profs
 	a.srvMu.Unlock()
 
 	for _, c := range start {

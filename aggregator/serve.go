@@ -35,7 +35,7 @@ import (
 // parseMessage); one writer keeps every message whole and in order; there
 // is no cap on concurrent calls, and the session is not a package global.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	if own := a.sessionCatalog(); own != nil {
+	if own := a.sessionCatalog(""); own != nil {
 		own.Start(ctx)
 		defer a.children.Delete(own)
 		defer own.Close()

@@ -18,7 +18,7 @@ func (h *httpHandler) sseStream(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed: GET /sse opens a session")
 		return
 	}
-	s := h.startSession(true)
+	s := h.startSession(true, profileOf(r))
 	if s == nil {
 		httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
 		return

@@ -57,7 +57,7 @@ func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		return nil
 	}
 	s := h.lookup(id)
-	if s == nil || s.legacy {
+	if s == nil || s.legacy || s.view != profileOf(r) {
 		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended or expired; initialize a new one")
 		return nil
 	}
@@ -143,7 +143,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "initialize must be sent alone")
 			return
 		}
-		if s = h.startSession(false); s == nil {
+		if s = h.startSession(false, profileOf(r)); s == nil {
 			httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
 			return
 		}

@@ -73,6 +73,11 @@ type Config struct {
 	// Audit is the audit trail's settings; on unless the file says
 	// "audit": false.
 	Audit Audit
+	// Profiles are the top-level profiles by name; nil when none.
+	Profiles map[string]*Profile
+	// Profile is the one --profile or MCPX_PROFILE chose; nil shows the
+	// whole catalog.
+	Profile *Profile
 	// Warnings are non-fatal findings (unknown keys, ...), each naming the
 	// file, the server and the field. They never contain a value.
 	Warnings []string
@@ -130,6 +135,9 @@ type Server struct {
 type Filter struct {
 	Allow []string
 	Deny  []string
+	// Override rewrites what clients see of a capability, keyed by the
+	// server's own name; the allow and deny globs match that own name.
+	Override map[string]Override
 }
 
 // Allows reports whether the filter lets name through.

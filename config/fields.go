@@ -213,7 +213,8 @@ func (r *reader) stringMap(key string) map[string]string {
 	return out
 }
 
-// filter reads {"allow": [...], "deny": [...]} and checks each glob.
+// filter reads {"allow": [...], "deny": [...], "override": {...}} and
+// checks each glob.
 func (r *reader) filter(key string) Filter {
 	v, ok := r.get(key)
 	if !ok {
@@ -236,7 +237,8 @@ func (r *reader) filter(key string) Filter {
 			}
 		}
 	}
-	sub.warnUnknown("allow", "deny")
+	f.Override = sub.overrides("override", key == "tools")
+	sub.warnUnknown("allow", "deny", "override")
 	if sub.err != nil && r.err == nil {
 		r.err = sub.err
 	}

@@ -9,7 +9,7 @@ import (
 var topKeys = []string{
 	"servers", "mcpServers", "browser", "http", "expose", "separator", "lazy", "idleTimeout",
 	"callTimeout", "maxCallTime", "maxConcurrent", "maxMessageBytes", "shutdownTimeout", "readyTimeout",
-	"maxResultBytes", "audit",
+	"maxResultBytes", "audit", "profiles",
 }
 
 // foreignTopKeys belong to the formats mcpx reads besides its own: a JSON
@@ -88,3 +88,8 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// ClosestName is the name of known that looks most like name, or "" when
+// none does, by the measure unknown keys are matched with: for a
+// suggestion in a message about a name the config gives.
+func ClosestName(name string, known []string) string { return closestKey(name, known) }

@@ -32,6 +32,9 @@ type LoadOptions struct {
 	Expose string
 	// Separator is the --separator flag; nil means not set ("" is a value).
 	Separator *string
+	// Profile is the --profile flag; "" means not set (MCPX_PROFILE may
+	// then choose one).
+	Profile string
 }
 
 // withDefaults returns a copy of o (nil allowed) with LookupEnv filled in.

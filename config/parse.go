@@ -17,7 +17,7 @@ import (
 // Code's mcp.json) when there is no extension or an unknown one. An empty
 // data is a config with every default.
 //
-// Of opts only LookupEnv, Expose and Separator are used; nil opts means
+// Of opts only LookupEnv, Expose, Separator and Profile are used; nil opts means
 // defaults. A problem is reported as an [*Error]; several problems (at most
 // one per server) come back joined with [errors.Join].
 func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
@@ -41,6 +41,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 		}
 	}
 	p.settings(tree, &o)
+	p.profiles(tree, &o)
 	p.warnUnknownTop(tree)
 	switch len(p.errs) {
 	case 0:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -93,6 +94,9 @@ func infoRun(ios *streams, e *aggregator.Entry, o *infoOptions) error {
 	if d := strings.TrimSpace(e.Description); d != "" {
 		// The whole description: newlines are kept, other controls shown.
 		fmt.Fprintln(w, escapeControls(d, "\n"))
+	}
+	if e.Overridden {
+		printOwnText(w, e)
 	}
 	switch e.Kind {
 	case aggregator.KindTool:
@@ -310,3 +314,21 @@ func printResourceMeta(ios *streams, obj json.RawMessage) error {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, proxytool.ErrNotFound) }
+
+// printOwnText shows, for a capability an override in the config
+// rewrote, what the server itself says of it.
+func printOwnText(w io.Writer, e *aggregator.Entry) {
+	var own struct {
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(e.Own, &own) // it decoded when the override was applied
+	fmt.Fprintf(w, "Rewritten by servers.%s.%ss.override.%s in the config; the server's own text:\n",
+		escapeControls(e.Server, ""), e.Kind, escapeControls(e.Original, ""))
+	if own.Title != "" {
+		fmt.Fprintln(w, "  "+escapeControls(own.Title, ""))
+	}
+	if d := strings.TrimSpace(own.Description); d != "" {
+		fmt.Fprintln(w, "  "+escapeControls(d, "\n"))
+	}
+}

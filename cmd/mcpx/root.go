@@ -35,12 +35,13 @@ type globalFlags struct {
 	logFile   string
 	expose    string
 	separator string
+	profile   string
 	cached    bool // list --cached: read only remembered catalogs
 }
 
 // loadOptions are the config flags as config.Load takes them.
 func (g *globalFlags) loadOptions() *config.LoadOptions {
-	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
+	opts := &config.LoadOptions{File: g.config, Expose: g.expose, Profile: g.profile}
 	if g.separator != "" {
 		opts.Separator = &g.separator
 	}
@@ -101,6 +102,7 @@ interrupted.`,
 	pf.StringVar(&g.logFile, "log-file", "", "append logs to this file instead of stderr")
 	pf.StringVar(&g.expose, "expose", "", "how upstreams are shown to a client: proxy, direct or both")
 	pf.StringVar(&g.separator, "separator", "", "separator between prefix and name (default \"_\")")
+	pf.StringVar(&g.profile, "profile", "", "show only this profile of the config (else $MCPX_PROFILE; default the whole catalog)")
 
 	root.AddCommand(
 		newServeCmd(ios, g),
