@@ -3,6 +3,8 @@ package config
 import (
 	"slices"
 	"strings"
+
+	"github.com/mcpx/mcpx/internal/editdist"
 )
 
 // topKeys are the top-level keys mcpx reads.
@@ -43,10 +45,10 @@ func unknownKey(key string, known []string, typosOnly bool) string {
 const maxKeyCompared = 64
 
 // closestKey is the key of known that looks most like key, or "" when
-// none does. The measure is the one proxytool.Closest uses for names
-// (config may not import it): case aside, one containing the other counts
-// as close, else the edit distance must be at most a third of key's
-// length (at least 2). Ties go to the first in known.
+// none does. The measure is the one proxytool.Closest uses for names, on
+// the same edit distance (internal/editdist): case aside, one containing
+// the other counts as close, else the edit distance must be at most a
+// third of key's length (at least 2). Ties go to the first in known.
 func closestKey(key string, known []string) string {
 	want := strings.ToLower(key)
 	if want == "" || len(want) > maxKeyCompared {
@@ -56,7 +58,7 @@ func closestKey(key string, known []string) string {
 	best, bestDist := "", limit+1
 	for _, k := range known {
 		have := strings.ToLower(k)
-		d := editDistance(want, have)
+		d := editdist.Distance(want, have)
 		if strings.Contains(have, want) || strings.Contains(want, have) {
 			d = min(d, 1)
 		}
@@ -65,28 +67,6 @@ func closestKey(key string, known []string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // ClosestName is the name of known that looks most like name, or "" when

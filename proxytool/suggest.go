@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/mcpx/mcpx/internal/editdist"
 )
 
 // maxCompared bounds the length of a name compared: the name may come
@@ -37,7 +39,7 @@ func Closest(items []Item, name string, n int) []Item {
 			if have == "" || len(have) > maxCompared {
 				continue
 			}
-			d := editDistance(want, have)
+			d := editdist.Distance(want, have)
 			if strings.Contains(have, want) || strings.Contains(want, have) {
 				// Containment beats any typo: the user typed part of it.
 				d = min(d, 1)
@@ -58,26 +60,4 @@ func Closest(items []Item, name string, n int) []Item {
 		out = append(out, s.item)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -57,14 +57,3 @@ func TestClosestTitleAndResourceName(t *testing.T) {
 		}
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"echo", "ecoh", 2}, {"same", "same", 0}, {"café", "cafe", 1}} {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
