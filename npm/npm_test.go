@@ -486,12 +486,14 @@ type session struct {
 }
 
 // startServe starts argv0 serve --stdio with one fixture upstream, exposed
-// directly, that records its pid in pidDir.
+// directly, that records its pid in pidDir. Results pass whole
+// (maxResultBytes off): the test checks a 5 MiB one arrives intact.
 func startServe(t *testing.T, in *install, argv0, pidDir string) *session {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "mcpx.json")
 	b, _ := json.Marshal(map[string]any{
-		"expose": "direct",
+		"expose":         "direct",
+		"maxResultBytes": "off",
 		"servers": map[string]any{
 			"fx": map[string]any{"command": in.fixture, "args": []string{"--pid-dir", pidDir}, "timeout": "10s"},
 		},
