@@ -14,18 +14,16 @@ import (
 	"github.com/mcpx/mcpx/internal/testenv"
 )
 
-// conformanceBin is the pinned MCP conformance suite (testdata/node).
-const conformanceBin = "../../testdata/node/node_modules/.bin/conformance"
-
 // resultStamp is the timestamp ending a result directory's name.
 var resultStamp = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
 
-// runConformance runs every server scenario against url and returns, per
-// scenario, the error messages of its failed checks (none: it passed).
-func runConformance(t *testing.T, url string) map[string][]string {
+// runConformance runs the server scenarios a protocol revision requires
+// against url and returns, per scenario, the error messages of its failed
+// checks (none: it passed).
+func runConformance(t *testing.T, url, revision string) map[string][]string {
 	t.Helper()
 	out := t.TempDir()
-	cmd := exec.Command(conformanceBin, "server", "--url", url, "-o", out)
+	cmd := testenv.Conformance(t, "server", "--url", url, "--requirements", revision, "-o", out)
 	var stderr testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	// The suite exits non-zero when any scenario fails; its results are
@@ -84,7 +82,7 @@ func TestConformance(t *testing.T) {
 	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
 	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(refLog.String(), "listening on port") },
 		"the reference server is not listening; its log:\n%s", &refLog)
-	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "2025-11-25")
 
 	cfg := writeConfig(t, map[string]any{
 		"expose": "direct",
@@ -93,7 +91,7 @@ func TestConformance(t *testing.T) {
 		},
 	})
 	srv := startHTTP(t, cfg, nil)
-	through := runConformance(t, srv.url+"/mcp")
+	through := runConformance(t, srv.url+"/mcp", "2025-11-25")
 
 	passed := 0
 	for name, fails := range alone {

