@@ -64,30 +64,38 @@ func runConformance(t *testing.T, url, revision string) map[string][]string {
 	return res
 }
 
+// Reference peers of revision 2026-07-28, from the Go SDK (go.mod's tool
+// directive).
+const (
+	goSDKServer = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
+	goSDKClient = "github.com/modelcontextprotocol/go-sdk/conformance/everything-client"
+)
+
 // TestConformance runs the official MCP conformance suite's server
-// scenarios against the reference server alone, then against `mcpx serve
-// --http` in front of it (stdio, prefix ""): every scenario the reference
-// passes passes through mcpx, DNS-rebinding protection included.
+// scenarios of revision 2025-11-25 against the Go SDK's reference server
+// alone (streamable HTTP), then against `mcpx serve --http` in front of
+// it (stdio, prefix ""): every scenario the reference passes passes
+// through mcpx, DNS-rebinding protection included.
 func TestConformance(t *testing.T) {
-	everything := requireEverything(t)
+	reference := testenv.GoTool(t, goSDKServer)
 
 	port := freePort(t)
-	ref := exec.Command("node", everything, "streamableHttp")
-	ref.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	// Stateful: the 2025-11-25 scenarios include sessions and the GET stream.
+	ref := exec.Command(reference, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-stateless=false")
 	var refLog testenv.Buffer
 	ref.Stderr = &refLog
 	if err := ref.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
-	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(refLog.String(), "listening on port") },
+	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(refLog.String(), "listening") },
 		"the reference server is not listening; its log:\n%s", &refLog)
 	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "2025-11-25")
 
 	cfg := writeConfig(t, map[string]any{
 		"expose": "direct",
 		"servers": map[string]any{
-			"everything": map[string]any{"command": "node", "args": []string{everything, "stdio"}, "prefix": ""},
+			"everything": map[string]any{"command": reference, "prefix": ""},
 		},
 	})
 	srv := startHTTP(t, cfg, nil)

@@ -172,3 +172,19 @@ func Conformance(tb testing.TB, args ...string) *exec.Cmd {
 	script := filepath.Join(ModuleRoot(), "testdata", "node", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	return exec.Command(node, append([]string{script}, args...)...)
 }
+
+// GoTool builds a program that go.mod's tool directive names (the Go
+// SDK's conformance everything-server and everything-client: the
+// reference peers of revision 2026-07-28) into a temporary directory and
+// returns its path. The module proxy serves it, so it is never missing
+// where the tests build.
+func GoTool(tb testing.TB, pkg string) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = ModuleRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
