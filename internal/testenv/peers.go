@@ -19,11 +19,16 @@ const RequirePeersEnv = "MCPX_REQUIRE_PEERS"
 // (/usr/bin/chromium is a wrapper script that adds flags of its own).
 const ChromiumPath = "/usr/lib/chromium/chromium"
 
+// HaproxyPath is where Debian's haproxy package puts it: /usr/sbin, which
+// is not in a regular user's PATH.
+const HaproxyPath = "/usr/sbin/haproxy"
+
 // Install commands, named in the message of a test that skips.
 const (
 	installNode      = "apt-get install -y nodejs npm"
 	installNodePeers = "npm ci --prefix testdata/node"
 	installChromium  = "apt-get install -y chromium"
+	installHaproxy   = "apt-get install -y haproxy"
 )
 
 // NeedNode returns the path of node, or ends the test (see [NeedNodePeers]).
@@ -69,9 +74,21 @@ func NeedNodePeers(tb testing.TB) string {
 // chromium in PATH, or ends the test (see [NeedNodePeers]).
 func NeedChromium(tb testing.TB) string {
 	tb.Helper()
-	bin := findChromium(ChromiumPath, exec.LookPath)
+	bin := findProgram(ChromiumPath, "chromium", exec.LookPath)
 	if bin == "" {
 		missing(tb, requirePeers(), "Chromium (not at "+ChromiumPath+" nor chromium in PATH)", installChromium)
+	}
+	return bin
+}
+
+// NeedHaproxy returns the path of haproxy, [HaproxyPath] or haproxy in
+// PATH, or ends the test (see [NeedNodePeers]). The tests run mcpx
+// replicas behind it as a load balancer.
+func NeedHaproxy(tb testing.TB) string {
+	tb.Helper()
+	bin := findProgram(HaproxyPath, "haproxy", exec.LookPath)
+	if bin == "" {
+		missing(tb, requirePeers(), "haproxy (not at "+HaproxyPath+" nor haproxy in PATH)", installHaproxy)
 	}
 	return bin
 }
@@ -123,13 +140,13 @@ func missingPackage(dir string) (string, error) {
 	return "", nil
 }
 
-// findChromium returns fixed when that file exists, else chromium as
-// lookPath finds it, else "".
-func findChromium(fixed string, lookPath func(string) (string, error)) string {
+// findProgram returns fixed when that file exists, else name as lookPath
+// finds it, else "".
+func findProgram(fixed, name string, lookPath func(string) (string, error)) string {
 	if _, err := os.Stat(fixed); err == nil {
 		return fixed
 	}
-	if p, err := lookPath("chromium"); err == nil {
+	if p, err := lookPath(name); err == nil {
 		return p
 	}
 	return ""

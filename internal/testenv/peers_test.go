@@ -51,20 +51,20 @@ func TestMissingPackage(t *testing.T) {
 	}
 }
 
-func TestFindChromium(t *testing.T) {
+func TestFindProgram(t *testing.T) {
 	fixed := filepath.Join(t.TempDir(), "chromium")
-	inPath := func(string) (string, error) { return "/opt/bin/chromium", nil }
+	inPath := func(name string) (string, error) { return "/opt/bin/" + name, nil }
 	notInPath := func(string) (string, error) { return "", errors.New("not found") }
-	if got := findChromium(fixed, notInPath); got != "" {
+	if got := findProgram(fixed, "chromium", notInPath); got != "" {
 		t.Errorf("nowhere: got %q", got)
 	}
-	if got := findChromium(fixed, inPath); got != "/opt/bin/chromium" {
+	if got := findProgram(fixed, "chromium", inPath); got != "/opt/bin/chromium" {
 		t.Errorf("in PATH only: got %q", got)
 	}
 	if err := os.WriteFile(fixed, nil, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if got := findChromium(fixed, inPath); got != fixed {
+	if got := findProgram(fixed, "chromium", inPath); got != fixed {
 		t.Errorf("at the fixed path: got %q, want %q", got, fixed)
 	}
 }
