@@ -24,6 +24,10 @@ func (h *httpHandler) sseStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.end()
+	// The session's id rides a header too, as on /mcp: a load balancer
+	// stores it from the response and sends /messages?sessionId= back to
+	// this replica (docs/serve-http.md, "Behind a load balancer").
+	w.Header().Set(headerSession, s.id)
 	// Relative, so that it resolves under whatever path a reverse proxy
 	// mounts /sse at.
 	endpoint := "event: endpoint\ndata: messages?sessionId=" + s.id + "\n\n"

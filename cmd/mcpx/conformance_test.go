@@ -64,6 +64,27 @@ func runConformance(t *testing.T, url, revision string) map[string][]string {
 	return res
 }
 
+// passesThrough fails the test for every scenario that passes in alone
+// (the results against from) and fails, or did not run, in through (the
+// results against via). It returns how many passed in alone.
+func passesThrough(t *testing.T, alone, through map[string][]string, from, via string) (passed int) {
+	t.Helper()
+	for name, fails := range alone {
+		if len(fails) > 0 {
+			continue
+		}
+		passed++
+		got, ran := through[name]
+		switch {
+		case !ran:
+			t.Errorf("%s: not run against %s", name, via)
+		case len(got) > 0:
+			t.Errorf("%s: passes against %s, fails through %s: %q", name, from, via, got)
+		}
+	}
+	return passed
+}
+
 // Reference peers of revision 2026-07-28, from the Go SDK (go.mod's tool
 // directive).
 const (
@@ -101,21 +122,7 @@ func TestConformance(t *testing.T) {
 	srv := startHTTP(t, cfg, nil)
 	through := runConformance(t, srv.url+"/mcp", "2025-11-25")
 
-	passed := 0
-	for name, fails := range alone {
-		if len(fails) > 0 {
-			continue
-		}
-		passed++
-		got, ran := through[name]
-		switch {
-		case !ran:
-			t.Errorf("%s: not run against mcpx", name)
-		case len(got) == 0:
-		default:
-			t.Errorf("%s: passes against the reference server, fails through mcpx: %q", name, got)
-		}
-	}
+	passed := passesThrough(t, alone, through, "the reference server", "mcpx")
 	if passed == 0 {
 		t.Fatal("the reference server passed no scenario: the suite did not run")
 	}
