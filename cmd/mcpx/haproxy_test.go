@@ -21,8 +21,8 @@ import (
 )
 
 // haproxyConfig balances two frontends over the same replicas: rr with
-// round robin alone, sticky with the session stickiness docs/serve-http.md
-// ("Behind a load balancer") gives, in the same lines. Global settings
+// round robin alone, sticky with the lines of the backend that
+// docs/serve-http.md ("Behind a load balancer") gives. Global settings
 // need no root: no user, chroot or daemon, and only high loopback ports.
 const haproxyConfig = `global
   maxconn 256
@@ -47,19 +47,37 @@ backend rr
   http-check send meth GET uri /healthz
 {{servers}}
 backend sticky
-  balance roundrobin
-  option httpchk
-  http-check send meth GET uri /healthz
-  stick-table type string len 64 size 100k expire 30m
-  stick match req.hdr(Mcp-Session-Id)
-  stick match url_param(sessionId)
-  stick store-response res.hdr(Mcp-Session-Id)
-{{servers}}
+{{documented}}{{servers}}
 listen stats
   bind 127.0.0.1:{{stats}}
   stats enable
   stats uri /stats
 `
+
+// documentedBackend returns the lines of the haproxy backend in
+// docs/serve-http.md but its server lines, so that the test runs what the
+// docs say.
+func documentedBackend(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "docs", "serve-http.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, found := strings.Cut(string(doc), "\nbackend mcpx\n")
+	var lines strings.Builder
+	for _, line := range strings.SplitAfter(block, "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			break
+		}
+		if !strings.HasPrefix(line, "  server ") {
+			lines.WriteString(line)
+		}
+	}
+	if !found || !strings.Contains(lines.String(), "stick match") {
+		t.Fatalf("docs/serve-http.md has no haproxy backend mcpx with stick rules: %q", lines.String())
+	}
+	return lines.String()
+}
 
 // loadBalancer is a running haproxy in front of mcpx replicas.
 type loadBalancer struct {
@@ -78,7 +96,8 @@ func startHaproxy(t *testing.T, bin string, replicas []string) *loadBalancer {
 	}
 	rr, sticky, stats := freePort(t), freePort(t), freePort(t)
 	cfg := strings.NewReplacer("{{rr}}", strconv.Itoa(rr), "{{sticky}}", strconv.Itoa(sticky),
-		"{{stats}}", strconv.Itoa(stats), "{{servers}}", servers.String()).Replace(haproxyConfig)
+		"{{stats}}", strconv.Itoa(stats), "{{servers}}", servers.String(),
+		"{{documented}}", documentedBackend(t)).Replace(haproxyConfig)
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
