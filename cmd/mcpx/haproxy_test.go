@@ -213,11 +213,14 @@ func (lb *loadBalancer) spread(t *testing.T, backend string, f func()) {
 	if len(after) == 0 {
 		t.Fatalf("haproxy stats show no server in backend %s", backend)
 	}
+	answered := map[string]int{}
 	for name, n := range after {
-		if n-before[name] == 0 {
+		answered[name] = n - before[name]
+		if answered[name] == 0 {
 			t.Errorf("backend %s: replica %s answered none of the requests (before %v, after %v)", backend, name, before, after)
 		}
 	}
+	t.Logf("backend %s: requests answered by each replica: %v", backend, answered)
 }
 
 // TestBehindHaproxy runs three `mcpx serve --http` replicas with the same
