@@ -91,6 +91,12 @@ func TestLoginDiscoversRegistersAndSendsPKCEAndResource(t *testing.T) {
 	if len(l.Registrations) != 1 {
 		t.Fatalf("registrations = %d, want 1 (dynamic client registration)", len(l.Registrations))
 	}
+	// MCP 2026-07-28 (SEP-837): a CLI with loopback redirects registers
+	// as a native application, which OpenID servers check its redirect
+	// URIs against.
+	if got := l.RegistrationRequests[0]["application_type"]; got != "native" {
+		t.Errorf("registration application_type = %v, want native", got)
+	}
 	if len(l.Authorize) != 1 {
 		t.Fatalf("authorize requests = %d, want 1", len(l.Authorize))
 	}

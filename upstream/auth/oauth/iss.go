@@ -8,7 +8,7 @@ import (
 // ErrIssuerMismatch is what [CheckIssuer]'s refusals wrap: the
 // authorization response may come from another authorization server (a
 // mix-up attack, RFC 9207 §1), so its code must not be redeemed.
-var ErrIssuerMismatch = errors.New("the authorization response's issuer is not the authorization server's")
+var ErrIssuerMismatch = errors.New("the authorization response's iss does not match the authorization server's issuer")
 
 // CheckIssuer applies RFC 9207 §2.4 to an authorization response, as MCP
 // 2026-07-28 asks, before its code goes to a token endpoint: iss is the
@@ -32,9 +32,9 @@ func CheckIssuer(md *Metadata, iss string, present bool) error {
 	}
 	switch {
 	case present && iss != md.Issuer:
-		return fmt.Errorf("%w: expected iss %q, got %q", ErrIssuerMismatch, md.Issuer, printable(iss, 200))
+		return fmt.Errorf("%w: expected %q, got %q", ErrIssuerMismatch, md.Issuer, printable(iss, 200))
 	case !present && md.IssParameterSupported:
-		return fmt.Errorf("%w: expected iss %q, got none, though the server says it always sends one", ErrIssuerMismatch, md.Issuer)
+		return fmt.Errorf("%w: expected %q, got none, though the server says it always sends one", ErrIssuerMismatch, md.Issuer)
 	}
 	return nil
 }
