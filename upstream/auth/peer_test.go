@@ -390,6 +390,25 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "does not accept") {
 		t.Errorf("with a server without metadata documents: %v", err)
 	}
+
+	// auth.clientMetadataUrl is the preferred way, not the only one: the
+	// document where the server takes it, dynamic registration elsewhere.
+	preferDoc := func(srv *authtest.Server) *auth.Authenticator {
+		a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: &auth.FileStore{Dir: t.TempDir()},
+			Config: &config.Auth{ClientMetadataURL: clientID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	login(t, preferDoc(srv))
+	if l := srv.Log(t); len(l.Registrations) != 0 || l.Authorize[1]["client_id"] != clientID {
+		t.Errorf("clientMetadataUrl with a server that takes documents: %d registrations, authorize client_id %q", len(l.Registrations), l.Authorize[1]["client_id"])
+	}
+	login(t, preferDoc(plain))
+	if l := plain.Log(t); len(l.Registrations) != 1 || l.Authorize[0]["client_id"] != l.Registrations[0].ClientID {
+		t.Errorf("clientMetadataUrl with a server that does not: %d registrations, authorize client_id %q", len(l.Registrations), l.Authorize[0]["client_id"])
+	}
 }
 
 // countingStore counts the records read.
