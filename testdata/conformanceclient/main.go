@@ -16,12 +16,17 @@
 // (a JSON array of KEY=VALUE strings, optional) adds to mcpx's
 // environment. The exit status is 1 when a step the scenario cannot do
 // without fails; the suite's checks judge the rest.
+//
+// For the OAuth scenarios it runs `mcpx auth login` with itself as
+// $BROWSER (`conformanceclient --browse URL`), following the
+// authorization URL to mcpx's loopback callback as a browser would.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -49,6 +54,9 @@ func main() {
 }
 
 func run() int {
+	if len(os.Args) == 3 && os.Args[1] == browseFlag {
+		return browse(os.Args[2])
+	}
 	if len(os.Args) != 2 {
 		log.Printf("usage: %s SERVER_URL (with %s and %s set)", os.Args[0], mcpxEnv, scenarioEnv)
 		return 2
@@ -113,7 +121,7 @@ func newHarness(url string) (*harness, error) {
 	h.env = append(h.env, extra...)
 	entry := map[string]any{"url": url, "prefix": ""}
 	if isAuth(h.name) {
-		authEntry(entry, h.context)
+		h.env = append(h.env, authEntry(entry, h.context)...)
 	}
 	cfg := map[string]any{"expose": "direct", "servers": map[string]any{serverName: entry}}
 	b, err := json.MarshalIndent(cfg, "", "  ")
@@ -185,17 +193,50 @@ func (h *harness) scenario(ctx context.Context) error {
 }
 
 // mcpxRun runs mcpx with the scenario's config and returns its stdout;
-// its stderr goes to ours, where the suite keeps it.
+// its stderr goes to ours, where the suite keeps it. A failure is an
+// [*mcpxError] holding what mcpx said.
 func (h *harness) mcpxRun(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, h.mcpx, append([]string{"--config", h.config}, args...)...)
 	cmd.Env = h.env
-	cmd.Stderr = os.Stderr
+	said := &tail{max: 16 << 10}
+	cmd.Stderr = io.MultiWriter(os.Stderr, said)
 	out, err := cmd.Output()
 	if err != nil {
-		return out, fmt.Errorf("mcpx %s: %w", strings.Join(args, " "), err)
+		return out, &mcpxError{args: args, err: err, stderr: said.String()}
 	}
 	return out, nil
 }
+
+// mcpxError is a failed mcpx command and the end of its stderr.
+type mcpxError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+// Error ends with mcpx's last line, which says why.
+func (e *mcpxError) Error() string {
+	lines := strings.Split(strings.TrimSpace(e.stderr), "\n")
+	return fmt.Sprintf("mcpx %s: %v: %s", strings.Join(e.args, " "), e.err, lines[len(lines)-1])
+}
+
+func (e *mcpxError) Unwrap() error { return e.err }
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string { return string(t.b) }
 
 // item is an entry of `mcpx list ... --json`.
 type item struct {
