@@ -28,7 +28,9 @@ func (a *Authenticator) chooseClient(ctx context.Context, r *Record, md *oauth.M
 		if isMetadataDocument(a.cfg.ClientID) && !md.ClientIDMetadataDocumentSupported {
 			return oauth.Client{}, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
 		}
-		if a.cfg.Issuer != "" && a.cfg.Issuer != md.Issuer {
+		// The issuer is typed by hand: a final slash is forgiven, as
+		// discovery forgives it.
+		if a.cfg.Issuer != "" && strings.TrimSuffix(a.cfg.Issuer, "/") != strings.TrimSuffix(md.Issuer, "/") {
 			// Pre-registered credentials belong to one authorization
 			// server: say so rather than present them to another.
 			return oauth.Client{}, fmt.Errorf("servers.%s.auth.clientId was registered with %s (auth.issuer), but the authorization server of %s is now %s: register mcpx there and update clientId and issuer", a.server, a.cfg.Issuer, a.server, md.Issuer)

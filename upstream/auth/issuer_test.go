@@ -164,6 +164,9 @@ func TestAuthorizationServerMigration(t *testing.T) {
 	if code, err := mcpCall(b, oldAS.URL); err != nil || code != 200 {
 		t.Fatalf("after logging in with the new server: %d, %v", code, err)
 	}
+	if st, err := b.Status(context.Background(), false); err != nil || st.Issuer != newAS.Base+"/" {
+		t.Errorf("status issuer = %q (%v), want %s/", st.Issuer, err, newAS.Base)
+	}
 	r, err := store.Load(context.Background(), auth.Key("remote", oldAS.URL))
 	if err != nil || r.Issuer != newAS.Base+"/" || r.ClientID != l.Registrations[0].ClientID {
 		t.Errorf("record: issuer %q client %q (%v), want %s/ and the new registration", r.Issuer, r.ClientID, err, newAS.Base)
@@ -182,7 +185,7 @@ func TestPreRegisteredClientIssuer(t *testing.T) {
 		}
 		return a
 	}
-	login(t, withIssuer(srv.Base+"/"))
+	login(t, withIssuer(srv.Base)) // the metadata says Base+"/"
 	l := srv.Log(t)
 	if len(l.Registrations) != 0 || l.Token[0].ClientID != "pre-registered" || !l.Token[0].HasClientSecret {
 		t.Errorf("registrations %d, token request %+v; want none and the configured client", len(l.Registrations), l.Token[0])
