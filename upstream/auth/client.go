@@ -14,15 +14,17 @@ import (
 // md, in the order of MCP's client registration page:
 //
 //  1. the config's clientId, registered beforehand (refused when
-//     auth.issuer names another authorization server);
+//     auth.issuer names another authorization server, or, without it,
+//     when the last login with it was at another one);
 //  2. the config's clientMetadataUrl, where the server accepts client ID
 //     metadata documents;
 //  3. the registration an earlier login made with this server;
 //  4. a new dynamic registration (RFC 7591).
 //
 // r is the login's record, already cleared of a registration made with
-// another issuer; it gets the registration to keep.
-func (a *Authenticator) chooseClient(ctx context.Context, r *Record, md *oauth.Metadata, redirect string, scopes []string) (oauth.Client, error) {
+// another issuer; it gets the registration to keep. before is the issuer
+// of the last login ("" for none).
+func (a *Authenticator) chooseClient(ctx context.Context, r *Record, md *oauth.Metadata, before, redirect string, scopes []string) (oauth.Client, error) {
 	switch {
 	case a.cfg.ClientID != "":
 		if isMetadataDocument(a.cfg.ClientID) && !md.ClientIDMetadataDocumentSupported {
@@ -34,6 +36,9 @@ func (a *Authenticator) chooseClient(ctx context.Context, r *Record, md *oauth.M
 			// Pre-registered credentials belong to one authorization
 			// server: say so rather than present them to another.
 			return oauth.Client{}, fmt.Errorf("servers.%s.auth.clientId was registered with %s (auth.issuer), but the authorization server of %s is now %s: register mcpx there and update clientId and issuer", a.server, a.cfg.Issuer, a.server, md.Issuer)
+		}
+		if a.cfg.Issuer == "" && before != "" && before != md.Issuer {
+			return oauth.Client{}, fmt.Errorf("servers.%s.auth.clientId was last used with %s, but the authorization server of %s is now %s: if clientId is registered there too, set servers.%s.auth.issuer to %s; else register mcpx there and update clientId", a.server, before, a.server, md.Issuer, a.server, md.Issuer)
 		}
 		r.ClientID, r.ClientSecret, r.AuthMethod, r.RedirectURI = "", "", "", redirect
 		return oauth.Client{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret}, nil

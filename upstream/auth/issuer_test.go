@@ -202,3 +202,35 @@ func TestPreRegisteredClientIssuer(t *testing.T) {
 		t.Errorf("authorize requests = %d, want only the first login's", len(l.Authorize))
 	}
 }
+
+// TestPreRegisteredClientAfterMigration: a configured client ID without
+// auth.issuer is not shown to a new authorization server the resource
+// moved to; the error says how to go on, and auth.issuer naming the new
+// server does.
+func TestPreRegisteredClientAfterMigration(t *testing.T) {
+	oldAS := authtest.Start(t, "OAUTH_STATIC_CLIENT=pre-registered:pre-secret")
+	newAS := authtest.Start(t, "OAUTH_STATIC_CLIENT=pre-registered:pre-secret")
+	store := &auth.FileStore{Dir: t.TempDir()}
+	withIssuer := func(issuer string) *auth.Authenticator {
+		a, err := auth.New(&auth.Options{Server: "remote", URL: oldAS.URL, Store: store,
+			Config: &config.Auth{ClientID: "pre-registered", ClientSecret: "pre-secret", Issuer: issuer}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	login(t, withIssuer(""))
+	oldAS.MigrateTo(t, newAS)
+	_, err := withIssuer("").StartLogin(context.Background())
+	if err == nil || !strings.Contains(err.Error(), oldAS.Base+"/") || !strings.Contains(err.Error(), newAS.Base+"/") || !strings.Contains(err.Error(), "auth.issuer") {
+		t.Fatalf("login after the move: %v, want an error naming both servers and auth.issuer", err)
+	}
+	if l := newAS.Log(t); len(l.Authorize) != 0 || len(l.Token) != 0 {
+		t.Errorf("the new server saw the client: %d authorize, %d token requests", len(l.Authorize), len(l.Token))
+	}
+	a := withIssuer(newAS.Base + "/")
+	login(t, a)
+	if code, err := mcpCall(a, oldAS.URL); err != nil || code != 200 {
+		t.Fatalf("after logging in with the new server: %d, %v", code, err)
+	}
+}

@@ -108,6 +108,7 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 		return nil, fmt.Errorf("discover the authorization server of %s: %w", a.server, err)
 	}
 	md := d.Metadata
+	before := hr.Issuer
 	if hr.Issuer != md.Issuer {
 		// Client credentials are the issuer's that registered them (MCP
 		// 2026-07-28): with a new authorization server mcpx registers
@@ -125,7 +126,7 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)
 	}
-	client, err := a.chooseClient(ctx, &hr, md, redirect, scopes)
+	client, err := a.chooseClient(ctx, &hr, md, before, redirect, scopes)
 	if err != nil {
 		return nil, err
 	}
