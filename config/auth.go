@@ -2,6 +2,8 @@ package config
 
 import (
 	"encoding/json"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -14,12 +16,22 @@ type Auth struct {
 	// 401 from it is an ordinary failure.
 	Disabled bool
 	// ClientID is a client registered beforehand with the authorization
-	// server; "" means dynamic client registration. An https URL here is
-	// a client ID metadata document, for servers that accept those.
+	// server; "" means a client ID metadata document (ClientMetadataURL)
+	// or dynamic client registration. An https URL here is a client ID
+	// metadata document, for servers that must accept those.
 	ClientID string
 	// ClientSecret goes with ClientID for a confidential client; it must be
 	// written as a ${VAR} reference, never as the secret itself.
 	ClientSecret string
+	// Issuer is the authorization server ClientID was registered with;
+	// when set, a login refuses to present ClientID to another one (the
+	// resource moved to a new authorization server). "" means no check.
+	Issuer string
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// describing mcpx, used as the client ID with authorization servers
+	// that accept those (client_id_metadata_document_supported); others
+	// get dynamic client registration. "" means none.
+	ClientMetadataURL string
 	// Scopes are asked for in addition to those the server names.
 	Scopes []string
 	// RedirectPort fixes the loopback redirect listener's port, for
@@ -27,7 +39,7 @@ type Auth struct {
 	RedirectPort int
 }
 
-var authKeys = []string{"clientId", "clientSecret", "scopes", "redirectPort"}
+var authKeys = []string{"clientId", "clientSecret", "issuer", "clientMetadataUrl", "scopes", "redirectPort"}
 
 // auth reads "auth": false, true, or an object of [Auth] fields.
 func (r *reader) auth(key string) *Auth {
@@ -51,6 +63,16 @@ func (r *reader) auth(key string) *Auth {
 				sub.fail("clientSecret", "set without clientId")
 			}
 		}
+		if a.Issuer, _, _ = sub.expanded("issuer"); a.Issuer != "" && sub.err == nil {
+			if !webURL(a.Issuer, false) {
+				sub.fail("issuer", "want the authorization server's issuer, an http(s) URL")
+			} else if a.ClientID == "" {
+				sub.fail("issuer", "set without clientId: it names where clientId was registered")
+			}
+		}
+		if a.ClientMetadataURL, _, _ = sub.expanded("clientMetadataUrl"); a.ClientMetadataURL != "" && sub.err == nil && !webURL(a.ClientMetadataURL, true) {
+			sub.fail("clientMetadataUrl", "want the https URL of a client ID metadata document, with a path (http only on a loopback host)")
+		}
 		a.Scopes = sub.list("scopes", false)
 		for i, s := range a.Scopes {
 			if s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
@@ -71,7 +93,7 @@ func (r *reader) auth(key string) *Auth {
 		}
 		return a
 	default:
-		r.fail(key, "want false, true or an object with clientId, clientSecret, scopes, redirectPort; not %s", kind(v))
+		r.fail(key, "want false, true or an object with %s; not %s", strings.Join(authKeys, ", "), kind(v))
 		return nil
 	}
 }
@@ -91,4 +113,25 @@ func (s Server) StaticAuthorization() bool {
 // without "auth": false and without a static Authorization header.
 func (s Server) OAuth() bool {
 	return s.Transport != TransportStdio && (s.Auth == nil || !s.Auth.Disabled) && !s.StaticAuthorization()
+}
+
+// webURL reports whether s is an absolute https URL, or http on a loopback
+// host (for servers and documents on the same machine); document also
+// asks for a path, as a client ID metadata document's URL has.
+func webURL(s string, document bool) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		h := u.Hostname()
+		if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	default:
+		return false
+	}
+	return !document || strings.Trim(u.Path, "/") != ""
 }

@@ -20,6 +20,10 @@ func TestParseAuth(t *testing.T) {
 		{"true", `{"url": "http://h/mcp", "auth": true}`, &Auth{}, true},
 		{"full", `{"url": "http://h/mcp", "auth": {"clientId": "mcpx-app", "clientSecret": "${SECRET}", "scopes": ["read", "write"], "redirectPort": 8765}}`,
 			&Auth{ClientID: "mcpx-app", ClientSecret: "s3cret-value", Scopes: []string{"read", "write"}, RedirectPort: 8765}, true},
+		{"pre-registered with its issuer", `{"url": "http://h/mcp", "auth": {"clientId": "c", "issuer": "https://as.example.com"}}`,
+			&Auth{ClientID: "c", Issuer: "https://as.example.com"}, true},
+		{"client metadata document", `{"url": "http://h/mcp", "auth": {"clientMetadataUrl": "https://mcpx.example.com/client.json"}}`,
+			&Auth{ClientMetadataURL: "https://mcpx.example.com/client.json"}, true},
 		{"static Authorization wins", `{"url": "http://h/mcp", "headers": {"authorization": "Bearer x"}, "auth": {"scopes": ["a"]}}`,
 			&Auth{Scopes: []string{"a"}}, false},
 		{"other headers keep OAuth", `{"url": "http://h/mcp", "headers": {"X-Team": "t"}}`, nil, true},
@@ -57,6 +61,10 @@ func TestParseAuthErrors(t *testing.T) {
 		{"port zero", `{"redirectPort": 0}`, "auth.redirectPort", "port number"},
 		{"port too big", `{"redirectPort": 70000}`, "auth.redirectPort", "port number"},
 		{"clientId a number", `{"clientId": 5}`, "auth.clientId", "want a string"},
+		{"issuer without clientId", `{"issuer": "https://as.example.com"}`, "auth.issuer", "without clientId"},
+		{"issuer not a URL", `{"clientId": "c", "issuer": "as.example.com"}`, "auth.issuer", "http(s) URL"},
+		{"metadata document over http", `{"clientMetadataUrl": "http://mcpx.example.com/client.json"}`, "auth.clientMetadataUrl", "https URL"},
+		{"metadata document without a path", `{"clientMetadataUrl": "https://mcpx.example.com/"}`, "auth.clientMetadataUrl", "with a path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := `{"servers": {"s": {"url": "http://h/mcp", "auth": ` + tc.auth + `}}}`

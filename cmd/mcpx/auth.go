@@ -220,6 +220,7 @@ type authStatusJSON struct {
 	Refreshable bool       `json:"refreshable,omitempty"`
 	Scopes      []string   `json:"scopes,omitempty"`
 	Account     string     `json:"account,omitempty"`
+	Issuer      string     `json:"issuer,omitempty"`
 	Note        string     `json:"note,omitempty"`
 }
 
@@ -303,7 +304,7 @@ func authStatusOf(ctx context.Context, env *authEnv, s config.Server) authStatus
 		row.State, row.Note = "unknown", env.red.Redact(err.Error())
 		return row
 	}
-	row.State, row.Scopes, row.Account, row.Refreshable = string(st.State), st.Scopes, st.Account, st.Refreshable
+	row.State, row.Scopes, row.Account, row.Refreshable, row.Issuer = string(st.State), st.Scopes, st.Account, st.Refreshable, st.Issuer
 	if !st.ExpiresAt.IsZero() {
 		t := st.ExpiresAt
 		row.ExpiresAt = &t

@@ -115,7 +115,7 @@ func TestAuthLoginStatusLogout(t *testing.T) {
 	cfgText, _ := os.ReadFile(cfg)
 
 	st = authStatus(t, cfg)
-	if r := st["remote"]; r.State != "logged in" || r.ExpiresAt == nil || time.Until(*r.ExpiresAt) < 50*time.Minute || !r.Refreshable || r.Account != "alice@example.test" {
+	if r := st["remote"]; r.State != "logged in" || r.ExpiresAt == nil || time.Until(*r.ExpiresAt) < 50*time.Minute || !r.Refreshable || r.Account != "alice@example.test" || r.Issuer != srv.Base+"/" {
 		t.Errorf("after login: %+v", r)
 	}
 	table, _, _ := runCLI(t, "", "auth", "status", "--config", cfg)

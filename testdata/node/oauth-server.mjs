@@ -26,6 +26,19 @@
 //                      (grant types and parameter names, resource), counts
 //   POST /test/expire  every access token stops working (401 on use)
 //   POST /test/revoke  every token, refresh tokens included, is revoked
+//   POST /test/config  JSON settings, merged into the current ones:
+//                      iss ("omit", "correct", "wrong", "normalized": what
+//                      the authorization response carries, RFC 9207; the
+//                      issuer is http://127.0.0.1:PORT/ and "normalized"
+//                      drops its final slash),
+//                      issAdvertised (authorization_response_iss_parameter_supported),
+//                      offlineAccess (offline_access in the authorization
+//                      server's scopes_supported)
+//   POST /test/migrate {"to": "http://127.0.0.1:PORT"}: the resource moves
+//                      to the authorization server of another instance of
+//                      this program; its metadata names that issuer, the
+//                      tokens this one issued get 401, and the other's are
+//                      checked with it (GET /test/introspect?token=...)
 import { randomUUID, randomBytes } from "node:crypto";
 import express from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -37,8 +50,10 @@ import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/
 import { z } from "zod";
 
 const ttl = Number(process.env.OAUTH_TOKEN_TTL || 3600);
-const log = { registrations: [], metadataDocuments: [], authorize: [], token: [], revoke: [], refreshes: 0, mcpAuthorized: 0 };
+const log = { registrations: [], registrationRequests: [], metadataDocuments: [], authorize: [], token: [], revoke: [], refreshes: 0, mcpAuthorized: 0 };
 const clients = new Map();
+const settings = { iss: "omit", issAdvertised: false, offlineAccess: false };
+let migratedTo; // the base URL of the authorization server the resource moved to
 const codes = new Map(); // code -> {client, params}
 const access = new Map(); // token -> {clientId, scopes, expiresAt, resource}
 const refresh = new Map(); // token -> {clientId, scopes, resource}
@@ -54,6 +69,10 @@ if (process.env.OAUTH_STATIC_CLIENT) {
     response_types: ["code"],
   });
 }
+
+// basicClientID is the client ID of an HTTP Basic Authorization header.
+const basicClientID = (h) =>
+  h?.startsWith("Basic ") ? decodeURIComponent(Buffer.from(h.slice(6), "base64").toString().split(":")[0]) : undefined;
 
 const token = () => randomBytes(24).toString("base64url");
 const idToken = (email) =>
@@ -93,6 +112,9 @@ const provider = {
     const u = new URL(params.redirectUri);
     u.searchParams.set("code", code);
     if (params.state !== undefined) u.searchParams.set("state", params.state);
+    const issuer = `${issuerBase}/`; // the issuer mcpAuthRouter's metadata names
+    const iss = { correct: issuer, wrong: "https://evil.example.test/", normalized: issuerBase }[settings.iss];
+    if (iss !== undefined) u.searchParams.set("iss", iss);
     res.redirect(302, u.href);
   },
   async challengeForAuthorizationCode(client, code) {
@@ -115,6 +137,13 @@ const provider = {
     return issue(client.client_id, scopes?.length ? scopes : r.scopes, resource?.href ?? r.resource);
   },
   async verifyAccessToken(t) {
+    if (migratedTo) {
+      if (access.has(t)) throw new InvalidTokenError("the authorization server has changed");
+      const r = await fetch(`${migratedTo}/test/introspect?token=${encodeURIComponent(t)}`);
+      if (!r.ok) throw new InvalidTokenError("unknown or revoked token");
+      const a = await r.json();
+      return { token: t, clientId: a.clientId, scopes: a.scopes, expiresAt: a.expiresAt, resource: a.resource ? new URL(a.resource) : undefined };
+    }
     const a = access.get(t);
     if (!a) throw new InvalidTokenError("unknown or revoked token");
     return { token: t, clientId: a.clientId, scopes: a.scopes, expiresAt: a.expiresAt, resource: a.resource ? new URL(a.resource) : undefined };
@@ -125,23 +154,39 @@ const provider = {
   },
 };
 
+let issuerBase;
 const app = express();
 app.set("trust proxy", false);
 const server = app.listen(0, "127.0.0.1", () => {
   const base = `http://127.0.0.1:${server.address().port}`;
+  issuerBase = base;
   const mcpURL = new URL(`${base}/mcp`);
   const noLimit = { rateLimit: false };
 
-  if (process.env.OAUTH_CIMD === "1") {
-    // The SDK's metadata has no field for it: add it on the way out.
-    app.get("/.well-known/oauth-authorization-server", (_req, res, next) => {
-      const json = res.json.bind(res);
-      res.json = (body) => json({ ...body, client_id_metadata_document_supported: true });
-      next();
-    });
-  }
+  // The SDK's metadata has no fields for client ID metadata documents,
+  // RFC 9207 or offline_access: add them on the way out.
+  app.get("/.well-known/oauth-authorization-server", (_req, res, next) => {
+    const json = res.json.bind(res);
+    res.json = (body) => {
+      const more = {};
+      if (process.env.OAUTH_CIMD === "1") more.client_id_metadata_document_supported = true;
+      if (settings.issAdvertised) more.authorization_response_iss_parameter_supported = true;
+      if (settings.offlineAccess) more.scopes_supported = [...(body.scopes_supported ?? []), "offline_access"];
+      return json({ ...body, ...more });
+    };
+    next();
+  });
+  app.get("/.well-known/oauth-protected-resource/mcp", (_req, res, next) => {
+    if (!migratedTo) return next();
+    res.json({ resource: mcpURL.href, authorization_servers: [`${migratedTo}/`], scopes_supported: ["mcp:read", "mcp:admin"] });
+  });
 
-  // Record what the client sent before the SDK's handlers see it.
+  // Record what the client sent before the SDK's handlers see it (they
+  // drop what they do not know, such as application_type).
+  app.post("/register", express.json(), (req, _res, next) => {
+    log.registrationRequests.push(req.body);
+    next();
+  });
   app.get("/authorize", (req, _res, next) => {
     log.authorize.push({ ...req.query });
     next();
@@ -153,7 +198,7 @@ const server = app.listen(0, "127.0.0.1", () => {
       resource: form.resource,
       token_type_hint: form.token_type_hint,
       has_code_verifier: typeof form.code_verifier === "string" && form.code_verifier.length > 0,
-      client_id: form.client_id,
+      client_id: form.client_id ?? basicClientID(req.headers.authorization),
       has_client_secret: typeof form.client_secret === "string" && form.client_secret.length > 0,
     });
     next();
@@ -173,6 +218,19 @@ const server = app.listen(0, "127.0.0.1", () => {
   );
 
   app.get("/test/log", (_req, res) => res.json(log));
+  app.post("/test/config", express.json(), (req, res) => {
+    Object.assign(settings, req.body);
+    res.json(settings);
+  });
+  app.post("/test/migrate", express.json(), (req, res) => {
+    migratedTo = req.body.to;
+    res.json({ ok: true });
+  });
+  app.get("/test/introspect", (req, res) => {
+    const a = access.get(req.query.token);
+    if (!a) return res.status(404).json({ error: "unknown token" });
+    res.json(a);
+  });
   app.post("/test/expire", (_req, res) => {
     for (const a of access.values()) a.expiresAt = 1;
     res.json({ ok: true });

@@ -1,5 +1,5 @@
 // Package auth logs mcpx in to remote MCP servers that sit behind OAuth 2.1,
-// per the MCP authorization spec (2025-11-25). The OAuth requests
+// per the MCP authorization spec (2026-07-28). The OAuth requests
 // themselves (discovery, registration, code exchange, refresh, revocation)
 // are package [oauth]'s; this package keeps the login, in a [Store], and
 // puts it on requests.
@@ -10,9 +10,13 @@
 // and turns a 401 it cannot cure, or a 403 insufficient_scope, into a
 // [*LoginRequiredError]. [Authenticator.StartLogin] runs the login: discovery
 // from the server's 401 (RFC 9728, then RFC 8414 or OpenID discovery), a
-// configured client ID or dynamic registration (RFC 7591), and the
-// authorization code flow with PKCE S256, state and the resource indicator
-// (RFC 8707), the browser coming back to a loopback listener.
+// configured client ID, a client ID metadata document or dynamic
+// registration (RFC 7591), and the authorization code flow with PKCE S256,
+// state and the resource indicator (RFC 8707), the browser coming back to
+// a loopback listener, whose answer must carry the authorization server's
+// issuer where it sends one (RFC 9207). A login, its tokens and its
+// registration belong to one authorization server, by issuer: when the
+// resource moves to another, mcpx logs in there anew.
 //
 //	store, _ := auth.OpenStore(nil) // the OS keychain, else 0600 files
 //	a, _ := auth.New(&auth.Options{Server: "linear", URL: u, Store: store})

@@ -59,10 +59,13 @@ type Flow struct {
 }
 
 // StartLogin discovers the server's authorization server (from its 401,
-// RFC 9728 then RFC 8414 or OpenID discovery), registers mcpx as a client
-// when it has no client ID (RFC 7591), starts the loopback redirect
-// listener and returns the authorization URL, carrying PKCE S256, state and
-// the resource indicator (RFC 8707). Close the Flow, or Wait on it.
+// RFC 9728 then RFC 8414 or OpenID discovery), picks the client mcpx logs
+// in as (see chooseClient: a configured client ID, a client ID metadata
+// document, or dynamic registration, RFC 7591, kept per issuer), starts
+// the loopback redirect listener and returns the authorization URL,
+// carrying PKCE S256, state and the resource indicator (RFC 8707). The
+// browser's answer is checked for state and issuer (RFC 9207) before its
+// code is redeemed. Close the Flow, or Wait on it.
 func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	ch, err := a.probe(ctx)
 	if err != nil {
@@ -88,8 +91,6 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	redirect := "http://" + ln.Addr().String() + "/callback"
 	scopes := union(a.cfg.Scopes, ch.Scopes, r.Scopes)
 
-	// A registration is kept only for the authorization server it was made
-	// with; the record's discovery hint is replaced by the one just seen.
 	if !sameOrigin(ch.ResourceMetadata, a.url) {
 		// RFC 9728 §3.2: a server's metadata is its own; a challenge that
 		// points elsewhere is ignored rather than followed.
@@ -97,7 +98,6 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	}
 	if ch.ResourceMetadata != "" && ch.ResourceMetadata != r.ResourceMetadataURL {
 		r.ResourceMetadataURL = ch.ResourceMetadata
-		r.ClientID, r.ClientSecret, r.AuthMethod = "", "", ""
 	}
 	hr := *r
 	hr.Token = nil // a login starts over; the old token stays until it succeeds
@@ -107,33 +107,28 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discover the authorization server of %s: %w", a.server, err)
 	}
+	md := d.Metadata
+	before := hr.Issuer
+	if hr.Issuer != md.Issuer {
+		// Client credentials are the issuer's that registered them (MCP
+		// 2026-07-28): with a new authorization server mcpx registers
+		// anew, and never shows it the old server's client. A record from
+		// before mcpx kept issuers registers anew once, to be sure.
+		hr.ClientID, hr.ClientSecret, hr.AuthMethod = "", "", ""
+		hr.Issuer = md.Issuer
+	}
 	if len(a.cfg.Scopes) == 0 && len(ch.Scopes) == 0 {
 		// MCP's scope selection: the challenge's scopes, else every one
 		// the resource metadata lists.
 		scopes = union(scopes, d.ScopesSupported)
 	}
-	md := d.Metadata
+	scopes = withOfflineAccess(scopes, md)
 	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return nil, fmt.Errorf("the authorization server of %s does not support PKCE S256, which MCP requires", a.server)
 	}
-	client := a.client(&hr)
-	if isMetadataDocument(client.ID) && !md.ClientIDMetadataDocumentSupported {
-		return nil, fmt.Errorf("servers.%s.auth.clientId is a client ID metadata document, which the authorization server of %s does not accept (no client_id_metadata_document_supported): give a registered client ID, or none for dynamic registration", a.server, a.server)
-	}
-	if client.ID == "" {
-		if md.RegistrationEndpoint == "" {
-			return nil, fmt.Errorf("the authorization server of %s offers no dynamic client registration: set servers.%s.auth.clientId", a.server, a.server)
-		}
-		reg, err := oauth.Register(ctx, a.http, md, "mcpx", []string{redirect}, scopes)
-		if err != nil {
-			return nil, fmt.Errorf("register mcpx with the authorization server of %s: %w", a.server, err)
-		}
-		client = *reg
-		hr.ClientID, hr.ClientSecret, hr.AuthMethod = reg.ID, reg.Secret, reg.AuthMethod
-		hr.RedirectURI = redirect
-	} else if a.cfg.ClientID != "" {
-		hr.ClientID, hr.ClientSecret, hr.AuthMethod = "", "", ""
-		hr.RedirectURI = redirect
+	client, err := a.chooseClient(ctx, &hr, md, before, redirect, scopes)
+	if err != nil {
+		return nil, err
 	}
 	hr.Scopes = scopes
 
@@ -148,10 +143,19 @@ func (a *Authenticator) StartLogin(ctx context.Context) (*Flow, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/callback", func(w http.ResponseWriter, req *http.Request) {
 		q := req.URL.Query()
-		switch {
-		case subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1:
+		if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
 			page(w, http.StatusBadRequest, "Login refused", "The response does not carry the state mcpx sent, so it may not come from your login. Nothing was stored.")
 			f.end(nil, ErrStateMismatch)
+			return
+		}
+		// RFC 9207: the response must come from the server asked, before
+		// its code goes anywhere or its error is believed.
+		if err := oauth.CheckIssuer(md, q.Get("iss"), q.Has("iss")); err != nil {
+			page(w, http.StatusBadRequest, "Login refused", "The response does not come from the authorization server mcpx asked, so it may not be your login. Nothing was stored.")
+			f.end(nil, err)
+			return
+		}
+		switch {
 		case q.Get("error") != "":
 			msg := q.Get("error")
 			if d := q.Get("error_description"); d != "" {

@@ -91,6 +91,12 @@ func TestLoginDiscoversRegistersAndSendsPKCEAndResource(t *testing.T) {
 	if len(l.Registrations) != 1 {
 		t.Fatalf("registrations = %d, want 1 (dynamic client registration)", len(l.Registrations))
 	}
+	// MCP 2026-07-28 (SEP-837): a CLI with loopback redirects registers
+	// as a native application, which OpenID servers check its redirect
+	// URIs against.
+	if got := l.RegistrationRequests[0]["application_type"]; got != "native" {
+		t.Errorf("registration application_type = %v, want native", got)
+	}
 	if len(l.Authorize) != 1 {
 		t.Fatalf("authorize requests = %d, want 1", len(l.Authorize))
 	}
@@ -383,6 +389,25 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	_, err := newDocAuth(plain).StartLogin(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "does not accept") {
 		t.Errorf("with a server without metadata documents: %v", err)
+	}
+
+	// auth.clientMetadataUrl is the preferred way, not the only one: the
+	// document where the server takes it, dynamic registration elsewhere.
+	preferDoc := func(srv *authtest.Server) *auth.Authenticator {
+		a, err := auth.New(&auth.Options{Server: "remote", URL: srv.URL, Store: &auth.FileStore{Dir: t.TempDir()},
+			Config: &config.Auth{ClientMetadataURL: clientID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	login(t, preferDoc(srv))
+	if l := srv.Log(t); len(l.Registrations) != 0 || l.Authorize[1]["client_id"] != clientID {
+		t.Errorf("clientMetadataUrl with a server that takes documents: %d registrations, authorize client_id %q", len(l.Registrations), l.Authorize[1]["client_id"])
+	}
+	login(t, preferDoc(plain))
+	if l := plain.Log(t); len(l.Registrations) != 1 || l.Authorize[0]["client_id"] != l.Registrations[0].ClientID {
+		t.Errorf("clientMetadataUrl with a server that does not: %d registrations, authorize client_id %q", len(l.Registrations), l.Authorize[0]["client_id"])
 	}
 }
 

@@ -58,6 +58,10 @@ func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.To
 		return nil, &LoginRequiredError{Server: a.server, Reason: "the access token expired and there is no refresh token"}
 	}
 	c, err := a.oauthConfig(ctx, r)
+	var lr *LoginRequiredError
+	if errors.As(err, &lr) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("refresh the token of %s: %w", a.server, err)
 	}
@@ -83,6 +87,7 @@ func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.To
 		return nil, fmt.Errorf("refresh the token of %s: %w", a.server, err)
 	}
 	r.Token = &g.Token
+	r.Issuer = c.Metadata.Issuer // a record saved before mcpx kept issuers gets one
 	if err := a.save(ctx, r); err != nil {
 		return nil, err
 	}
@@ -93,19 +98,16 @@ func (a *Authenticator) refreshNow(ctx context.Context, stale string) (*oauth.To
 // oauthConfig finds the authorization server of the login in r (from the
 // resource metadata URL its login found; see discover) and returns the
 // OAuth client for it, with the config's client ID or r's registration.
+// When the resource names another authorization server than the one that
+// issued r's tokens, it returns a [*LoginRequiredError]: neither the
+// tokens nor the registration may go to the new one (MCP 2026-07-28).
 func (a *Authenticator) oauthConfig(ctx context.Context, r *Record) (*oauth.Config, error) {
 	d, err := a.discover(ctx, r.ResourceMetadataURL)
 	if err != nil {
 		return nil, fmt.Errorf("discover the authorization server: %w", err)
 	}
-	return &oauth.Config{Metadata: d.Metadata, Resource: d.Resource, Client: a.client(r), HTTPClient: a.http, Now: a.now}, nil
-}
-
-// client is the client mcpx logs in as: the config's, else the one r
-// registered.
-func (a *Authenticator) client(r *Record) oauth.Client {
-	if a.cfg.ClientID != "" {
-		return oauth.Client{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret}
+	if r.Issuer != "" && d.Metadata.Issuer != r.Issuer {
+		return nil, &LoginRequiredError{Server: a.server, Reason: fmt.Sprintf("its authorization server is now %s, not %s, which issued the login", d.Metadata.Issuer, r.Issuer)}
 	}
-	return oauth.Client{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.AuthMethod}
+	return &oauth.Config{Metadata: d.Metadata, Resource: d.Resource, Client: a.client(r), HTTPClient: a.http, Now: a.now}, nil
 }

@@ -26,6 +26,9 @@ type Status struct {
 	Refreshable bool
 	Scopes      []string
 	Account     string
+	// Issuer is the authorization server that issued the login, when
+	// mcpx recorded it.
+	Issuer string
 	// Why says why a login is needed or not required, in a few words.
 	Why string
 }
@@ -40,7 +43,7 @@ func (a *Authenticator) Status(ctx context.Context, probe bool) (Status, error) 
 	}
 	if r != nil && r.Token != nil {
 		st := Status{State: StateLoggedIn, ExpiresAt: r.Token.ExpiresAt, Refreshable: r.Token.RefreshToken != "",
-			Scopes: r.Scopes, Account: r.Account}
+			Scopes: r.Scopes, Account: r.Account, Issuer: r.Issuer}
 		if r.Token.Scope != "" {
 			st.Scopes = strings.Fields(r.Token.Scope)
 		}

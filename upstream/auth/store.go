@@ -30,8 +30,16 @@ type Record struct {
 	Server string       `json:"server"`
 	URL    string       `json:"url"`
 	Token  *oauth.Token `json:"token,omitempty"`
+	// Issuer is the authorization server that issued Token and the client
+	// registration below (MCP 2026-07-28: credentials are keyed by
+	// issuer). Neither is ever presented to another one: when the
+	// resource names a new authorization server, mcpx registers and logs
+	// in again. Records saved before mcpx kept it have none, and take the
+	// issuer of their next refresh or login.
+	Issuer string `json:"issuer,omitempty"`
 	// ClientID, ClientSecret and AuthMethod come from dynamic registration
-	// (or the config's clientId); RedirectURI is the one registered.
+	// or a client ID metadata document (the config's clientId is not
+	// kept); RedirectURI is the one registered.
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
 	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`

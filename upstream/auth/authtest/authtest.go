@@ -7,6 +7,7 @@ package authtest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -76,6 +77,8 @@ type Log struct {
 		ClientID     string   `json:"client_id"`
 		RedirectURIs []string `json:"redirect_uris"`
 	} `json:"registrations"`
+	// RegistrationRequests are the registration requests' bodies as sent.
+	RegistrationRequests []map[string]any `json:"registrationRequests"`
 	// MetadataDocuments are the client ID metadata documents fetched.
 	MetadataDocuments []string `json:"metadataDocuments"`
 	// Authorize holds the query of each authorization request.
@@ -84,6 +87,8 @@ type Log struct {
 		GrantType       string `json:"grant_type"`
 		Resource        string `json:"resource"`
 		HasCodeVerifier bool   `json:"has_code_verifier"`
+		// ClientID is the form's client_id, else the one in HTTP Basic
+		// authentication.
 		ClientID        string `json:"client_id"`
 		HasClientSecret bool   `json:"has_client_secret"`
 	} `json:"token"`
@@ -109,14 +114,51 @@ func (s *Server) Log(t testing.TB) Log {
 }
 
 // Expire makes every access token stop working: the next use gets a 401.
-func (s *Server) Expire(t testing.TB) { s.control(t, "expire") }
+func (s *Server) Expire(t testing.TB) { s.control(t, "expire", nil) }
 
 // Revoke revokes every token, refresh tokens included.
-func (s *Server) Revoke(t testing.TB) { s.control(t, "revoke") }
+func (s *Server) Revoke(t testing.TB) { s.control(t, "revoke", nil) }
 
-func (s *Server) control(t testing.TB, what string) {
+// Settings change what the authorization server says. The zero value is
+// how the server starts.
+type Settings struct {
+	// Iss is the iss parameter of authorization responses (RFC 9207):
+	// "" (none), "correct", "wrong" (another server's), or "normalized"
+	// (the issuer less its final slash, which only a client that
+	// normalizes URLs would take for it).
+	Iss string `json:"iss"`
+	// IssAdvertised puts authorization_response_iss_parameter_supported
+	// in the metadata.
+	IssAdvertised bool `json:"issAdvertised"`
+	// OfflineAccess lists offline_access in the authorization server's
+	// scopes_supported.
+	OfflineAccess bool `json:"offlineAccess"`
+}
+
+// Configure replaces the server's settings.
+func (s *Server) Configure(t testing.TB, set Settings) {
 	t.Helper()
-	resp, err := http.Post(s.Base+"/test/"+what, "application/json", nil)
+	if set.Iss == "" {
+		set.Iss = "omit"
+	}
+	s.control(t, "config", set)
+}
+
+// MigrateTo moves the resource to the authorization server of other: its
+// metadata names other's issuer from now on, the tokens s issued get a
+// 401, and other's are good.
+func (s *Server) MigrateTo(t testing.TB, other *Server) {
+	t.Helper()
+	s.control(t, "migrate", map[string]string{"to": other.Base})
+}
+
+func (s *Server) control(t testing.TB, what string, body any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(s.Base+"/test/"+what, "application/json", bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,9 @@ type Metadata struct {
 	// that is the URL of a client ID metadata document (MCP authorization
 	// 2025-11-25).
 	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported,omitempty"`
+	// IssParameterSupported says the server puts its issuer in every
+	// authorization response (RFC 9207 §3): one without iss is refused.
+	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 }
 
 // Discovery is what [Discover] found.

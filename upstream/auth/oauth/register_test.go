@@ -39,6 +39,7 @@ func TestRegister(t *testing.T) {
 		"response_types":             []any{"code"},
 		"token_endpoint_auth_method": "none",
 		"scope":                      "mcp:read mcp:admin",
+		"application_type":           "native",
 	}
 	if !reflect.DeepEqual(sent, want) {
 		t.Errorf("registration request = %v, want %v", sent, want)
@@ -61,5 +62,25 @@ func TestRegister(t *testing.T) {
 
 	if _, err := Register(ctx, s.Client(), &Metadata{}, "mcpx", nil, nil); err == nil {
 		t.Error("registered without a registration endpoint")
+	}
+}
+
+// TestApplicationType: MCP 2026-07-28 (SEP-837) has a client name its
+// application type, which OpenID servers check redirect URIs against: a
+// CLI's loopback callbacks make it a native application.
+func TestApplicationType(t *testing.T) {
+	for _, c := range []struct {
+		uris []string
+		want string
+	}{
+		{[]string{"http://127.0.0.1:5000/callback"}, "native"},
+		{[]string{"http://localhost/cb", "http://[::1]:8080/cb"}, "native"},
+		{[]string{"com.example.app:/oauth"}, "native"},
+		{[]string{"https://app.example.com/cb"}, "web"},
+		{[]string{"http://127.0.0.1/cb", "https://app.example.com/cb"}, "web"},
+	} {
+		if got := applicationType(c.uris); got != c.want {
+			t.Errorf("applicationType(%v) = %q, want %q", c.uris, got, c.want)
+		}
 	}
 }
