@@ -213,7 +213,7 @@ func TestCallMaxBytes(t *testing.T) {
 	}
 }
 
-// TestMaxResultBytesMedia: images, audio and structuredContent over a
+// TestMaxResultBytesMedia: images (up to 30 MB), audio and structuredContent over a
 // 20 kB cap are replaced by a note naming a URI each; read back through
 // resources/read and through the proxy tool, each equals the original
 // byte for byte (a blob for images and audio, the JSON for
@@ -250,6 +250,7 @@ func TestMaxResultBytesMedia(t *testing.T) {
 		{"image", 300_000, "an image (image/png, 300000 bytes) is not shown"},
 		{"audio", 300_000, "an audio (audio/wav, 300000 bytes) is not shown"},
 		{"image", 3_000_000, "an image (image/png, 3000000 bytes) is not shown"},
+		{"image", 30_000_000, "an image (image/png, 30000000 bytes) is not shown"},
 	} {
 		want := bigText(tc.size, resultFill)
 		r := call(tc.as, tc.size)
@@ -260,10 +261,11 @@ func TestMaxResultBytesMedia(t *testing.T) {
 		if uri == "" {
 			t.Fatalf("note %q gives no URI", r.Content[0].Text)
 		}
-		if got := readKept(t, c, uri, 64<<10); !bytes.Equal(got, want) {
+		page := max(tc.size/30, 64<<10)
+		if got := readKept(t, c, uri, page); !bytes.Equal(got, want) {
 			t.Errorf("%s of %d bytes read back: %d bytes, differ from the original", tc.as, tc.size, len(got))
 		}
-		if got := readKeptByProxy(t, c, uri, 64<<10); !bytes.Equal(got, want) {
+		if got := readKeptByProxy(t, c, uri, page); !bytes.Equal(got, want) {
 			t.Errorf("%s of %d bytes read back through proxy: %d bytes, differ from the original", tc.as, tc.size, len(got))
 		}
 	}
@@ -303,5 +305,53 @@ func TestMaxResultBytesMedia(t *testing.T) {
 	c.stop()
 	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
 		t.Errorf("results directory %s still there after mcpx exited: %v", dirs[0], err)
+	}
+}
+
+// TestKeptResultIsTheSessions: over serve --http, a result kept for one
+// session reads back in that session and is "not found" in another, even
+// with its URI, directly and through the proxy tool.
+func TestKeptResultIsTheSessions(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": "20k", "expose": "both", "servers": map[string]any{"big": fx()}})
+	srv := startHTTP(t, cfg, nil)
+	hdr := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+	open := func() map[string]string {
+		code, h, body := do(t, "POST", srv.url+"/mcp", hdr, initBody)
+		if code != 200 || h.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %d %q; stderr:\n%s", code, body, srv.stderr.String())
+		}
+		sh := map[string]string{"Mcp-Session-Id": h.Get("Mcp-Session-Id"), "MCP-Protocol-Version": "2025-11-25"}
+		for k, v := range hdr {
+			sh[k] = v
+		}
+		do(t, "POST", srv.url+"/mcp", sh, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return sh
+	}
+	a, b := open(), open()
+	_, _, body := do(t, "POST", srv.url+"/mcp", a, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big_big","arguments":{"bytes":300000}}}`)
+	uri := resultURI.FindString(body)
+	if uri == "" {
+		t.Fatalf("no URI in the cut result: %s", truncateForLog([]byte(body)))
+	}
+	read := func(sh map[string]string) string {
+		_, _, body := do(t, "POST", srv.url+"/mcp", sh, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":%q}}`, uri+"?length=10"))
+		return body
+	}
+	viaProxy := func(sh map[string]string) string {
+		_, _, body := do(t, "POST", srv.url+"/mcp", sh, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"proxy","arguments":{"action":"call","type":"resource","path":%q}}}`, uri+"?length=10"))
+		return body
+	}
+	if got := read(a); !strings.Contains(got, `"text":"0123456789"`) {
+		t.Errorf("the session that made it reads %s, want its first 10 bytes", got)
+	}
+	if got := viaProxy(a); !strings.Contains(got, `"text":"0123456789"`) {
+		t.Errorf("the session that made it reads through proxy %s, want its first 10 bytes", got)
+	}
+	if got := read(b); strings.Contains(got, "0123456789") || !strings.Contains(got, "not found") {
+		t.Errorf("another session reads %s, want not found", got)
+	}
+	if got := viaProxy(b); strings.Contains(got, "0123456789") || !strings.Contains(got, "not found") {
+		t.Errorf("another session reads through proxy %s, want not found", got)
 	}
 }
