@@ -11,8 +11,8 @@ func TestResults(t *testing.T) {
 	for in, want := range map[string]Results{
 		``: {},
 		`"results": {"maxMemory": "16MiB", "maxDisk": "2GiB", "maxAge": "10m"},`: {MaxMemory: 16 << 20, MaxDisk: 2 << 30, MaxAge: 10 * time.Minute},
-		`"results": {"maxDisk": "off"},`:                                        {MaxDisk: -1},
-		`"results": {"maxAge": 60},`:                                            {MaxAge: time.Minute},
+		`"results": {"maxDisk": "off"},`:                                         {MaxDisk: -1},
+		`"results": {"maxAge": 60},`:                                             {MaxAge: time.Minute},
 	} {
 		cfg := mustParse(t, "mcpx.json", `{`+in+` "servers": {}}`, nil)
 		if cfg.Results != want {
