@@ -17,10 +17,11 @@ import (
 //   - a structuredContent over max moves out whole; one under max stays,
 //     and the content items share what is left of max;
 //   - each text item past the budget is cut at a line boundary;
-//   - each image or audio item past the budget is replaced by a note.
+//   - each image, audio or embedded resource past the budget is replaced
+//     by a note.
 //
 // Notes on cut text and on structuredContent come last, as text items; a
-// note on an image or audio stands in its place. Callers check the cheap
+// note on an image, audio or embedded resource stands in its place. Callers check the cheap
 // length first. Only the parts cut are decoded, and everything else is
 // copied as raw bytes, so a result of many megabytes costs about one more
 // copy of the part kept. A nil s keeps nothing: the notes then only say
@@ -110,8 +111,51 @@ func (c *cutter) item(item []byte) ([]byte, error) {
 		return c.text(item)
 	case `"image"`, `"audio"`:
 		return c.media(item, string(typ[1:len(typ)-1]))
+	case `"resource"`:
+		return c.embedded(item)
 	}
 	return item, nil
+}
+
+// embedded replaces an embedded resource whose text or blob is past the
+// budget by a note, keeping the text or the blob's bytes.
+func (c *cutter) embedded(item []byte) ([]byte, error) {
+	res, _ := rawjson.Get(item, "resource")
+	if res == nil {
+		return item, nil
+	}
+	raw, binary := mustGet(res, "text"), false
+	if raw == nil {
+		raw, binary = mustGet(res, "blob"), true
+	}
+	if raw == nil || len(raw) <= c.budget {
+		c.budget -= min(len(raw), max(c.budget, 0))
+		return item, nil
+	}
+	str, ok := rawjson.String(raw)
+	if !ok {
+		return nil, fmt.Errorf("an embedded resource's text or blob is not a string")
+	}
+	data := []byte(str)
+	mime := "text/plain"
+	if binary {
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(str); err != nil {
+			return nil, fmt.Errorf("an embedded resource's blob is not base64: %w", err)
+		}
+		mime = "application/octet-stream"
+	}
+	if m, ok := rawjson.String(mustGet(res, "mimeType")); ok && m != "" {
+		mime = m
+	}
+	uri, _ := rawjson.String(mustGet(res, "uri"))
+	note, err := c.note(Kept{MIMEType: mime, Binary: binary, Data: data},
+		fmt.Sprintf("the embedded resource %s (%s, %d bytes) is not shown: it is over this result's size cap", uri, mime, len(data)))
+	if err != nil {
+		return nil, err
+	}
+	c.changed = true
+	return marshal(map[string]string{"type": "text", "text": note})
 }
 
 func (c *cutter) text(item []byte) ([]byte, error) {
