@@ -30,8 +30,9 @@ problems, whether its command is on PATH, how long it took to connect, what
 it offers, tool names a client would reject (and what mcpx serves instead),
 input schemas that are not valid JSON Schema, and names two servers share.
 Then the size of tools/list as a client receives it, in bytes and
-estimated tokens. Exits 1 when anything is an error, 2 when the config
-does not load.`,
+estimated tokens. With --profile, only that profile's servers and
+tools. Exits 1 when anything is an error, 2 when the config does not
+load or the profile is unknown.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(g.loadOptions())
