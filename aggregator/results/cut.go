@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/mcpx/mcpx/rawjson"
 )
@@ -136,7 +137,7 @@ func (c *cutter) embedded(item []byte) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("an embedded resource's text or blob is not a string")
 	}
-	data := []byte(str)
+	data := stringBytes(str)
 	mime := "text/plain"
 	if binary {
 		var err error
@@ -174,7 +175,7 @@ func (c *cutter) text(item []byte) ([]byte, error) {
 	}
 	kept, cutBytes, cutLines := CutText(text, max(c.budget, 0))
 	c.budget -= len(kept)
-	note, err := c.note(Kept{MIMEType: "text/plain", Data: []byte(text)},
+	note, err := c.note(Kept{MIMEType: "text/plain", Data: stringBytes(text)},
 		fmt.Sprintf("this text was cut: %d more bytes (%d lines) of %d are not shown", cutBytes, cutLines, len(text)),
 		int64(len(kept)))
 	if err != nil {
@@ -267,6 +268,12 @@ func without(b []byte, key string) ([]byte, error) {
 	})
 	return append(out, '}'), err
 }
+
+// stringBytes returns the bytes of s without copying them: a kept text
+// is the largest thing mcpx holds (tens of megabytes), and it was just
+// decoded for this alone. The store only reads what it keeps, never
+// writes it, so s stays unchanged as a string must.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 func mustGet(obj []byte, key string) []byte {
 	v, _ := rawjson.Get(obj, key)
