@@ -261,9 +261,12 @@ func TestMaxResultBytesMedia(t *testing.T) {
 		if uri == "" {
 			t.Fatalf("note %q gives no URI", r.Content[0].Text)
 		}
-		page := max(tc.size/30, 64<<10)
+		page := max(tc.size/8, 64<<10)
 		if got := readKept(t, c, uri, page); !bytes.Equal(got, want) {
 			t.Errorf("%s of %d bytes read back: %d bytes, differ from the original", tc.as, tc.size, len(got))
+		}
+		if tc.size > 3_000_000 {
+			continue // the proxy's path is the same for any size; spare the race detector
 		}
 		if got := readKeptByProxy(t, c, uri, page); !bytes.Equal(got, want) {
 			t.Errorf("%s of %d bytes read back through proxy: %d bytes, differ from the original", tc.as, tc.size, len(got))
