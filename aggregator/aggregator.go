@@ -150,7 +150,8 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	}
 	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
-		results: results.NewStore(0, 0, nil)}
+		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
+			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge})}
 	a.catalog.Store(build(nil, cfg.Separator))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
@@ -293,6 +294,9 @@ func (a *Aggregator) Close() error {
 		upstream.CloseAll(upstreams)
 		wg.Wait()
 		a.wg.Wait()
+		if err := a.results.Close(); err != nil {
+			a.log.Warn("results kept on disk not removed", "err", err)
+		}
 	})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -69,6 +70,10 @@ func (c *Catalog) Find(kind proxytool.Kind, name string) (*Entry, error) {
 	}
 	return nil, fmt.Errorf("%s %q: %w", kind, name, proxytool.ErrNotFound)
 }
+
+// Kept reports whether uri names a result kept by maxResultBytes, which
+// the proxy tool reads as it is (resultcap.go).
+func (p proxyCatalog) Kept(uri string) bool { return results.IsURI(uri) }
 
 // NotFoundHint says why the tool or prompt name would be is not offered:
 // a filter in the config keeps it out, or its server waits for a login

@@ -73,6 +73,8 @@ type Config struct {
 	// Audit is the audit trail's settings; on unless the file says
 	// "audit": false.
 	Audit Audit
+	// Results bounds the store of results cut by maxResultBytes.
+	Results Results
 	// Profiles are the top-level profiles by name; nil when none.
 	Profiles map[string]*Profile
 	// Profile is the one --profile or MCPX_PROFILE chose; nil shows the

@@ -33,6 +33,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.browser(tree)
 	p.http(tree)
 	p.audit(tree)
+	p.results(tree)
 	if p.cfg.Browser != nil {
 		for _, s := range p.cfg.Servers {
 			if s.Name == BrowserServerName {

@@ -103,8 +103,9 @@ func appendAnnotated(dst, item []byte, ann map[string]json.RawMessage, annotatio
 
 // resourceAsToolResult turns a ReadResourceResult into a CallToolResult:
 // each content becomes an embedded resource annotated with ann, its JSON
-// text objectified. The read result's _meta becomes the tool result's.
-func resourceAsToolResult(raw json.RawMessage, ann map[string]json.RawMessage) (json.RawMessage, error) {
+// text objectified unless asIs. The read result's _meta becomes the tool
+// result's.
+func resourceAsToolResult(raw json.RawMessage, ann map[string]json.RawMessage, asIs bool) (json.RawMessage, error) {
 	res, err := objectFields(raw)
 	if err != nil {
 		return nil, err
@@ -118,9 +119,12 @@ func resourceAsToolResult(raw json.RawMessage, ann map[string]json.RawMessage) (
 	annotations := marshalObject(ann)
 	items := make([]json.RawMessage, len(contents))
 	for i, c := range contents {
+		if !asIs {
+			c = objectify(c)
+		}
 		items[i] = marshalObject(map[string]json.RawMessage{
 			"type":        quote("resource"),
-			"resource":    objectify(c),
+			"resource":    c,
 			"annotations": annotations,
 		})
 	}

@@ -52,6 +52,9 @@ func proxiedToolResult(it Item, req request, raw json.RawMessage, err error) jso
 // each content as an embedded resource, objectified and annotated.
 func (p *Proxy) readResource(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindResource, req.path)
+	if k, ok := p.c.(Keeper); ok && errors.Is(err, ErrNotFound) && k.Kept(req.path) {
+		return p.readKept(ctx, req, meta)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return errorResult(fmt.Sprintf("Resource '%s' not found", req.path))
 	}
@@ -72,9 +75,29 @@ func (p *Proxy) readResource(ctx context.Context, req request, meta json.RawMess
 	if err != nil {
 		return errorResult(err.Error())
 	}
-	out, err := resourceAsToolResult(raw, callAnnotations(KindResource, req.path))
+	out, err := resourceAsToolResult(raw, callAnnotations(KindResource, req.path), false)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Resource '%s' returned a result that is not a ReadResourceResult: %v", uri, err))
+	}
+	return out
+}
+
+// readKept answers call for the URI of a result the catalog kept (a
+// Keeper's), paging query and all: its slice comes back as it is, never
+// objectified, so that slices read in turn join into the result byte for
+// byte.
+func (p *Proxy) readKept(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
+	params := map[string]json.RawMessage{"uri": quote(req.path)}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	raw, err := p.c.Call(ctx, "resources/read", marshalObject(params))
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	out, err := resourceAsToolResult(raw, callAnnotations(KindResource, req.path), true)
+	if err != nil {
+		return errorResult(fmt.Sprintf("Resource '%s': %v", req.path, err))
 	}
 	return out
 }

@@ -47,6 +47,15 @@ type Catalog interface {
 	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
+// Keeper is an optional ability of a [Catalog]: Kept reports whether uri
+// names something the catalog keeps itself rather than a server's
+// resource (mcpx's cut results, mcpx://results/ID?offset=N&length=M). The
+// proxy reads such a URI with Call as it is, unresolved and not
+// objectified. It is called from the proxy's handlers, from any goroutine.
+type Keeper interface {
+	Kept(uri string) bool
+}
+
 // Hinter is an optional ability of a [Catalog]: a sentence to add when a
 // name is not found, such as that the server it would belong to waits for
 // a login. "" adds nothing. It is called from the proxy's handlers, at any

@@ -2,106 +2,282 @@ package results
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Cut reshapes a CallToolResult whose encoding is over max bytes so that
-// its text fits in max: each text item past the budget is cut at a line
-// boundary, kept whole in s for owner, and a last text item says how much
-// was cut and where the whole text is. Callers check the cheap length
-// first. Only the text items cut are decoded, and everything else is
-// copied as raw bytes, so a result of many megabytes costs about one
-// more copy of its text (the one kept). A nil s keeps nothing: the note
-// then only says what was cut (the terminal's mcpx call --max-bytes). A
-// result with nothing to cut is returned unchanged.
+// it fits in max, keeping in s for owner each part it takes out, under an
+// ID of its own (so each note names one URI, read from offset 0):
+//
+//   - a structuredContent over max moves out whole; one under max stays,
+//     and the content items share what is left of max;
+//   - each text item past the budget is cut at a line boundary;
+//   - each image, audio or embedded resource past the budget is replaced
+//     by a note.
+//
+// Notes on cut text and on structuredContent come last, as text items; a
+// note on an image, audio or embedded resource stands in its place. Callers check the cheap
+// length first. Only the parts cut are decoded, and everything else is
+// copied as raw bytes, so a result of many megabytes costs about one more
+// copy of the part kept. A nil s keeps nothing: the notes then only say
+// what was cut (the terminal's mcpx call --max-bytes). A result with
+// nothing to cut is returned unchanged.
 func Cut(s *Store, owner string, raw json.RawMessage, max int) (json.RawMessage, error) {
-	content, err := rawjson.Get(raw, "content")
-	if err != nil || content == nil {
-		return raw, err
-	}
-	budget := max
-	var items [][]byte
-	var notes []string
-	var itemErr error
-	err = rawjson.Elements(content, func(item []byte) bool {
-		cut, note, used, err := cutItem(s, owner, item, budget)
-		if err != nil {
-			itemErr = err
-			return false
+	c := cutter{s: s, owner: owner, max: max, budget: max}
+	out := raw
+	if sc, err := rawjson.Get(raw, "structuredContent"); err != nil {
+		return nil, err
+	} else if sc != nil && string(sc) != "null" {
+		if len(sc) > max {
+			note, err := c.note(Kept{MIMEType: "application/json", Data: sc},
+				fmt.Sprintf("this result's structuredContent (%d bytes of JSON) is not shown", len(sc)))
+			if err != nil {
+				return nil, err
+			}
+			c.notes = append(c.notes, note)
+			if out, err = without(out, "structuredContent"); err != nil {
+				return nil, fmt.Errorf("tool result: %w", err)
+			}
+		} else {
+			c.budget -= len(sc)
 		}
-		budget -= used
-		items = append(items, cut)
-		if note != "" {
-			notes = append(notes, note)
-		}
-		return true
-	})
-	if err == nil {
-		err = itemErr
 	}
+	content, err := rawjson.Get(out, "content")
 	if err != nil {
-		return nil, fmt.Errorf("tool result content: %w", err)
+		return nil, err
 	}
-	if len(notes) == 0 {
+	var items [][]byte
+	var itemErr error
+	if content != nil {
+		err = rawjson.Elements(content, func(item []byte) bool {
+			cut, err := c.item(item)
+			if err != nil {
+				itemErr = err
+				return false
+			}
+			items = append(items, cut)
+			return true
+		})
+		if err == nil {
+			err = itemErr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tool result content: %w", err)
+		}
+	}
+	if len(c.notes) == 0 && !c.changed {
 		return raw, nil
 	}
-	for _, n := range notes {
+	for _, n := range c.notes {
 		item, err := marshal(map[string]string{"type": "text", "text": n})
 		if err != nil {
 			return nil, err
 		}
 		items = append(items, item)
 	}
-	c := append([]byte{'['}, bytes.Join(items, []byte{','})...)
-	out, _, err := rawjson.Replace(raw, "content", append(c, ']'))
+	list := append([]byte{'['}, bytes.Join(items, []byte{','})...)
+	list = append(list, ']')
+	if content == nil {
+		return rawjson.Set(out, "content", list)
+	}
+	out, _, err = rawjson.Replace(out, "content", list)
 	return out, err
 }
 
-// cutItem cuts one content item to budget. It returns the item to send in
-// its place and a note when it was cut ("" when it fits), and the bytes of
-// the budget it used.
-func cutItem(s *Store, owner string, item []byte, budget int) ([]byte, string, int, error) {
+// cutter is one Cut in progress.
+type cutter struct {
+	s       *Store
+	owner   string
+	max     int
+	budget  int      // bytes of max not yet used
+	notes   []string // to add as the last items
+	changed bool     // an item was replaced in place
+}
+
+// item cuts one content item to the budget and returns what to send in
+// its place.
+func (c *cutter) item(item []byte) ([]byte, error) {
 	typ, err := rawjson.Get(item, "type")
 	if err != nil {
-		return nil, "", 0, err
+		return nil, err
 	}
+	switch string(typ) {
+	case `"text"`:
+		return c.text(item)
+	case `"image"`, `"audio"`:
+		return c.media(item, string(typ[1:len(typ)-1]))
+	case `"resource"`:
+		return c.embedded(item)
+	}
+	return item, nil
+}
+
+// embedded replaces an embedded resource whose text or blob is past the
+// budget by a note, keeping the text or the blob's bytes.
+func (c *cutter) embedded(item []byte) ([]byte, error) {
+	res, _ := rawjson.Get(item, "resource")
+	if res == nil {
+		return item, nil
+	}
+	raw, binary := mustGet(res, "text"), false
+	if raw == nil {
+		raw, binary = mustGet(res, "blob"), true
+	}
+	if raw == nil || len(raw) <= c.budget {
+		c.budget -= min(len(raw), max(c.budget, 0))
+		return item, nil
+	}
+	str, ok := rawjson.String(raw)
+	if !ok {
+		return nil, fmt.Errorf("an embedded resource's text or blob is not a string")
+	}
+	data := stringBytes(str)
+	mime := "text/plain"
+	if binary {
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(str); err != nil {
+			return nil, fmt.Errorf("an embedded resource's blob is not base64: %w", err)
+		}
+		mime = "application/octet-stream"
+	}
+	if m, ok := rawjson.String(mustGet(res, "mimeType")); ok && m != "" {
+		mime = m
+	}
+	uri, _ := rawjson.String(mustGet(res, "uri"))
+	note, err := c.note(Kept{MIMEType: mime, Binary: binary, Data: data},
+		fmt.Sprintf("the embedded resource %s (%s, %d bytes) is not shown: it is over this result's size cap", uri, mime, len(data)))
+	if err != nil {
+		return nil, err
+	}
+	c.changed = true
+	return marshal(map[string]string{"type": "text", "text": note})
+}
+
+func (c *cutter) text(item []byte) ([]byte, error) {
 	raw, _ := rawjson.Get(item, "text")
-	if string(typ) != `"text"` || raw == nil || len(raw) <= budget {
-		return item, "", min(len(raw), max(budget, 0)), nil // a JSON string is no shorter than its text
+	if raw == nil || len(raw) <= c.budget {
+		c.budget -= min(len(raw), max(c.budget, 0)) // a JSON string is no shorter than its text
+		return item, nil
 	}
 	text, ok := rawjson.String(raw)
 	if !ok {
-		return nil, "", 0, fmt.Errorf("a text item's text is not a string")
+		return nil, fmt.Errorf("a text item's text is not a string")
 	}
-	if len(text) <= budget {
-		return item, "", len(text), nil
+	if len(text) <= c.budget {
+		c.budget -= len(text)
+		return item, nil
 	}
-	kept, cutBytes, cutLines := CutText(text, max(budget, 0))
-	note := fmt.Sprintf("[mcpx: this text was cut: %d more bytes (%d lines) of %d are not shown.]",
-		cutBytes, cutLines, len(text))
-	if s != nil {
-		id, err := s.Put(owner, []byte(text))
-		if err != nil {
-			return nil, "", 0, err
-		}
-		uri := URIPrefix + id
-		note = fmt.Sprintf("[mcpx: this text was cut: %d more bytes (%d lines) of %d are not shown. "+
-			"The whole text is the resource %s; read it with resources/read, in slices with offset and length "+
-			"in bytes, e.g. %s?offset=%d&length=%d]",
-			cutBytes, cutLines, len(text), uri, uri, len(kept), max(budget, 4096))
+	kept, cutBytes, cutLines := CutText(text, max(c.budget, 0))
+	c.budget -= len(kept)
+	note, err := c.note(Kept{MIMEType: "text/plain", Data: stringBytes(text)},
+		fmt.Sprintf("this text was cut: %d more bytes (%d lines) of %d are not shown", cutBytes, cutLines, len(text)),
+		int64(len(kept)))
+	if err != nil {
+		return nil, err
 	}
+	c.notes = append(c.notes, note)
 	k, err := marshal(kept)
 	if err != nil {
-		return nil, "", 0, err
+		return nil, err
 	}
 	out, _, err := rawjson.Replace(item, "text", k)
-	if err != nil {
-		return nil, "", 0, err
+	return out, err
+}
+
+// media replaces an image or audio item whose data is past the budget by
+// a note.
+func (c *cutter) media(item []byte, kind string) ([]byte, error) {
+	raw, _ := rawjson.Get(item, "data")
+	if raw == nil || len(raw) <= c.budget {
+		c.budget -= min(len(raw), max(c.budget, 0))
+		return item, nil
 	}
-	return out, note, len(kept), nil
+	b64, ok := rawjson.String(raw)
+	if !ok {
+		return nil, fmt.Errorf("an %s item's data is not a string", kind)
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, fmt.Errorf("an %s item's data is not base64: %w", kind, err)
+	}
+	mime := "application/octet-stream"
+	if m, ok := rawjson.String(mustGet(item, "mimeType")); ok && m != "" {
+		mime = m
+	}
+	note, err := c.note(Kept{MIMEType: mime, Binary: true, Data: data},
+		fmt.Sprintf("an %s (%s, %d bytes) is not shown: it is over this result's size cap", kind, mime, len(data)))
+	if err != nil {
+		return nil, err
+	}
+	c.changed = true
+	return marshal(map[string]string{"type": "text", "text": note})
+}
+
+// note keeps k and returns the note that says what was left out (what)
+// and where it is kept; at, when given, is where reading on would start.
+// A result the store refuses for its size is not kept, and the note says
+// so.
+func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
+	if c.s == nil {
+		return "[mcpx: " + what + ".]", nil
+	}
+	id, err := c.s.Put(c.owner, k)
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Sprintf("[mcpx: %s; it was not kept: %d bytes is %v.]", what, len(k.Data), ErrTooLarge), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	uri := URIPrefix + id
+	page := max(c.max, 4096)
+	kind := "The whole text is"
+	switch {
+	case k.Binary:
+		kind, page = "It is kept as the blob resource", max(c.max*3/4, 4096) // base64 grows 4/3
+	case k.MIMEType == "application/json":
+		kind = "It is kept as the resource"
+	}
+	var from int64
+	if len(at) > 0 {
+		from = at[0]
+	}
+	return fmt.Sprintf("[mcpx: %s. %s %s; read it with resources/read, in slices with offset and length "+
+		"in bytes, e.g. %s?offset=%d&length=%d]", what, kind, uri, uri, from, page), nil
+}
+
+// without returns a copy of the object in b without its member key.
+func without(b []byte, key string) ([]byte, error) {
+	out := make([]byte, 0, len(b))
+	out = append(out, '{')
+	err := rawjson.Members(b, func(k string, v []byte) bool {
+		if k != key {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = rawjson.AppendString(out, k)
+			out = append(out, ':')
+			out = append(out, v...)
+		}
+		return true
+	})
+	return append(out, '}'), err
+}
+
+// stringBytes returns the bytes of s without copying them: a kept text
+// is the largest thing mcpx holds (tens of megabytes), and it was just
+// decoded for this alone. The store only reads what it keeps, never
+// writes it, so s stays unchanged as a string must.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+func mustGet(obj []byte, key string) []byte {
+	v, _ := rawjson.Get(obj, key)
+	return v
 }
 
 // marshal encodes v as JSON without escaping <, > and &, so that text

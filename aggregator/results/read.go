@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -14,10 +15,11 @@ func IsURI(uri string) bool { return strings.HasPrefix(uri, URIPrefix) }
 
 // ReadURI answers resources/read of a kept result's URI,
 // mcpx://results/ID?offset=N&length=M (both in bytes, both optional), for
-// owner: a ReadResourceResult with the slice as text, and its offset,
-// length and the whole result's size in _meta. A slice never ends inside
-// a character, so reading on from offset+length gives the result back
-// byte for byte.
+// owner: a ReadResourceResult with the slice as text (a text item or a
+// structuredContent's JSON) or as a base64 blob (an image or audio), with
+// the part's mimeType, and its offset, length and the whole part's size
+// in _meta. A text slice never ends inside a character, so reading on
+// from offset+length gives the part back byte for byte.
 func ReadURI(s *Store, owner, uri string) (json.RawMessage, error) {
 	id, query, _ := strings.Cut(strings.TrimPrefix(uri, URIPrefix), "?")
 	q, err := url.ParseQuery(query)
@@ -32,19 +34,26 @@ func ReadURI(s *Store, owner, uri string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", uri, err)
 	}
-	data, total, err := s.Read(owner, id, offset, length)
+	sl, err := s.Read(owner, id, offset, length)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", uri, err)
 	}
-	if len(data) > 0 && !utf8.RuneStart(data[0]) {
-		return nil, fmt.Errorf("%s: offset %d falls inside a character; read on from where the last slice ended", uri, offset)
-	}
-	if offset+int64(len(data)) < total {
-		data = trimPartialRune(data)
+	content := map[string]string{"uri": uri, "mimeType": sl.MIMEType}
+	data := sl.Data
+	if sl.Binary {
+		content["blob"] = base64.StdEncoding.EncodeToString(data)
+	} else {
+		if len(data) > 0 && !utf8.RuneStart(data[0]) {
+			return nil, fmt.Errorf("%s: offset %d falls inside a character; read on from where the last slice ended", uri, offset)
+		}
+		if offset+int64(len(data)) < sl.Total {
+			data = trimPartialRune(data)
+		}
+		content["text"] = string(data)
 	}
 	return marshal(map[string]any{
-		"contents": []map[string]string{{"uri": uri, "mimeType": "text/plain", "text": string(data)}},
-		"_meta":    map[string]int64{"mcpx/offset": offset, "mcpx/length": int64(len(data)), "mcpx/total": total},
+		"contents": []map[string]string{content},
+		"_meta":    map[string]int64{"mcpx/offset": offset, "mcpx/length": int64(len(data)), "mcpx/total": sl.Total},
 	})
 }
 

@@ -96,8 +96,9 @@ type authEnv struct {
 }
 
 func openAuthEnv(ios *streams, g *globalFlags) (*authEnv, error) {
-	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
-	cfg, err := config.Load(opts)
+	// The profile counts: an unknown one is a usage error, status lists
+	// only its servers, and login and logout refuse a server it leaves out.
+	cfg, err := config.Load(g.loadOptions())
 	if err != nil {
 		return nil, exitWith(ios, 2, err)
 	}
@@ -122,7 +123,9 @@ func (e *authEnv) authenticator(name string) (*auth.Authenticator, error) {
 		if s.Name != name {
 			continue
 		}
-		switch {
+		switch p := e.cfg.Profile; {
+		case p != nil && !p.Includes(name):
+			return nil, fmt.Errorf("server %s is not in profile %s (its servers: %s)", name, p.Name, strings.Join(p.Servers, ", "))
 		case s.Transport == config.TransportStdio:
 			return nil, fmt.Errorf("server %s runs a command: logins are for remote (url) servers", name)
 		case s.Auth != nil && s.Auth.Disabled:
@@ -230,8 +233,11 @@ func authStatusRun(ctx context.Context, ios *streams, g *globalFlags, o *authSta
 		return err
 	}
 	var rows []authStatusJSON
+	remote := func(s config.Server) bool {
+		return s.Transport != config.TransportStdio && (env.cfg.Profile == nil || env.cfg.Profile.Includes(s.Name))
+	}
 	for _, s := range env.cfg.Servers {
-		if s.Transport != config.TransportStdio {
+		if remote(s) {
 			rows = append(rows, authStatusJSON{Name: s.Name})
 		}
 	}
@@ -239,7 +245,7 @@ func authStatusRun(ctx context.Context, ios *streams, g *globalFlags, o *authSta
 	var wg sync.WaitGroup
 	i := 0
 	for _, s := range env.cfg.Servers {
-		if s.Transport == config.TransportStdio {
+		if !remote(s) {
 			continue
 		}
 		row := &rows[i]

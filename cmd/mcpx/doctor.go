@@ -30,18 +30,21 @@ problems, whether its command is on PATH, how long it took to connect, what
 it offers, tool names a client would reject (and what mcpx serves instead),
 input schemas that are not valid JSON Schema, and names two servers share.
 Then the size of tools/list as a client receives it, in bytes and
-estimated tokens. Exits 1 when anything is an error, 2 when the config
-does not load.`,
+estimated tokens. With --profile, only that profile's servers and
+tools. Exits 1 when anything is an error, 2 when the config does not
+load or the profile is unknown.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := config.Load(loadOptions(g)); err != nil {
+			cfg, err := config.Load(g.loadOptions())
+			if err != nil {
 				fmt.Fprintf(ios.Out, "config: %s\nverdict: the config does not load: fix it first\n", err)
 				return exitError{2}
 			}
-			s, err := openReady(cmd.Context(), ios, g)
+			s, err := openFor(cmd.Context(), ios, g, profileServers(cfg.Profile))
 			if err != nil {
 				return err
 			}
+			s.summarize = false
 			defer s.close()
 			rep := diagnose(s.cfg, s.agg)
 			if err := rep.print(ios.Out, o.json); err != nil {
@@ -57,13 +60,13 @@ does not load.`,
 	return cmd
 }
 
-// loadOptions are the config options of the global flags, as open uses.
-func loadOptions(g *globalFlags) *config.LoadOptions {
-	opts := &config.LoadOptions{File: g.config, Expose: g.expose}
-	if g.separator != "" {
-		opts.Separator = &g.separator
+// profileServers names the servers of profile p for openFor: with no
+// profile, or one of every server, all of them.
+func profileServers(p *config.Profile) owners {
+	if p == nil || len(p.Servers) == 0 {
+		return nil
 	}
-	return opts
+	return func(*aggregator.Aggregator) ([]string, bool) { return p.Servers, true }
 }
 
 // finding is one thing doctor noticed.
@@ -89,7 +92,10 @@ type serverReport struct {
 }
 
 type doctorReport struct {
-	File     string         `json:"file"`
+	File string `json:"file"`
+	// Profile is the profile checked (--profile, MCPX_PROFILE); "" for
+	// the whole config.
+	Profile  string         `json:"profile,omitempty"`
 	Expose   string         `json:"expose"`
 	Config   []finding      `json:"config"`
 	Servers  []serverReport `json:"servers"`
@@ -109,6 +115,9 @@ func estimateTokens(n int) int { return (n + 3) / 4 }
 // diagnose checks the config and what the aggregator found.
 func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 	rep := &doctorReport{File: cfg.File, Expose: string(cfg.Expose)}
+	if cfg.Profile != nil {
+		rep.Profile = cfg.Profile.Name
+	}
 	if cfg.File == "" {
 		rep.Config = append(rep.Config, finding{Level: "warning", Message: "no config file found: the catalog is empty"})
 	}
@@ -135,6 +144,9 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 	}
 	clients := agg.Clients()
 	for i, s := range cfg.Servers {
+		if cfg.Profile != nil && !cfg.Profile.Includes(s.Name) {
+			continue // the profile leaves it out: not checked, not started
+		}
 		st := clients[i].Status()
 		r := serverReport{Name: s.Name, State: string(st.State), Transport: string(s.Transport),
 			Tools: st.Tools, Resources: st.Resources + st.ResourceTemplates, Prompts: st.Prompts,
@@ -297,7 +309,11 @@ func (rep *doctorReport) print(w io.Writer, asJSON bool) error {
 	if file == "" {
 		file = "(none)"
 	}
-	fmt.Fprintf(w, "config %s: %d server(s), expose %s\n", file, len(rep.Servers), rep.Expose)
+	if rep.Profile != "" {
+		fmt.Fprintf(w, "config %s, profile %s: %d server(s), expose %s\n", file, rep.Profile, len(rep.Servers), rep.Expose)
+	} else {
+		fmt.Fprintf(w, "config %s: %d server(s), expose %s\n", file, len(rep.Servers), rep.Expose)
+	}
 	printFindings(w, rep.Config)
 	for _, s := range rep.Servers {
 		fmt.Fprintf(w, "\n%s (%s): %s\n", s.Name, s.Transport, s.State)

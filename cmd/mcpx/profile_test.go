@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/internal/testenv"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // profilesDoc is a config with two fixture servers and two profiles: a
@@ -152,4 +153,54 @@ func TestProfileHTTP(t *testing.T) {
 		got := list("/mcp/b", b)
 		return strings.Contains(got, `"fx_echo"`) && !strings.Contains(got, `"fy_echo"`)
 	}, "/mcp/b still lists fy's tools after profile b changed to fx; stderr:\n%s", srv.stderr.String())
+}
+
+// TestProfileSSE: /sse/NAME serves a profile on the legacy SSE transport,
+// seen by the official Go SDK's SSE client: each path lists its profile's
+// tools, /sse the whole catalog, and an unknown profile does not connect.
+func TestProfileSSE(t *testing.T) {
+	srv := startHTTP(t, writeConfig(t, profilesDoc()), nil)
+	ctx := t.Context()
+	tools := func(path string) ([]string, error) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "sse-test", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: srv.url + path}, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer cs.Close()
+		var names []string
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, tool.Name)
+		}
+		return names, nil
+	}
+	for path, want := range map[string]struct{ has, hasNot []string }{
+		"/sse/a": {[]string{"fx_echo", "proxy"}, []string{"fx_fail", "fy_echo"}},
+		"/sse/b": {[]string{"fy_echo"}, []string{"fx_echo"}},
+		"/sse":   {[]string{"fx_echo", "fy_echo", "fx_fail"}, nil},
+	} {
+		names, err := tools(path)
+		if err != nil {
+			t.Fatalf("%s: %v; stderr:\n%s", path, err, srv.stderr.String())
+		}
+		for _, n := range want.has {
+			if !slices.Contains(names, n) {
+				t.Errorf("%s lists %v, without %s", path, names, n)
+			}
+		}
+		for _, n := range want.hasNot {
+			if slices.Contains(names, n) {
+				t.Errorf("%s lists %v, with %s", path, names, n)
+			}
+		}
+	}
+	if _, err := tools("/sse/nope"); err == nil {
+		t.Error("/sse/nope connected, want an unknown profile refused")
+	}
+	if code, _, body := do(t, "GET", srv.url+"/sse/nope", map[string]string{"Accept": "text/event-stream"}, ""); code != 404 || !strings.Contains(body, "the profiles: a, b") {
+		t.Errorf("GET /sse/nope: %d %q, want 404 naming a and b", code, body)
+	}
 }

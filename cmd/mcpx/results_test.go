@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,23 +32,56 @@ var resultURI = regexp.MustCompile(`mcpx://results/[0-9a-f]{32}`)
 // page bytes, as a client following the note would.
 func readKept(t *testing.T, c *rawClient, uri string, page int) []byte {
 	t.Helper()
-	var got []byte
-	for {
-		res, e := c.request("resources/read", map[string]any{"uri": fmt.Sprintf("%s?offset=%d&length=%d", uri, len(got), page)})
+	return readParts(t, uri, page, func(u string) (string, string, int) {
+		res, e := c.request("resources/read", map[string]any{"uri": u})
 		if e != nil {
-			t.Fatalf("resources/read %s at %d: %s", uri, len(got), e.Message)
+			t.Fatalf("resources/read %s: %s", u, e.Message)
 		}
 		var r struct {
-			Contents []struct{ Text string }
+			Contents []struct{ Text, Blob string }
 			Meta     struct {
 				Total int `json:"mcpx/total"`
 			} `json:"_meta"`
 		}
 		if err := json.Unmarshal(res, &r); err != nil || len(r.Contents) != 1 {
-			t.Fatalf("resources/read %s: %s (%v)", uri, truncateForLog(res), err)
+			t.Fatalf("resources/read %s: %s (%v)", u, truncateForLog(res), err)
 		}
-		got = append(got, r.Contents[0].Text...)
-		if len(got) >= r.Meta.Total || r.Contents[0].Text == "" {
+		return r.Contents[0].Text, r.Contents[0].Blob, r.Meta.Total
+	})
+}
+
+// readKeptByProxy reads a kept result back as readKept does, through the
+// proxy tool's call of type resource.
+func readKeptByProxy(t *testing.T, c *rawClient, uri string, page int) []byte {
+	t.Helper()
+	return readParts(t, uri, page, func(u string) (string, string, int) {
+		args, _ := json.Marshal(map[string]any{"action": "call", "type": "resource", "path": u})
+		r := c.proxy(t, string(args))
+		if r.IsError || len(r.Content) != 1 {
+			t.Fatalf("proxy read of %s: error %v, %d items", u, r.IsError, len(r.Content))
+		}
+		total, _ := r.Meta["mcpx/total"].(float64)
+		return r.Content[0].Resource.Text, r.Content[0].Resource.Blob, int(total)
+	})
+}
+
+// readParts reads uri from offset 0 in slices of page bytes with read,
+// which returns a slice's text or base64 blob and the part's total size,
+// and joins the bytes.
+func readParts(t *testing.T, uri string, page int, read func(uri string) (text, blob string, total int)) []byte {
+	t.Helper()
+	var got []byte
+	for {
+		text, blob, total := read(fmt.Sprintf("%s?offset=%d&length=%d", uri, len(got), page))
+		slice := []byte(text)
+		if blob != "" {
+			var err error
+			if slice, err = base64.StdEncoding.DecodeString(blob); err != nil {
+				t.Fatalf("%s at %d: blob is not base64: %v", uri, len(got), err)
+			}
+		}
+		got = append(got, slice...)
+		if len(got) >= total || len(slice) == 0 {
 			return got
 		}
 	}
@@ -130,10 +166,6 @@ func TestMaxResultBytes(t *testing.T) {
 	if got := readKept(t, c, uris[2], 1<<20); !bytes.Equal(got, large) {
 		t.Errorf("30 MB read back: %d bytes, differs from the original", len(got))
 	}
-	// Three 30 MB results pass the store's 64 MiB: the oldest is gone.
-	if _, e := c.request("resources/read", map[string]any{"uri": uris[0]}); e == nil {
-		t.Errorf("the oldest 30 MB result is still kept past the store's 64 MiB")
-	}
 	// Passing three 30 MB results whole grows the peak (the upstream's
 	// line, its decoding, the client's write); cutting and keeping them
 	// adds at most the kept copies, which the store bounds: the peak stays
@@ -142,6 +174,11 @@ func TestMaxResultBytes(t *testing.T) {
 	t.Logf("mcpx peak RSS grew %d MiB passing three 30 MB results whole, %d MiB after cutting three more", passed>>20, capped>>20)
 	if capped > 2*passed+64<<20 {
 		t.Errorf("mcpx peak RSS grew %d MiB cutting three 30 MB results, over twice the %d MiB of passing them whole and the store's 64 MiB", capped>>20, passed>>20)
+	}
+	// Three 30 MB results pass the store's 64 MiB in memory: the oldest
+	// moved to disk, and still reads back whole.
+	if got := readKept(t, c, uris[0], 1<<20); !bytes.Equal(got, large) {
+		t.Errorf("the oldest 30 MB result, past the memory bound, read back: %d bytes, differs from the original", len(got))
 	}
 
 	var r toolText
@@ -173,5 +210,151 @@ func TestCallMaxBytes(t *testing.T) {
 	cut := len(want) - len(text)
 	if !strings.Contains(note, fmt.Sprintf("%d more bytes (%d lines)", cut, cut/len(resultFill))) {
 		t.Errorf("note %q does not say %d bytes were cut", note, cut)
+	}
+}
+
+// TestMaxResultBytesMedia: images (up to 30 MB), audio and structuredContent over a
+// 20 kB cap are replaced by a note naming a URI each; read back through
+// resources/read and through the proxy tool, each equals the original
+// byte for byte (a blob for images and audio, the JSON for
+// structuredContent). A result larger than the store's memory bound is
+// kept on disk, in a private directory that is gone when mcpx exits.
+func TestMaxResultBytesMedia(t *testing.T) {
+	t.Parallel()
+	const limit = 20 << 10
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": "20k", "expose": "both",
+		"results": map[string]any{"maxMemory": "1MiB"}, "servers": map[string]any{"big": fx()}})
+	tmp := t.TempDir()
+	c := startServeEnv(t, cfg, []string{"TMPDIR=" + tmp})
+	c.initialize()
+	call := func(as string, n int) toolText {
+		t.Helper()
+		res, e := c.request("tools/call", map[string]any{"name": "big_big", "arguments": map[string]any{"bytes": n, "fill": resultFill, "as": as}})
+		if e != nil {
+			t.Fatalf("%s of %d bytes: %s", as, n, e.Message)
+		}
+		var r toolText
+		if err := json.Unmarshal(res, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(res) > limit {
+			t.Errorf("%s of %d bytes: the capped result is %d bytes, over the 20 kB cap", as, n, len(res))
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		as   string
+		size int
+		what string
+	}{
+		{"image", 300_000, "an image (image/png, 300000 bytes) is not shown"},
+		{"audio", 300_000, "an audio (audio/wav, 300000 bytes) is not shown"},
+		{"image", 3_000_000, "an image (image/png, 3000000 bytes) is not shown"},
+		{"image", 30_000_000, "an image (image/png, 30000000 bytes) is not shown"},
+	} {
+		want := bigText(tc.size, resultFill)
+		r := call(tc.as, tc.size)
+		if len(r.Content) != 1 || r.Content[0].Type != "text" || !strings.Contains(r.Content[0].Text, tc.what) {
+			t.Fatalf("%s of %d bytes: %+v, want one note saying %q", tc.as, tc.size, r.Content, tc.what)
+		}
+		uri := resultURI.FindString(r.Content[0].Text)
+		if uri == "" {
+			t.Fatalf("note %q gives no URI", r.Content[0].Text)
+		}
+		page := max(tc.size/8, 64<<10)
+		if got := readKept(t, c, uri, page); !bytes.Equal(got, want) {
+			t.Errorf("%s of %d bytes read back: %d bytes, differ from the original", tc.as, tc.size, len(got))
+		}
+		if tc.size > 3_000_000 {
+			continue // the proxy's path is the same for any size; spare the race detector
+		}
+		if got := readKeptByProxy(t, c, uri, page); !bytes.Equal(got, want) {
+			t.Errorf("%s of %d bytes read back through proxy: %d bytes, differ from the original", tc.as, tc.size, len(got))
+		}
+	}
+
+	want := bigText(300_000, resultFill)
+	res, e := c.request("tools/call", map[string]any{"name": "big_big", "arguments": map[string]any{"bytes": len(want), "fill": resultFill, "as": "structured"}})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	wantJSON, _ := json.Marshal(map[string]string{"fill": string(want)})
+	var r struct {
+		toolText
+		StructuredContent json.RawMessage
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.StructuredContent != nil || len(r.Content) != 2 || r.Content[0].Text != "the fill is in structuredContent.fill" ||
+		!strings.Contains(r.Content[1].Text, fmt.Sprintf("structuredContent (%d bytes of JSON) is not shown", len(wantJSON))) {
+		t.Fatalf("structured: %s, want the text kept and a note in place of structuredContent", truncateForLog(res))
+	}
+	uri := resultURI.FindString(r.Content[1].Text)
+	if got := readKept(t, c, uri, limit); !bytes.Equal(got, wantJSON) {
+		t.Errorf("structuredContent read back: %d bytes, differ from the %d the server sent", len(got), len(wantJSON))
+	}
+	if got := readKeptByProxy(t, c, uri, limit); !bytes.Equal(got, wantJSON) {
+		t.Errorf("structuredContent read back through proxy: %d bytes, differ from the %d the server sent", len(got), len(wantJSON))
+	}
+
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "mcpx-results-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("%v: want one private directory for results past the 1 MiB in memory", dirs)
+	}
+	if fi, err := os.Stat(dirs[0]); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("results directory: %v, %v; want mode 0700", fi, err)
+	}
+	c.stop()
+	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
+		t.Errorf("results directory %s still there after mcpx exited: %v", dirs[0], err)
+	}
+}
+
+// TestKeptResultIsTheSessions: over serve --http, a result kept for one
+// session reads back in that session and is "not found" in another, even
+// with its URI, directly and through the proxy tool.
+func TestKeptResultIsTheSessions(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": "20k", "expose": "both", "servers": map[string]any{"big": fx()}})
+	srv := startHTTP(t, cfg, nil)
+	hdr := map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+	open := func() map[string]string {
+		code, h, body := do(t, "POST", srv.url+"/mcp", hdr, initBody)
+		if code != 200 || h.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %d %q; stderr:\n%s", code, body, srv.stderr.String())
+		}
+		sh := map[string]string{"Mcp-Session-Id": h.Get("Mcp-Session-Id"), "MCP-Protocol-Version": "2025-11-25"}
+		for k, v := range hdr {
+			sh[k] = v
+		}
+		do(t, "POST", srv.url+"/mcp", sh, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return sh
+	}
+	a, b := open(), open()
+	_, _, body := do(t, "POST", srv.url+"/mcp", a, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big_big","arguments":{"bytes":300000}}}`)
+	uri := resultURI.FindString(body)
+	if uri == "" {
+		t.Fatalf("no URI in the cut result: %s", truncateForLog([]byte(body)))
+	}
+	read := func(sh map[string]string) string {
+		_, _, body := do(t, "POST", srv.url+"/mcp", sh, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":%q}}`, uri+"?length=10"))
+		return body
+	}
+	viaProxy := func(sh map[string]string) string {
+		_, _, body := do(t, "POST", srv.url+"/mcp", sh, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"proxy","arguments":{"action":"call","type":"resource","path":%q}}}`, uri+"?length=10"))
+		return body
+	}
+	if got := read(a); !strings.Contains(got, `"text":"0123456789"`) {
+		t.Errorf("the session that made it reads %s, want its first 10 bytes", got)
+	}
+	if got := viaProxy(a); !strings.Contains(got, `"text":"0123456789"`) {
+		t.Errorf("the session that made it reads through proxy %s, want its first 10 bytes", got)
+	}
+	if got := read(b); strings.Contains(got, "0123456789") || !strings.Contains(got, "not found") {
+		t.Errorf("another session reads %s, want not found", got)
+	}
+	if got := viaProxy(b); strings.Contains(got, "0123456789") || !strings.Contains(got, "not found") {
+		t.Errorf("another session reads through proxy %s, want not found", got)
 	}
 }
