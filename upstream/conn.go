@@ -62,6 +62,12 @@ type conn struct {
 	protocol   string
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
+	// meta is what goes first in every request's _meta when the server is
+	// modern (see metaFields); nil for a legacy server.
+	meta []byte
+	// paramHeaders holds, by tool name, the arguments a modern tools/call
+	// over HTTP also sends as headers (see checkTools).
+	paramHeaders atomic.Pointer[map[string][]remote.ParamHeader]
 
 	ids atomic.Int64
 
@@ -115,13 +121,17 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	defer tcancel()
 
 	c.step(StepInitialize)
-	if err := cn.initialize(tctx); err != nil {
+	c.mu.Lock()
+	known := c.era
+	c.mu.Unlock()
+	if err := cn.handshake(tctx, known); err != nil {
 		return nil, cn.explain("initialize", timeout, tctx, err)
 	}
 	c.mu.Lock()
 	level := c.logLevel
 	c.mu.Unlock()
-	if level != "" && cn.caps.Logging != nil {
+	// A modern server has no logging/setLevel: the level is per request.
+	if level != "" && cn.caps.Logging != nil && cn.meta == nil {
 		if err := cn.setLogLevel(tctx, level); err != nil {
 			c.log.Warn("could not set the log level", "err", c.opts.Redact(err.Error()))
 		}
@@ -131,6 +141,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, cn.explain("list", timeout, tctx, err)
 	}
+	cat.Tools = cn.checkTools(cat.Tools)
 	cn.catalog = cat
 	if cn.proc != nil {
 		go func() {
@@ -174,10 +185,12 @@ func (cn *conn) dial() (transport, error) {
 		// there); under it, every body is held to maxMessageBytes.
 		hc := cn.httpClient()
 		stream := newGETStream(hc.Transport, cn.c.log, cn.c.opts.MinBackoff, cn.c.opts.MaxBackoff)
-		return remote.NewStreamable(cfg.URL, remote.Options{
+		t := remote.NewStreamable(cfg.URL, remote.Options{
 			Client: hc, StreamClient: &http.Client{Transport: stream}, Header: cfg.Headers,
 			Listen: true, OnLost: cn.lostRemote, Logger: cn.c.transportLogger(),
-		}), nil
+		})
+		t.SetToolHeaders(cn.toolParamHeaders)
+		return t, nil
 	case config.TransportSSE:
 		return remote.NewSSE(cfg.URL, remote.Options{
 			Client: cn.httpClient(), Header: cfg.Headers, OnLost: cn.lostRemote, Logger: cn.c.transportLogger(),
@@ -276,6 +289,9 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	id := cn.nextID()
 	params, routed := cn.routeProgress(ctx, id, keepAlive(ctx), params)
 	defer cn.unroute(id, routed)
+	if cn.meta != nil {
+		params = spliceMeta(params, cn.meta)
+	}
 	req := jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
 	if len(params) > 0 {
 		req.Params = params

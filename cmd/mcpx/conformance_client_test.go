@@ -46,16 +46,6 @@ var knownClientFailures = map[string]string{
 	"auth/iss-unexpected":                 "i30-oauth: RFC 9207 iss",
 	"auth/iss-normalized":                 "i30-oauth: RFC 9207 iss",
 	"auth/metadata-issuer-mismatch":       "i30-oauth: non-interactive login",
-
-	// The modern era as a client (i30-upstream): mcpx sends initialize,
-	// which a 2026-07-28-only server refuses.
-	"tools_call":                       "modern-only server: no initialize",
-	"request-metadata":                 "modern _meta and version negotiation",
-	"http-standard-headers":            "Mcp-Method / Mcp-Name headers",
-	"http-custom-headers":              "x-mcp-header custom headers",
-	"http-invalid-tool-headers":        "tools with invalid x-mcp-header excluded",
-	"sep-2322-client-request-state":    "input_required to a legacy client",
-	"json-schema-2020-12-preservation": "modern-only server: no initialize",
 }
 
 // runClientConformance runs the client scenarios revision 2026-07-28
