@@ -63,8 +63,9 @@ type conn struct {
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
 	// meta is what goes first in every request's _meta when the server is
-	// modern (see metaFields); nil for a legacy server.
-	meta []byte
+	// modern (see metaFields), replaced when the log level changes; nil for
+	// a legacy server.
+	meta atomic.Pointer[[]byte]
 	// paramHeaders holds, by tool name, the arguments a modern tools/call
 	// over HTTP also sends as headers (see checkTools).
 	paramHeaders atomic.Pointer[map[string][]remote.ParamHeader]
@@ -131,7 +132,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	level := c.logLevel
 	c.mu.Unlock()
 	// A modern server has no logging/setLevel: the level is per request.
-	if level != "" && cn.caps.Logging != nil && cn.meta == nil {
+	if level != "" && cn.caps.Logging != nil && !cn.modern() {
 		if err := cn.setLogLevel(tctx, level); err != nil {
 			c.log.Warn("could not set the log level", "err", c.opts.Redact(err.Error()))
 		}
@@ -289,8 +290,8 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	id := cn.nextID()
 	params, routed := cn.routeProgress(ctx, id, keepAlive(ctx), params)
 	defer cn.unroute(id, routed)
-	if cn.meta != nil {
-		params = spliceMeta(params, cn.meta)
+	if m := cn.meta.Load(); m != nil {
+		params = spliceMeta(params, *m)
 	}
 	req := jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
 	if len(params) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/remote"
 )
@@ -35,6 +36,7 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
 // Error codes of revision 2026-07-28.
@@ -75,6 +77,10 @@ func probeTimeout(timeout time.Duration) time.Duration { return min(timeout/3, 3
 // does not repeat the probe, trying server/discover after all when
 // initialize fails with the server's error (it changed era since).
 func (cn *conn) handshake(ctx context.Context, known Era) error {
+	if cn.c.cfg.Transport == config.TransportSSE {
+		// The SSE transport ended with the legacy era: nothing to probe.
+		return cn.initialize(ctx)
+	}
 	if known == EraLegacy {
 		err := cn.initialize(ctx)
 		var rpc *RPCError
@@ -176,9 +182,12 @@ func (cn *conn) discover(ctx context.Context) error {
 	cn.serverInfo = *res.ServerInfo
 	cn.protocol = modernVersion
 	cn.caps = res.Capabilities
-	cn.meta = meta
+	cn.meta.Store(&meta)
 	return nil
 }
+
+// modern reports whether the connection speaks the modern era.
+func (cn *conn) modern() bool { return cn.meta.Load() != nil }
 
 // supports reports whether an UnsupportedProtocolVersion error's data
 // lists the version mcpx speaks.
@@ -190,8 +199,9 @@ func supports(data json.RawMessage) bool {
 }
 
 // metaFields are the members mcpx puts first in every modern request's
-// _meta, encoded once per connection: the version, the capabilities it
-// relays, and who it is.
+// _meta, encoded once per connection (and again when the log level
+// changes): the version, the capabilities it relays, who it is, and the
+// log level a client of mcpx asked for, if any.
 func (cn *conn) metaFields() ([]byte, error) {
 	caps, err := json.Marshal(clientCapabilities(cn.c.opts.OnServerRequest != nil))
 	if err != nil {
@@ -211,7 +221,17 @@ func (cn *conn) metaFields() ([]byte, error) {
 	b = append(b, ',')
 	b = rawjson.AppendString(b, metaClientInfo)
 	b = append(b, ':')
-	return append(b, info...), nil
+	b = append(b, info...)
+	cn.c.mu.Lock()
+	level := cn.c.logLevel
+	cn.c.mu.Unlock()
+	if level != "" {
+		b = append(b, ',')
+		b = rawjson.AppendString(b, metaLogLevel)
+		b = append(b, ':')
+		b = rawjson.AppendString(b, level)
+	}
+	return b, nil
 }
 
 // metaPrefix is how params start when their first member is _meta, as
@@ -280,7 +300,7 @@ func insertAt(b []byte, at int, fields, rest []byte) []byte {
 // offer (each is logged), and keeps the headers the others ask for. A
 // legacy server's tools are returned as they are.
 func (cn *conn) checkTools(tools []json.RawMessage) []json.RawMessage {
-	if cn.meta == nil {
+	if !cn.modern() {
 		return tools
 	}
 	headers := map[string][]remote.ParamHeader{}
@@ -327,7 +347,7 @@ func (c *Client) eraFailed(cn *conn, err error) {
 	var status *remote.StatusError
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == CodeUnsupportedProtocolVersion:
-	case cn.meta != nil && errors.As(err, &status) && status.Status == 400:
+	case cn.modern() && errors.As(err, &status) && status.Status == 400:
 	default:
 		return
 	}

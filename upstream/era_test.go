@@ -37,6 +37,7 @@ type goSDKServer struct {
 	era  atomic.Value // string
 	mu   sync.Mutex
 	seen []string // "method version-header", one per POST
+	last []byte   // the body of the last POST
 }
 
 func startGoSDKServer(t testing.TB, era string) *goSDKServer {
@@ -95,6 +96,7 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 		version := r.Header.Get("Mcp-Protocol-Version")
 		s.mu.Lock()
 		s.seen = append(s.seen, msg.Method+" "+version)
+		s.last = body
 		s.mu.Unlock()
 		modern := version >= "2026-07-28"
 		switch s.era.Load().(string) {
@@ -311,5 +313,27 @@ func TestInputRequired(t *testing.T) {
 	}
 	if len(asked) != 2 {
 		t.Errorf("the client was asked again under PassInputRequired: %q", asked)
+	}
+}
+
+// TestModernLogLevel: a modern server has no logging/setLevel; the level
+// a client sets travels in every later request's _meta instead.
+func TestModernLogLevel(t *testing.T) {
+	t.Parallel()
+	s := startGoSDKServer(t, modernOnly)
+	c := connect(t, remoteServer("gosdk", s.url+"/mcp"), nil)
+	if err := c.SetLogLevel(context.Background(), "debug"); err != nil {
+		t.Fatal(err)
+	}
+	s.methods()
+	mustCallText(t, c, "echo", map[string]any{"message": "hi"})
+	if seen := s.methods(); slices.Contains(seen, "logging/setLevel") {
+		t.Errorf("a modern server was sent logging/setLevel: %q", seen)
+	}
+	s.mu.Lock()
+	last := string(s.last)
+	s.mu.Unlock()
+	if !strings.Contains(last, `"io.modelcontextprotocol/logLevel":"debug"`) {
+		t.Errorf("the call after SetLogLevel carries no logLevel in _meta: %s", last)
 	}
 }

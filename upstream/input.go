@@ -50,7 +50,7 @@ func needsInput(res json.RawMessage) bool {
 // mcpx before it returns: the server is modern, the result asks for
 // input, and the caller did not ask for it as it is.
 func answersInput(ctx context.Context, cn *conn, res json.RawMessage) bool {
-	if cn.meta == nil || !needsInput(res) {
+	if !cn.modern() || !needsInput(res) {
 		return false
 	}
 	pass, _ := ctx.Value(passInputKey{}).(bool)

@@ -131,8 +131,8 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 	key := cn.ownID(`"mcpx-`, `"`) // the id as JSON, which pending is keyed by
 	id := key[1 : len(key)-1]
 	params, routed := cn.routeProgress(ctx, id, touch, params)
-	if cn.meta != nil {
-		params = spliceMeta(params, cn.meta)
+	if m := cn.meta.Load(); m != nil {
+		params = spliceMeta(params, *m)
 	}
 	line, err := requestLine(json.RawMessage(key), method, params)
 	if err != nil {
