@@ -86,6 +86,12 @@ type Options struct {
 	// Offline never starts a server: each shows its remembered catalog
 	// only (mcpx list --cached).
 	Offline bool
+	// PreferModern connects a server that speaks both eras in the modern
+	// one. By default such a server gets initialize: only the legacy era
+	// carries its server-initiated requests, resources/subscribe and the
+	// GET notification stream to mcpx's legacy clients. A server that
+	// speaks only the modern era is modern either way.
+	PreferModern bool
 }
 
 func (o *Options) withDefaults() Options {

@@ -88,8 +88,24 @@ type conn struct {
 }
 
 // connect makes one attempt: start the transport, initialize, list the
-// catalog, all within the server's timeout.
+// catalog, all within the server's timeout. A child found to speak both
+// eras is started again to be initialized (see connectOnce).
 func (c *Client) connect(ctx context.Context) (*conn, error) {
+	cn, err := c.connectOnce(ctx)
+	if errors.Is(err, errBothEras) {
+		c.mu.Lock()
+		c.era = EraLegacy
+		c.mu.Unlock()
+		cn, err = c.connectOnce(ctx)
+	}
+	return cn, err
+}
+
+// connectOnce starts the transport, makes the handshake and lists the
+// catalog. A child that answered server/discover listing a legacy
+// version too fails with errBothEras: a session that discovered cannot
+// be initialized any more, so the child is started again.
+func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	life, cancel := context.WithCancel(ctx)
 	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}
 	ok := false
@@ -126,6 +142,9 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	known := c.era
 	c.mu.Unlock()
 	if err := cn.handshake(tctx, known); err != nil {
+		if errors.Is(err, errBothEras) {
+			return nil, err
+		}
 		return nil, cn.explain("initialize", timeout, tctx, err)
 	}
 	c.mu.Lock()

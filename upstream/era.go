@@ -94,6 +94,9 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 		return err
 	}
 	err := cn.discover(ctx)
+	if errors.Is(err, errBothEras) && cn.proc != nil {
+		return err // connect starts the child again
+	}
 	if err == nil || !cn.fallsBack(ctx, err) {
 		return err
 	}
@@ -116,7 +119,7 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 	var rpc *RPCError
 	var status *remote.StatusError
 	switch {
-	case errors.As(err, &rpc), errors.Is(err, errNotModern):
+	case errors.As(err, &rpc), errors.Is(err, errNotModern), errors.Is(err, errBothEras):
 		return true
 	case errors.As(err, &status):
 		return status.Status >= 400 && status.Status < 500 && status.Status != 401 && status.Status != 403
@@ -128,6 +131,10 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 
 // errNotModern is a server/discover result that names no modern version.
 var errNotModern = errors.New("the server supports no modern protocol version")
+
+// errBothEras is a server/discover result that names a legacy version
+// too, without Options.PreferModern: the legacy era loses nothing.
+var errBothEras = errors.New("the server speaks the legacy era too")
 
 // discover is the modern handshake: server/discover with mcpx's _meta.
 // A server that refuses the version but lists one mcpx speaks is asked
@@ -175,6 +182,10 @@ func (cn *conn) discover(ctx context.Context) error {
 		setVersion("")
 		return fmt.Errorf("%w (it lists %q)", errNotModern, res.SupportedVersions)
 	}
+	if !cn.c.opts.PreferModern && slices.ContainsFunc(res.SupportedVersions, isLegacyVersion) {
+		setVersion("")
+		return fmt.Errorf("%w (it lists %q)", errBothEras, res.SupportedVersions)
+	}
 	if res.ServerInfo == nil {
 		res.ServerInfo = &mcp.Implementation{}
 		_ = json.Unmarshal(res.Meta[metaServerInfo], res.ServerInfo)
@@ -188,6 +199,10 @@ func (cn *conn) discover(ctx context.Context) error {
 
 // modern reports whether the connection speaks the modern era.
 func (cn *conn) modern() bool { return cn.meta.Load() != nil }
+
+// isLegacyVersion reports whether v is a version of the legacy era that
+// mcpx speaks.
+func isLegacyVersion(v string) bool { return v < modernVersion && mcp.IsValidProtocolVersion(v) }
 
 // supports reports whether an UnsupportedProtocolVersion error's data
 // lists the version mcpx speaks.

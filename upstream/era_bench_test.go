@@ -12,9 +12,9 @@ import (
 
 // BenchmarkCallEra: one tools/call at a time on the stdio hot path
 // (Client.Send) to the same upstream, the Go SDK's dual-era reference
-// server, connected once in each era: modern (server/discover, _meta
-// spliced into every request) and legacy (a cache that remembers it
-// legacy makes mcpx initialize). The eras take turns in rounds of 100
+// server, connected once in each era: modern (PreferModern:
+// server/discover, _meta spliced into every request) and legacy (a cache
+// that remembers it legacy makes mcpx initialize). The eras take turns in rounds of 100
 // calls, so that both see the same machine; it reports µs per call of
 // each and modern/legacy.
 //
@@ -23,7 +23,7 @@ func BenchmarkCallEra(b *testing.B) {
 	reference := testenv.GoTool(b, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	cfg := config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}
 	dial := func(cacheDir string) *Client {
-		c := New(cfg, &Options{CacheDir: cacheDir})
+		c := New(cfg, &Options{CacheDir: cacheDir, PreferModern: true})
 		c.Start(context.Background())
 		b.Cleanup(func() { c.Close() })
 		<-c.Ready()

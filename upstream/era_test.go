@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +31,9 @@ const (
 	modernOnly = "modern" // initialize refused with -32022, as a 2026-07-28-only server does
 	legacyOnly = "legacy" // server/discover refused with a plain 400, as a pre-2026 server does
 )
+
+// supportedVersions is the list of versions in a server/discover result.
+var supportedVersions = regexp.MustCompile(`"supportedVersions":\[[^\]]*\]`)
 
 // goSDKServer is the official Go SDK's streamable HTTP server with one
 // tool, echo, in front of which a wrapper makes it speak one era (which
@@ -109,6 +115,15 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 					"data": map[string]any{"supported": []string{"2026-07-28"}, "requested": version}}})
 				return
 			}
+			if msg.Method == "server/discover" {
+				// Only the modern version, as a modern-only server lists.
+				rec := httptest.NewRecorder()
+				stateless.ServeHTTP(rec, r)
+				maps.Copy(w.Header(), rec.Header())
+				w.WriteHeader(rec.Code)
+				w.Write(supportedVersions.ReplaceAll(rec.Body.Bytes(), []byte(`"supportedVersions":["2026-07-28"]`)))
+				return
+			}
 			stateless.ServeHTTP(w, r)
 		case legacyOnly:
 			if modern || msg.Method == "server/discover" {
@@ -154,21 +169,26 @@ func remoteServer(name, url string) config.Server {
 func TestEraChosen(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		era      string
-		want     upstream.Era
-		first    []string // the handshake's POSTs on the first start
-		again    []string // and on the second, with the era remembered
-		notAgain string   // a method the second start must not send
+		era          string
+		preferModern bool
+		want         upstream.Era
+		first        []string // the handshake's POSTs on the first start
+		again        []string // and on the second, with the era remembered
+		notAgain     string   // a method the second start must not send
 	}{
-		{dualEra, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
-		{modernOnly, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
-		{legacyOnly, upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
+		// A dual-era server is legacy unless PreferModern: only that era
+		// carries its server-initiated requests to legacy clients.
+		{dualEra, false, upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
+		{dualEra, true, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
+		{modernOnly, false, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
+		{legacyOnly, true, upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
 	} {
-		t.Run(tc.era, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/preferModern=%t", tc.era, tc.preferModern), func(t *testing.T) {
 			t.Parallel()
 			s := startGoSDKServer(t, tc.era)
 			opts := fastOptions()
 			opts.CacheDir = t.TempDir()
+			opts.PreferModern = tc.preferModern
 			cfg := remoteServer("gosdk", s.url+"/mcp")
 			for i, want := range [][]string{tc.first, tc.again} {
 				c := connect(t, cfg, opts)
@@ -236,26 +256,31 @@ func TestEraReprobed(t *testing.T) {
 	}
 }
 
-// TestEraStdio: over stdio, the Go SDK's reference server is found
-// modern by server/discover, and the fixture (legacy, which answers
-// server/discover with method not found) falls back to initialize.
+// TestEraStdio: over stdio, the Go SDK's reference server (dual-era) is
+// found modern by server/discover under PreferModern and is legacy
+// without it, and the fixture (legacy, which answers server/discover
+// with method not found) falls back to initialize.
 func TestEraStdio(t *testing.T) {
 	t.Parallel()
 	reference := testenv.GoTool(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
+	gosdk := config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}
 	for _, tc := range []struct {
-		name string
-		srv  config.Server
-		want upstream.Era
-		tool string
-		args map[string]any
+		name         string
+		srv          config.Server
+		preferModern bool
+		want         upstream.Era
+		tool         string
+		args         map[string]any
 	}{
-		{"gosdk", config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second},
-			upstream.EraModern, "test_simple_text", map[string]any{}},
-		{"fixture", stdioServer("fixture"), upstream.EraLegacy, "echo", map[string]any{"message": "hi"}},
+		{"gosdk-modern", gosdk, true, upstream.EraModern, "test_simple_text", map[string]any{}},
+		{"gosdk", gosdk, false, upstream.EraLegacy, "test_simple_text", map[string]any{}},
+		{"fixture", stdioServer("fixture"), true, upstream.EraLegacy, "echo", map[string]any{"message": "hi"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := connect(t, tc.srv, nil)
+			opts := fastOptions()
+			opts.PreferModern = tc.preferModern
+			c := connect(t, tc.srv, opts)
 			if v := c.Status().ProtocolVersion; upstream.EraOf(v) != tc.want {
 				t.Errorf("protocol %q, want era %s", v, tc.want)
 			}
