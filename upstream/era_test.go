@@ -362,3 +362,44 @@ func TestModernLogLevel(t *testing.T) {
 		t.Errorf("the call after SetLogLevel carries no logLevel in _meta: %s", last)
 	}
 }
+
+// TestModernProgress: progress of a call to a modern server (the Go SDK's
+// reference server over stdio, under PreferModern) reaches the caller
+// with its own token, ahead of the result.
+func TestModernProgress(t *testing.T) {
+	t.Parallel()
+	reference := testenv.GoTool(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
+	opts := fastOptions()
+	opts.PreferModern = true
+	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}, opts)
+	if v := c.Status().ProtocolVersion; upstream.EraOf(v) != upstream.EraModern {
+		t.Fatalf("protocol %q, want modern", v)
+	}
+	var mu sync.Mutex
+	var tokens []string
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ctx = upstream.WithProgress(ctx, func(p json.RawMessage) {
+		var n struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		}
+		json.Unmarshal(p, &n)
+		mu.Lock()
+		tokens = append(tokens, string(n.ProgressToken))
+		mu.Unlock()
+	})
+	raw, err := c.Request(ctx, "tools/call", json.RawMessage(`{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":"mine"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tokens) == 0 {
+		t.Fatalf("no progress before the result %s", truncate(raw))
+	}
+	for _, tok := range tokens {
+		if tok != `"mine"` {
+			t.Errorf("progress came with token %s, want the caller's \"mine\"", tok)
+		}
+	}
+}
