@@ -207,7 +207,7 @@ func (cn *conn) resync() {
 	for method, items := range fetched {
 		switch method {
 		case listTools.method:
-			cat.Tools = items
+			cat.Tools = cn.checkTools(items)
 		case listResources.method:
 			cat.Resources = items
 		case listTemplates.method:

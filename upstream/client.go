@@ -86,6 +86,12 @@ type Options struct {
 	// Offline never starts a server: each shows its remembered catalog
 	// only (mcpx list --cached).
 	Offline bool
+	// PreferModern connects a server that speaks both eras in the modern
+	// one. By default such a server gets initialize: only the legacy era
+	// carries its server-initiated requests, resources/subscribe and the
+	// GET notification stream to mcpx's legacy clients. A server that
+	// speaks only the modern era is modern either way.
+	PreferModern bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -189,6 +195,7 @@ type Client struct {
 	readyOnce sync.Once
 	tail      stderrTail
 	logLevel  string      // asked for by the client; applied on every connect
+	era       Era         // the era the server last spoke (or was remembered with); "" unknown
 	slots     *fifo       // maxConcurrent; nil for no limit
 	limits    *callLimits // callTimeout and maxCallTime; nil for none
 	proc      *process    // the child of the attempt or connection under way, for Kill
@@ -534,6 +541,7 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.status.ConnectTime = elapsed
 	c.status.ServerInfo = cn.serverInfo
 	c.status.ProtocolVersion = cn.protocol
+	c.era = EraOf(cn.protocol)
 	c.countLocked()
 	c.mu.Unlock()
 	c.changed() // before the disk write: the catalog is the client's at once
@@ -604,7 +612,11 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 	}
 	defer c.release()
 	res, err := cn.request(ctx, method, params)
-	return c.settle(ctx, cn, method, params, res, err)
+	res, err = c.settle(ctx, cn, method, params, res, err)
+	if err == nil && answersInput(ctx, cn, res) {
+		return c.resolveInput(ctx, method, params, res)
+	}
+	return res, err
 }
 
 // settle is what a request on cn returns to the caller: the server's
@@ -616,6 +628,7 @@ func (c *Client) settle(ctx context.Context, cn *conn, method string, params, re
 		if !errors.As(err, &rpc) && ctx.Err() == nil {
 			cn.checkAlive()
 		}
+		c.eraFailed(cn, err)
 		return nil, c.redactErr(err)
 	}
 	c.track(method, params)

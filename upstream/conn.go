@@ -62,6 +62,13 @@ type conn struct {
 	protocol   string
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
+	// meta is what goes first in every request's _meta when the server is
+	// modern (see metaFields), replaced when the log level changes; nil for
+	// a legacy server.
+	meta atomic.Pointer[[]byte]
+	// paramHeaders holds, by tool name, the arguments a modern tools/call
+	// over HTTP also sends as headers (see checkTools).
+	paramHeaders atomic.Pointer[map[string][]remote.ParamHeader]
 
 	ids atomic.Int64
 
@@ -81,8 +88,24 @@ type conn struct {
 }
 
 // connect makes one attempt: start the transport, initialize, list the
-// catalog, all within the server's timeout.
+// catalog, all within the server's timeout. A child found to speak both
+// eras is started again to be initialized (see connectOnce).
 func (c *Client) connect(ctx context.Context) (*conn, error) {
+	cn, err := c.connectOnce(ctx)
+	if errors.Is(err, errBothEras) {
+		c.mu.Lock()
+		c.era = EraLegacy
+		c.mu.Unlock()
+		cn, err = c.connectOnce(ctx)
+	}
+	return cn, err
+}
+
+// connectOnce starts the transport, makes the handshake and lists the
+// catalog. A child that answered server/discover listing a legacy
+// version too fails with errBothEras: a session that discovered cannot
+// be initialized any more, so the child is started again.
+func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	life, cancel := context.WithCancel(ctx)
 	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}
 	ok := false
@@ -115,13 +138,20 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	defer tcancel()
 
 	c.step(StepInitialize)
-	if err := cn.initialize(tctx); err != nil {
+	c.mu.Lock()
+	known := c.era
+	c.mu.Unlock()
+	if err := cn.handshake(tctx, known); err != nil {
+		if errors.Is(err, errBothEras) {
+			return nil, err
+		}
 		return nil, cn.explain("initialize", timeout, tctx, err)
 	}
 	c.mu.Lock()
 	level := c.logLevel
 	c.mu.Unlock()
-	if level != "" && cn.caps.Logging != nil {
+	// A modern server has no logging/setLevel: the level is per request.
+	if level != "" && cn.caps.Logging != nil && !cn.modern() {
 		if err := cn.setLogLevel(tctx, level); err != nil {
 			c.log.Warn("could not set the log level", "err", c.opts.Redact(err.Error()))
 		}
@@ -131,6 +161,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, cn.explain("list", timeout, tctx, err)
 	}
+	cat.Tools = cn.checkTools(cat.Tools)
 	cn.catalog = cat
 	if cn.proc != nil {
 		go func() {
@@ -174,10 +205,12 @@ func (cn *conn) dial() (transport, error) {
 		// there); under it, every body is held to maxMessageBytes.
 		hc := cn.httpClient()
 		stream := newGETStream(hc.Transport, cn.c.log, cn.c.opts.MinBackoff, cn.c.opts.MaxBackoff)
-		return remote.NewStreamable(cfg.URL, remote.Options{
+		t := remote.NewStreamable(cfg.URL, remote.Options{
 			Client: hc, StreamClient: &http.Client{Transport: stream}, Header: cfg.Headers,
 			Listen: true, OnLost: cn.lostRemote, Logger: cn.c.transportLogger(),
-		}), nil
+		})
+		t.SetToolHeaders(cn.toolParamHeaders)
+		return t, nil
 	case config.TransportSSE:
 		return remote.NewSSE(cfg.URL, remote.Options{
 			Client: cn.httpClient(), Header: cfg.Headers, OnLost: cn.lostRemote, Logger: cn.c.transportLogger(),
@@ -276,6 +309,9 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	id := cn.nextID()
 	params, routed := cn.routeProgress(ctx, id, keepAlive(ctx), params)
 	defer cn.unroute(id, routed)
+	if m := cn.meta.Load(); m != nil {
+		params = spliceMeta(params, *m)
+	}
 	req := jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
 	if len(params) > 0 {
 		req.Params = params

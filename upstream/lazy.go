@@ -311,6 +311,7 @@ func (c *Client) remember() {
 	c.catalog = r.Catalog()
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
+	c.era = r.Era()
 	c.countLocked()
 	c.mu.Unlock()
 	c.markKnown()

@@ -114,6 +114,16 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 	if cn == nil || cn.caps.Logging == nil {
 		return nil
 	}
+	if cn.modern() {
+		// No logging/setLevel in the modern era: the level goes in
+		// every request's _meta from now on.
+		meta, err := cn.metaFields()
+		if err != nil {
+			return err
+		}
+		cn.meta.Store(&meta)
+		return nil
+	}
 	return cn.setLogLevel(ctx, level)
 }
 

@@ -55,7 +55,18 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		lc.stop()
 		c.slots.release()
 		c.release()
-		done(c.settle(ctx, cn, method, params, res, err))
+		res, err = c.settle(ctx, cn, method, params, res, err)
+		if err == nil && answersInput(ctx, cn, res) {
+			// A modern server asks the client for input: rare, and
+			// it waits for a person, so not on the reader.
+			go func() {
+				ctx, stop := c.limitCall(ctx, method, params)
+				defer stop()
+				done(c.resolveInput(ctx, method, params, res))
+			}()
+			return
+		}
+		done(res, err)
 	}
 	if c.slots.tryAcquire() {
 		lc.onEnd(cn.start(ctx, pipe, batch, touch, method, params, finish))
@@ -120,6 +131,9 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 	key := cn.ownID(`"mcpx-`, `"`) // the id as JSON, which pending is keyed by
 	id := key[1 : len(key)-1]
 	params, routed := cn.routeProgress(ctx, id, touch, params)
+	if m := cn.meta.Load(); m != nil {
+		params = spliceMeta(params, *m)
+	}
 	line, err := requestLine(json.RawMessage(key), method, params)
 	if err != nil {
 		cn.unroute(id, routed)

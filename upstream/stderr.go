@@ -10,8 +10,11 @@ import (
 	"sync"
 )
 
-// stderrTailLines is how many of a child's last stderr lines an error quotes.
-const stderrTailLines = 3
+// stderrTailLines is how many of a child's last stderr lines an error
+// quotes: enough that what a child said at start is still there after it
+// logged the requests of a connect attempt (server/discover, its cancel,
+// initialize, its cancel).
+const stderrTailLines = 5
 
 // maxLogLine bounds one logged stderr line; a child that writes megabytes
 // without a newline must not become one giant log entry.

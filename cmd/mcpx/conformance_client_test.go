@@ -17,22 +17,6 @@ import (
 // TestConformanceClient fails when a scenario named here passes, so that
 // its line is deleted with the change that fixed it.
 var knownClientFailures = map[string]string{
-	// OAuth scenarios whose checks need MCP requests after the login:
-	// their server is modern-only, so they wait for the modern era below.
-	// The OAuth part passes at the 2025-11-25 wire
-	// (TestConformanceClientAuthLegacyWire).
-	"auth/scope-step-up":                  "modern-only server: no initialize (OAuth part: TestConformanceClientAuthLegacyWire)",
-	"auth/authorization-server-migration": "modern-only server: no initialize (OAuth part: TestConformanceClientAuthLegacyWire)",
-
-	// The modern era as a client (i30-upstream): mcpx sends initialize,
-	// which a 2026-07-28-only server refuses.
-	"tools_call":                       "modern-only server: no initialize",
-	"request-metadata":                 "modern _meta and version negotiation",
-	"http-standard-headers":            "Mcp-Method / Mcp-Name headers",
-	"http-custom-headers":              "x-mcp-header custom headers",
-	"http-invalid-tool-headers":        "tools with invalid x-mcp-header excluded",
-	"sep-2322-client-request-state":    "input_required to a legacy client",
-	"json-schema-2020-12-preservation": "modern-only server: no initialize",
 }
 
 // runClientConformance runs the client scenarios revision 2026-07-28

@@ -82,11 +82,16 @@ func (e *StatusError) Error() string {
 func statusError(method string, resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	drain(resp)
-	body := strings.Join(strings.Fields(string(b)), " ")
+	return statusErrorOf(method, resp.StatusCode, b)
+}
+
+// statusErrorOf is the StatusError of an answer whose body was read.
+func statusErrorOf(method string, status int, b []byte) error {
+	body := strings.Join(strings.Fields(string(b[:min(len(b), 512)])), " ")
 	if len(body) > 200 {
 		body = body[:200] + "…"
 	}
-	return &StatusError{Method: method, Status: resp.StatusCode, Body: body}
+	return &StatusError{Method: method, Status: status, Body: body}
 }
 
 // drain reads a little of what is left of the body, so the connection

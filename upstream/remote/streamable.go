@@ -44,6 +44,9 @@ type Streamable struct {
 	lost     sync.Once
 	closed   bool
 	wg       sync.WaitGroup
+	// toolHeaders gives, by tool name, the arguments a modern tools/call
+	// also sends as headers; nil for none.
+	toolHeaders func(tool string) []ParamHeader
 }
 
 // NewStreamable returns the transport to the server at url. Nothing is
@@ -82,12 +85,28 @@ func (t *Streamable) SetProtocolVersion(v string) {
 	t.mu.Unlock()
 }
 
+// SetToolHeaders sets where a modern tools/call finds the arguments its
+// tool's schema asks for as Mcp-Param-* headers (see [ToolParamHeaders]).
+func (t *Streamable) SetToolHeaders(f func(tool string) []ParamHeader) {
+	t.mu.Lock()
+	t.toolHeaders = f
+	t.mu.Unlock()
+}
+
 // SessionID is the session the server gave at initialize; "" when it
 // gave none.
 func (t *Streamable) SessionID() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.session
+}
+
+// modern reports whether the version agreed on is 2026-07-28 or later,
+// whose requests carry Mcp-Method and Mcp-Name, and the tool's headers.
+func (t *Streamable) modern() (bool, func(string) []ParamHeader) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.protocol >= ModernVersion, t.toolHeaders
 }
 
 func (t *Streamable) header() map[string]string {
@@ -106,9 +125,10 @@ func (t *Streamable) header() map[string]string {
 	return h
 }
 
-// post sends one message. A 404 for a session that was set means the
+// post sends one message: a request's or a notification's method and
+// params, and its body. A 404 for a session that was set means the
 // session ended, which ends the connection.
-func (t *Streamable) post(ctx context.Context, body []byte) (*http.Response, error) {
+func (t *Streamable) post(ctx context.Context, method string, params, body []byte) (*http.Response, error) {
 	if err := t.in.closedErr(); err != nil {
 		return nil, err
 	}
@@ -118,6 +138,9 @@ func (t *Streamable) post(ctx context.Context, body []byte) (*http.Response, err
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if modern, tools := t.modern(); modern && method != "" {
+		setRequestHeaders(req.Header, method, params, tools)
+	}
 	resp, err := t.opts.client().Do(req)
 	if err != nil {
 		return nil, err
@@ -156,7 +179,8 @@ func (t *Streamable) SendRequest(ctx context.Context, req jsonrpc.Request) (*jso
 
 // roundTrip POSTs a request and returns its answer.
 func (t *Streamable) roundTrip(ctx context.Context, req jsonrpc.Request, body []byte, answer <-chan *jsonrpc.Response) (*jsonrpc.Response, error) {
-	resp, err := t.post(ctx, body)
+	params, _ := req.Params.(json.RawMessage)
+	resp, err := t.post(ctx, req.Method, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +193,21 @@ func (t *Streamable) roundTrip(ctx context.Context, req jsonrpc.Request, body []
 		}
 	}
 	switch {
+	case resp.StatusCode == http.StatusBadRequest && mediaType(resp) == "application/json":
+		// A modern server refuses a request it cannot serve (an
+		// unsupported version, headers that disagree with the body) with
+		// a 400 whose body answers the request: that answer is the
+		// error. Any other 400 is the transport's.
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		t.in.deliver(t.life, b)
+		select {
+		case r, ok := <-answer:
+			if ok {
+				return r, nil
+			}
+		default:
+		}
+		return nil, statusErrorOf("POST "+req.Method, resp.StatusCode, b)
 	case resp.StatusCode != http.StatusOK:
 		return nil, statusError("POST "+req.Method, resp)
 	case mediaType(resp) == "text/event-stream":
@@ -301,7 +340,7 @@ func (t *Streamable) SendNotification(ctx context.Context, n mcp.JSONRPCNotifica
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", n.Method, err)
 	}
-	if err := t.postNoAnswer(ctx, "POST "+n.Method, body); err != nil {
+	if err := t.postMessage(ctx, "POST "+n.Method, n.Method, body); err != nil {
 		return err
 	}
 	if n.Method == string(mcp.MethodNotificationInitialized) && t.opts.Listen {
@@ -316,7 +355,13 @@ func (t *Streamable) SendNotification(ctx context.Context, n mcp.JSONRPCNotifica
 // postNoAnswer POSTs a message that gets no answer: the server says 202
 // (or, leniently, 200 with nothing that matters in the body).
 func (t *Streamable) postNoAnswer(ctx context.Context, what string, body []byte) error {
-	resp, err := t.post(ctx, body)
+	return t.postMessage(ctx, what, "", body)
+}
+
+// postMessage is postNoAnswer for a message whose method is known: a
+// modern server is told it in Mcp-Method.
+func (t *Streamable) postMessage(ctx context.Context, what, method string, body []byte) error {
+	resp, err := t.post(ctx, method, nil, body)
 	if err != nil {
 		return err
 	}

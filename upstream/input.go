@@ -1,0 +1,132 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// A modern server asks its client for input (an elicitation, a sampling,
+// the roots) by answering a request with resultType "input_required": the
+// questions in inputRequests, and an opaque requestState. The client asks
+// them, then sends the request again with the answers in inputResponses
+// and the requestState as it came (SEP-2322). Over mcpx, a legacy client
+// is asked the questions as the server-initiated requests a legacy
+// upstream would send (Options.OnServerRequest); a modern client gets
+// the result as it is and retries itself ([PassInputRequired]).
+
+type passInputKey struct{}
+
+// PassInputRequired returns a context under which a request to a modern
+// server returns an input_required result as it came, for a caller that
+// speaks the modern era itself and answers it by retrying. Without it,
+// mcpx asks the questions through Options.OnServerRequest and retries
+// for the caller.
+func PassInputRequired(ctx context.Context) context.Context {
+	return context.WithValue(ctx, passInputKey{}, true)
+}
+
+// maxInputRounds bounds the rounds of one request: a server that keeps
+// asking (or keeps shedding load with no questions) fails the request.
+const maxInputRounds = 10
+
+// needsInput reports whether a result asks for input. Most results do
+// not, and one substring scan tells.
+func needsInput(res json.RawMessage) bool {
+	if !bytes.Contains(res, []byte(`"input_required"`)) {
+		return false
+	}
+	rt, _ := rawjson.Get(res, "resultType")
+	return string(rt) == `"input_required"`
+}
+
+// answersInput reports whether the request's result must be answered by
+// mcpx before it returns: the server is modern, the result asks for
+// input, and the caller did not ask for it as it is.
+func answersInput(ctx context.Context, cn *conn, res json.RawMessage) bool {
+	if !cn.modern() || !needsInput(res) {
+		return false
+	}
+	pass, _ := ctx.Value(passInputKey{}).(bool)
+	return !pass
+}
+
+// inputRequest is one question of an input_required result.
+type inputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// resolveInput answers res's questions through OnServerRequest and sends
+// the request again with the answers, round after round, until the
+// server gives a result that is not input_required. params are the
+// request's own (never those of a retry), so that each retry carries the
+// latest round's answers and requestState only: a round without a
+// requestState sends none.
+func (c *Client) resolveInput(ctx context.Context, method string, params, res json.RawMessage) (json.RawMessage, error) {
+	for round := 1; ; round++ {
+		if round > maxInputRounds {
+			return nil, fmt.Errorf("%s: the server still asks for input after %d rounds", method, maxInputRounds)
+		}
+		var ir struct {
+			InputRequests map[string]inputRequest `json:"inputRequests"`
+			RequestState  json.RawMessage         `json:"requestState"`
+		}
+		if err := json.Unmarshal(res, &ir); err != nil {
+			return nil, fmt.Errorf("%s: unreadable input_required result: %w", method, err)
+		}
+		answers, err := c.askInput(ctx, ir.InputRequests)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		retry, err := rawjson.Set(params, "inputResponses", answers)
+		if err == nil && len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
+			retry, err = rawjson.Set(retry, "requestState", ir.RequestState)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot add the answers to the request's params: %w", method, err)
+		}
+		res, err = c.request(ctx, method, retry)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		cn := c.conn
+		c.mu.Unlock()
+		if cn == nil || !answersInput(ctx, cn, res) {
+			return res, nil
+		}
+	}
+}
+
+// askInput asks each question through OnServerRequest and returns the
+// answers as an inputResponses object, by the questions' keys.
+func (c *Client) askInput(ctx context.Context, questions map[string]inputRequest) (json.RawMessage, error) {
+	handler := c.opts.OnServerRequest
+	answers := make(map[string]json.RawMessage, len(questions))
+	for key, q := range questions {
+		if !relayedRequests[q.Method] || handler == nil {
+			return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "the server asks for " + q.Method + ", which mcpx cannot relay"}
+		}
+		params := q.Params
+		if len(params) == 0 {
+			params = json.RawMessage(`{}`)
+		}
+		res, err := handler(ctx, c.cfg.Name, q.Method, params)
+		if err != nil {
+			var rpc *RPCError
+			if errors.As(err, &rpc) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("ask the client (%s): %w", q.Method, err)
+		}
+		answers[key] = res
+	}
+	return json.Marshal(answers)
+}
