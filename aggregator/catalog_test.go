@@ -54,7 +54,7 @@ func labels(entries []*Entry) []string {
 
 func TestBuildNames(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 
 	tests := []struct {
 		kind    Kind
@@ -89,7 +89,7 @@ func TestBuildNames(t *testing.T) {
 func TestBuildSeparator(t *testing.T) {
 	alpha, _ := twoSources(t)
 	for _, sep := range []string{"_", "-", "__", ""} {
-		c := build([]*member{mem(alpha, "alpha")}, sep)
+		c := build([]*member{mem(alpha, "alpha")}, sep, nil)
 		if _, ok := c.Tool("alpha" + sep + "echo"); !ok {
 			t.Errorf("separator %q: no tool %q in %q", sep, "alpha"+sep+"echo", labels(c.Tools))
 		}
@@ -103,7 +103,7 @@ func TestBuildSeparator(t *testing.T) {
 // with only "name" rewritten, and the very same bytes when nothing was.
 func TestBuildPassThrough(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 
 	source := func(e *Entry) json.RawMessage {
 		t.Helper()
@@ -208,7 +208,7 @@ func TestBuildFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			c := build([]*member{memFiltered(src, "s", tt.tools, tt.prompts)}, "_")
+			c := build([]*member{memFiltered(src, "s", tt.tools, tt.prompts)}, "_", nil)
 			if got := names(c.Tools); !slices.Equal(got, tt.wantTools) {
 				t.Errorf("tools = %q, want %q", got, tt.wantTools)
 			}
@@ -346,7 +346,7 @@ func TestBuildCollisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			members := tt.members(t)
-			c := build(members, "_")
+			c := build(members, "_", nil)
 			if !reflect.DeepEqual(c.Collisions, tt.want) {
 				t.Errorf("collisions:\n got %+v\nwant %+v", c.Collisions, tt.want)
 			}
@@ -470,7 +470,7 @@ func TestBuildMalformed(t *testing.T) {
 	fine := &fakeSource{name: "fine", tools: raws(t, toolJSON("echo")), prompts: raws(t, `{"name":"p"}`),
 		resources: raws(t, `{"uri":"x://1"}`), templates: raws(t, `{"uriTemplate":"x://{n}"}`)}
 	members := []*member{mem(broken, "b"), mem(fine, "f")}
-	c := build(members, "_")
+	c := build(members, "_", nil)
 
 	if got, want := labels(c.Tools), []string{"b_ok<-broken/ok", "f_echo<-fine/echo"}; !slices.Equal(got, want) {
 		t.Errorf("tools = %q, want %q", got, want)
@@ -493,7 +493,7 @@ func TestBuildMalformed(t *testing.T) {
 // reported, and that reads do not route to it.
 func TestBuildBadTemplate(t *testing.T) {
 	src := &fakeSource{name: "s", templates: raws(t, `{"uriTemplate":"test://{bad"}`, `{"uriTemplate":"test://ok/{id}"}`)}
-	c := build([]*member{mem(src, "")}, "_")
+	c := build([]*member{mem(src, "")}, "_", nil)
 	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "server s") || !strings.Contains(c.Problems[0], "test://{bad") {
 		t.Errorf("problems = %q, want one naming server s and the template", c.Problems)
 	}
@@ -507,7 +507,7 @@ func TestBuildBadTemplate(t *testing.T) {
 
 func TestCatalogResource(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 	tests := []struct {
 		uri      string
 		ok       bool
@@ -546,7 +546,7 @@ func TestCatalogResource(t *testing.T) {
 
 func TestCatalogLookups(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 	tests := []struct {
 		lookup   func(string) (*Entry, bool)
 		kind     Kind
@@ -585,7 +585,7 @@ func TestCatalogLookups(t *testing.T) {
 
 func TestListResult(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 	for _, tt := range []struct {
 		field   string
 		entries []*Entry
@@ -616,7 +616,7 @@ func BenchmarkBuild10k(b *testing.B) {
 	members := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
 	b.ReportAllocs()
 	for b.Loop() {
-		c := build(members, "_")
+		c := build(members, "_", nil)
 		if len(c.Tools) != len(tools) {
 			b.Fatalf("%d tools", len(c.Tools))
 		}
@@ -633,7 +633,7 @@ func TestBuildRepairsToolSchemas(t *testing.T) {
 		`{"name":"badout","inputSchema":{"type":"object","properties":{"a":{"type":"number"}}},"outputSchema":{"type":"array"}}`,
 		`{"name":"fine","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{}}}`,
 	)}
-	c := build([]*member{mem(src, "")}, "_")
+	c := build([]*member{mem(src, "")}, "_", nil)
 	if len(c.Tools) != 4 {
 		t.Fatalf("got %d tools, want all 4 served", len(c.Tools))
 	}

@@ -44,7 +44,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
+	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession(sessionID(ctx)), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
 		inputEnded: make(chan struct{})}
 	owner, ownerErr := results.NewOwner()
 	if ownerErr != nil {
@@ -467,6 +467,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			}
 		}
 		if !a.served(name) {
+			a.refused(ctx, m.Method, m.Params, a.Catalog().FilteredOut(KindTool, name))
 			return a.unknownTool(name), nil // unknowntool.go
 		}
 		res, err := a.callTool(ctx, m.Params)

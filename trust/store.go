@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -110,7 +111,9 @@ func (s *Store) Path() string { return s.path }
 // read reads and decodes the pin file; a missing one is empty.
 func (s *Store) read() (map[string]*Pins, []byte, error) {
 	data, err := os.ReadFile(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// No file yet; or the state directory is not one, which the
+		// first write reports (see Review).
 		return map[string]*Pins{}, nil, nil
 	}
 	if err != nil {
@@ -132,6 +135,17 @@ func (s *Store) read() (map[string]*Pins, []byte, error) {
 		}
 		if p.Prompts == nil {
 			p.Prompts = map[string]Record{}
+		}
+		// The file is indented for people; diffs compare the canonical,
+		// compact text.
+		for _, recs := range []map[string]Record{p.Tools, p.Prompts} {
+			for name, rec := range recs {
+				var b bytes.Buffer
+				if json.Compact(&b, rec.Definition) == nil {
+					rec.Definition = b.Bytes()
+					recs[name] = rec
+				}
+			}
 		}
 	}
 	return f.Servers, data, nil
