@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/trust"
 )
 
 // richTool carries everything a tool object may hold that a typed struct
@@ -660,4 +662,55 @@ func TestBuildRepairsToolSchemas(t *testing.T) {
 	if len(c.Problems) != 3 {
 		t.Errorf("problems = %q, want one per repair", c.Problems)
 	}
+}
+
+// BenchmarkBuild10kPinned measures what pinning costs a rebuild: each
+// iteration builds the same 10k-tool catalog without and with a trust
+// store (pinned before the loop, as at every rebuild after the first:
+// the server's lists unchanged, another source changed), and reports the
+// pinned build's time as a multiple of the unpinned one's.
+func BenchmarkBuild10kPinned(b *testing.B) {
+	tools := make([]json.RawMessage, 10000)
+	for i := range tools {
+		tools[i] = json.RawMessage(fmt.Sprintf(`{"name":"tool-%d","description":"Tool number %d","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]},"annotations":{"readOnlyHint":true}}`, i, i))
+	}
+	pins, err := trust.Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
+	pinned := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
+	pinned[0].trust = trust.ModePin
+	build(pinned, "_", pins) // the first use, recorded
+	var without, with time.Duration
+	timed := func(members []*member, pins *trust.Store, sum *time.Duration) {
+		t0 := time.Now()
+		c := build(members, "_", pins)
+		*sum += time.Since(t0)
+		if len(c.Tools) != len(tools) {
+			b.Fatalf("%d tools", len(c.Tools))
+		}
+	}
+	// relisted's server lists the same tools anew at each build (a new
+	// snapshot, as after its list_changed): the review runs whole.
+	relistedSrc := &fakeSource{name: "bench", tools: tools}
+	relisted := []*member{mem(relistedSrc, "bench")}
+	relisted[0].trust = trust.ModePin
+	var fresh time.Duration
+	odd := false
+	for b.Loop() {
+		relistedSrc.tools = slices.Clone(tools)
+		// In turns, so that neither always pays for the other's garbage.
+		if odd = !odd; odd {
+			timed(plain, nil, &without)
+			timed(pinned, pins, &with)
+			timed(relisted, pins, &fresh)
+		} else {
+			timed(relisted, pins, &fresh)
+			timed(pinned, pins, &with)
+			timed(plain, nil, &without)
+		}
+	}
+	b.ReportMetric(float64(with)/float64(without), "pinned/unpinned")
+	b.ReportMetric(float64(fresh)/float64(without), "relisted/unpinned")
 }

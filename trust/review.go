@@ -91,21 +91,28 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 	if mode == ModeOff || len(tools)+len(prompts) == 0 {
 		return r
 	}
-	r.current = &Pins{Tools: map[string]Record{}, Prompts: map[string]Record{}}
+	key := lastReview{tools: first(tools), prompts: first(prompts), nt: len(tools), np: len(prompts), mode: mode}
+	s.mu.Lock()
+	if l, ok := s.last[server]; ok && l.gen == s.gen && l.tools == key.tools && l.prompts == key.prompts &&
+		l.nt == key.nt && l.np == key.np && l.mode == mode {
+		s.mu.Unlock()
+		return l.r
+	}
+	key.gen = s.gen
+	r.current = &Pins{Tools: make(map[string]Record, len(tools)), Prompts: make(map[string]Record, len(prompts))}
 	for _, l := range []struct {
 		kind Kind
 		raws []json.RawMessage
 	}{{Tool, tools}, {Prompt, prompts}} {
 		for _, raw := range l.raws {
 			name := nameOf(raw)
-			text, sum, err := s.canonical(l.kind, raw)
+			text, sum, err := s.canonicalLocked(l.kind, raw)
 			if name == "" || err != nil {
 				continue // the catalog reports it, and serves nothing of it
 			}
 			r.current.of(l.kind)[name] = Record{SHA256: sum, Definition: text}
 		}
 	}
-	s.mu.Lock()
 	pins := s.pins[server]
 	unwritable := s.unwritable
 	s.mu.Unlock()
@@ -117,7 +124,22 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 	}
 	r.Pinned = true
 	r.Changes = compare(pins, r.current)
+	s.mu.Lock()
+	if s.gen == key.gen {
+		key.r = r
+		s.last[server] = key
+	}
+	s.mu.Unlock()
 	return r
+}
+
+// first is the address of the first element of l, nil when it is empty:
+// with the length, what tells the same snapshot of a list from another.
+func first(l []json.RawMessage) *json.RawMessage {
+	if len(l) == 0 {
+		return nil
+	}
+	return &l[0]
 }
 
 // firstUse records a server's first definitions, unless another process

@@ -63,7 +63,20 @@ type Store struct {
 	unwritable error
 	// canon caches the canonical form of each definition by its bytes:
 	// Review runs at every catalog rebuild.
-	canon map[string]canonForm
+	canon map[Kind]map[string]canonForm
+	// gen counts the changes of pins; last keeps each server's last
+	// review with what it was made of, for a rebuild in which the server's
+	// lists are the same slices (another server changed).
+	gen  uint64
+	last map[string]lastReview
+}
+
+type lastReview struct {
+	tools, prompts *json.RawMessage
+	nt, np         int
+	mode           Mode
+	gen            uint64
+	r              *Review
 }
 
 type canonForm struct {
@@ -72,8 +85,10 @@ type canonForm struct {
 	err  error
 }
 
-// maxCanon bounds the cache of canonical forms.
-const maxCanon = 8192
+// maxCanon bounds the cache of canonical forms of each kind: past it, the
+// cache starts again. Above the tools of a large catalog, so that a
+// rebuild does not start it again each time.
+const maxCanon = 1 << 16
 
 // DefaultDir is $XDG_STATE_HOME/mcpx, where $XDG_STATE_HOME defaults to
 // ~/.local/state; "" when neither is known.
@@ -98,7 +113,7 @@ func Open(dir string, logger *slog.Logger) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Store{path: filepath.Join(dir, FileName), log: logger, pins: map[string]*Pins{}, canon: map[string]canonForm{}}
+	s := &Store{path: filepath.Join(dir, FileName), log: logger, pins: map[string]*Pins{}, canon: map[Kind]map[string]canonForm{}, last: map[string]lastReview{}}
 	if _, err := s.reload(); err != nil {
 		return nil, err
 	}
@@ -167,6 +182,7 @@ func (s *Store) reload() (bool, error) {
 	}
 	changed := !bytes.Equal(data, s.data)
 	s.pins, s.data = pins, data
+	s.gen++
 	return changed, nil
 }
 
@@ -197,6 +213,7 @@ func (s *Store) update(change func(pins map[string]*Pins)) error {
 	}
 	s.mu.Lock()
 	s.pins, s.data = pins, data
+	s.gen++
 	s.mu.Unlock()
 	return nil
 }
@@ -237,21 +254,19 @@ func (s *Store) Pinned(server string) *Pins {
 	return &c
 }
 
-// canonical is the package's canonical through the store's cache.
-func (s *Store) canonical(kind Kind, raw json.RawMessage) (json.RawMessage, string, error) {
-	key := string(kind) + "\x00" + string(raw)
-	s.mu.Lock()
-	c, ok := s.canon[key]
-	s.mu.Unlock()
-	if ok {
+// canonicalLocked is the package's canonical through the store's cache;
+// s.mu must be held.
+func (s *Store) canonicalLocked(kind Kind, raw json.RawMessage) (json.RawMessage, string, error) {
+	if c, ok := s.canon[kind][string(raw)]; ok { // no copy of raw for a lookup
 		return c.text, c.sum, c.err
 	}
+	var c canonForm
 	c.text, c.sum, c.err = canonical(kind, raw)
-	s.mu.Lock()
-	if len(s.canon) >= maxCanon {
-		clear(s.canon)
+	m := s.canon[kind]
+	if m == nil || len(m) >= maxCanon {
+		m = map[string]canonForm{}
+		s.canon[kind] = m
 	}
-	s.canon[key] = c
-	s.mu.Unlock()
+	m[string(raw)] = c
 	return c.text, c.sum, c.err
 }
