@@ -13,6 +13,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/trust"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 type trustOptions struct {
@@ -79,12 +80,19 @@ func trustRun(cmd *cobra.Command, ios *streams, g *globalFlags, o *trustOptions,
 			return usagef("server %s has trust off in the config: nothing of it is pinned", args[0])
 		}
 		names = args
+		for _, st := range s.agg.Upstreams() {
+			if st.Name == args[0] && st.State != upstream.StateConnected {
+				// Its lists are unknown: "nothing changed" would be a guess.
+				// Why is said by close, with the other commands' words.
+				return fmt.Errorf("server %s is not connected: what it lists now is unknown, so nothing can be compared or approved", st.Name)
+			}
+		}
 	}
 	cat := s.agg.Catalog()
 	var entries []*trustEntry
 	for _, name := range names {
 		r := cat.Reviews[name]
-		if r.Pending() == 0 && !(len(args) == 1 && hasRemovals(r)) {
+		if r.Pending() == 0 && !(len(args) == 1 && hasChanges(r)) {
 			continue
 		}
 		entries = append(entries, &trustEntry{Server: name, Mode: r.Mode, Changes: r.Diffs(otherTools(cat, name)), review: r})
@@ -129,7 +137,9 @@ func trustRun(cmd *cobra.Command, ios *streams, g *globalFlags, o *trustOptions,
 	return nil
 }
 
-func hasRemovals(r *trust.Review) bool { return r != nil && len(r.Changes) > 0 }
+// hasChanges reports whether r has any change, removals included: a
+// server named on the command line shows even those.
+func hasChanges(r *trust.Review) bool { return r != nil && len(r.Changes) > 0 }
 
 func nothingPending(args []string) string {
 	if len(args) == 1 {
