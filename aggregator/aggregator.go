@@ -454,6 +454,7 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 		if err := a.awaitTool(ctx, proxyCallPath(params)); err != nil {
 			return toolError(a.opts.Redact(err.Error())), nil
 		}
+		a.refusedProxyCall(ctx, params)
 		return a.proxy.Call(ctx, params), nil
 	}
 	if err := a.awaitTool(ctx, name); err != nil {

@@ -66,3 +66,31 @@ func (a *Aggregator) refused(ctx context.Context, method string, params json.Raw
 	}
 	a.opts.Audit.Record(c)
 }
+
+// refusedProxyCall audits, as refused does, a call through the proxy tool
+// of a tool a rule keeps out: the proxy answers it without a server, and
+// the line shows the tool and its arguments, not the proxy's.
+func (a *Aggregator) refusedProxyCall(ctx context.Context, params json.RawMessage) {
+	if a.opts.Audit == nil {
+		return
+	}
+	path := proxyCallPath(params)
+	if path == "" {
+		return
+	}
+	f := a.Catalog().FilteredOut(KindTool, path)
+	if f == nil {
+		return
+	}
+	var p struct {
+		Arguments struct {
+			Args json.RawMessage `json:"args"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(params, &p) // proxyCallPath read it
+	call, err := json.Marshal(map[string]json.RawMessage{"name": json.RawMessage(quote(f.Original)), "arguments": p.Arguments.Args})
+	if err != nil {
+		return
+	}
+	a.refused(ctx, "tools/call", call, f)
+}

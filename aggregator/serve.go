@@ -455,6 +455,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
+			a.refusedProxyCall(ctx, m.Params)
 			return a.proxy.Call(ctx, m.Params), nil
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for

@@ -258,7 +258,7 @@ func TestTrustWithholdsChanges(t *testing.T) {
 			outcomes = append(outcomes, l.Tool+" "+l.Outcome)
 		}
 	}
-	for _, want := range []string{"echo withheld", "echo ok"} {
+	for _, want := range []string{"echo withheld", "newtool withheld", "echo ok"} {
 		if !slices.Contains(outcomes, want) {
 			t.Errorf("audit lines of fx's echo and newtool %q lack %q", outcomes, want)
 		}
