@@ -38,8 +38,6 @@ type Review struct {
 	Changes []Change
 	// current are the definitions listed now, as Approve records them.
 	current *Pins
-	// problems are definitions that could not be read, each named.
-	Problems []string
 }
 
 // Withheld reports whether the definition of that kind and server's own
