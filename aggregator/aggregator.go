@@ -21,6 +21,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/trust"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -72,6 +73,10 @@ type Options struct {
 	// Audit receives every tools/call, resources/read and prompts/get
 	// sent to a source; nil records nothing. The caller closes it.
 	Audit *audit.Recorder
+	// Trust pins the upstreams' tool and prompt definitions, withholding
+	// those changed or added since approved (see docs/trust.md); nil pins
+	// nothing. After an approval, Rebuild shows what was approved.
+	Trust *trust.Store
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -152,7 +157,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge})}
-	a.catalog.Store(build(nil, cfg.Separator))
+	a.catalog.Store(build(nil, cfg.Separator, nil))
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
 		Server: mcpxServer, JSON: proxytool.Tool()}
@@ -192,7 +197,7 @@ func (a *Aggregator) Start(ctx context.Context) {
 		}
 		c := upstream.New(s, &uo)
 		a.upstreams = append(a.upstreams, c)
-		a.members = append(a.members, &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts})
+		a.members = append(a.members, upstreamMember(c, a.cfg, s))
 	}
 	if b := a.cfg.Browser; b != nil {
 		// Last, so that page tools never shadow another source's names.
@@ -372,7 +377,7 @@ func (a *Aggregator) rebuild() []Kind {
 		members = append(slices.Clone(a.parent.members), members...)
 		a.parent.srvMu.RUnlock()
 	}
-	c := build(members, a.cfg.Separator)
+	c := build(members, a.cfg.Separator, a.opts.Trust)
 	c.restrict(a.profile())
 	a.catalog.Store(c)
 	a.report(c)
@@ -396,6 +401,7 @@ func (a *Aggregator) rebuild() []Kind {
 func (a *Aggregator) report(c *Catalog) {
 	idle := a.notStarted()
 	a.reportHidden(c, idle)
+	a.reportTrust(c, idle)
 	for server, n := range c.Hidden {
 		key := fmt.Sprintf("hidden text:%s:%d", server, n)
 		if !a.reported[key] && !slices.Contains(idle, server) {
@@ -452,6 +458,7 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 		if err := a.awaitTool(ctx, proxyCallPath(params)); err != nil {
 			return toolError(a.opts.Redact(err.Error())), nil
 		}
+		a.refusedProxyCall(ctx, params)
 		return a.proxy.Call(ctx, params), nil
 	}
 	if err := a.awaitTool(ctx, name); err != nil {
@@ -482,6 +489,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 	e, ok := lookup(name)
 	if !ok {
 		if f := a.Catalog().FilteredOut(kind, name); f != nil {
+			a.refused(ctx, method, params, f)
 			return nil, f
 		}
 		if hint := a.loginHint(name); hint != "" {

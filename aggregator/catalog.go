@@ -12,6 +12,7 @@ import (
 	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/trust"
 )
 
 // Kind is the kind of a catalog entry.
@@ -80,6 +81,10 @@ type Catalog struct {
 	// tags, zero-width and bidi controls, terminal escapes) removed from
 	// its capabilities' titles and descriptions; nil when there were none.
 	Hidden map[string]int
+	// Reviews are, per pinned server, its tools and prompts against those
+	// approved (see Options.Trust); the withheld ones are not in the
+	// catalog. Nil without pinning.
+	Reviews map[string]*trust.Review
 
 	tools     map[string]*Entry
 	resources map[string]*Entry
@@ -127,15 +132,27 @@ const mcpxServer = "mcpx"
 // build makes a catalog from the members, in order: the first member to
 // claim a name keeps it. The proxy tool's name is mcpx's own from the
 // start, so an upstream tool exposed under it is reported, not served.
-func build(members []*member, sep string) *Catalog {
+// With pins, the tools and prompts a pinned member changed or added
+// since approved are withheld.
+func build(members []*member, sep string, pins *trust.Store) *Catalog {
 	c := &Catalog{tools: map[string]*Entry{}, resources: map[string]*Entry{}, prompts: map[string]*Entry{}}
 	reserved := &Entry{Kind: KindTool, Name: proxytool.Name, Server: mcpxServer}
 	c.tools[proxytool.Name] = reserved
 	templates := map[string]*Entry{}
 	for _, m := range members {
 		name := m.src.Name()
-		c.addNamed(KindTool, m, m.src.Tools(), sep, &m.tools, c.tools, &c.Tools)
-		c.addNamed(KindPrompt, m, m.src.Prompts(), sep, &m.prompts, c.prompts, &c.Prompts)
+		tools, prompts := m.src.Tools(), m.src.Prompts()
+		if pins != nil && m.trust != "" {
+			r := pins.Review(name, m.trust, tools, prompts)
+			if c.Reviews == nil {
+				c.Reviews = map[string]*trust.Review{}
+			}
+			c.Reviews[name] = r
+			tools = c.withhold(KindTool, m, r, tools, sep)
+			prompts = c.withhold(KindPrompt, m, r, prompts, sep)
+		}
+		c.addNamed(KindTool, m, tools, sep, &m.tools, c.tools, &c.Tools)
+		c.addNamed(KindPrompt, m, prompts, sep, &m.prompts, c.prompts, &c.Prompts)
 		for _, raw := range m.src.Resources() {
 			c.add(KindResource, m, raw, "uri", "", nil, c.resources, &c.Resources)
 		}

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/trust"
 )
 
 // richTool carries everything a tool object may hold that a typed struct
@@ -54,7 +56,7 @@ func labels(entries []*Entry) []string {
 
 func TestBuildNames(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 
 	tests := []struct {
 		kind    Kind
@@ -89,7 +91,7 @@ func TestBuildNames(t *testing.T) {
 func TestBuildSeparator(t *testing.T) {
 	alpha, _ := twoSources(t)
 	for _, sep := range []string{"_", "-", "__", ""} {
-		c := build([]*member{mem(alpha, "alpha")}, sep)
+		c := build([]*member{mem(alpha, "alpha")}, sep, nil)
 		if _, ok := c.Tool("alpha" + sep + "echo"); !ok {
 			t.Errorf("separator %q: no tool %q in %q", sep, "alpha"+sep+"echo", labels(c.Tools))
 		}
@@ -103,7 +105,7 @@ func TestBuildSeparator(t *testing.T) {
 // with only "name" rewritten, and the very same bytes when nothing was.
 func TestBuildPassThrough(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 
 	source := func(e *Entry) json.RawMessage {
 		t.Helper()
@@ -208,7 +210,7 @@ func TestBuildFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			c := build([]*member{memFiltered(src, "s", tt.tools, tt.prompts)}, "_")
+			c := build([]*member{memFiltered(src, "s", tt.tools, tt.prompts)}, "_", nil)
 			if got := names(c.Tools); !slices.Equal(got, tt.wantTools) {
 				t.Errorf("tools = %q, want %q", got, tt.wantTools)
 			}
@@ -346,7 +348,7 @@ func TestBuildCollisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			members := tt.members(t)
-			c := build(members, "_")
+			c := build(members, "_", nil)
 			if !reflect.DeepEqual(c.Collisions, tt.want) {
 				t.Errorf("collisions:\n got %+v\nwant %+v", c.Collisions, tt.want)
 			}
@@ -470,7 +472,7 @@ func TestBuildMalformed(t *testing.T) {
 	fine := &fakeSource{name: "fine", tools: raws(t, toolJSON("echo")), prompts: raws(t, `{"name":"p"}`),
 		resources: raws(t, `{"uri":"x://1"}`), templates: raws(t, `{"uriTemplate":"x://{n}"}`)}
 	members := []*member{mem(broken, "b"), mem(fine, "f")}
-	c := build(members, "_")
+	c := build(members, "_", nil)
 
 	if got, want := labels(c.Tools), []string{"b_ok<-broken/ok", "f_echo<-fine/echo"}; !slices.Equal(got, want) {
 		t.Errorf("tools = %q, want %q", got, want)
@@ -493,7 +495,7 @@ func TestBuildMalformed(t *testing.T) {
 // reported, and that reads do not route to it.
 func TestBuildBadTemplate(t *testing.T) {
 	src := &fakeSource{name: "s", templates: raws(t, `{"uriTemplate":"test://{bad"}`, `{"uriTemplate":"test://ok/{id}"}`)}
-	c := build([]*member{mem(src, "")}, "_")
+	c := build([]*member{mem(src, "")}, "_", nil)
 	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "server s") || !strings.Contains(c.Problems[0], "test://{bad") {
 		t.Errorf("problems = %q, want one naming server s and the template", c.Problems)
 	}
@@ -507,7 +509,7 @@ func TestBuildBadTemplate(t *testing.T) {
 
 func TestCatalogResource(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 	tests := []struct {
 		uri      string
 		ok       bool
@@ -546,7 +548,7 @@ func TestCatalogResource(t *testing.T) {
 
 func TestCatalogLookups(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 	tests := []struct {
 		lookup   func(string) (*Entry, bool)
 		kind     Kind
@@ -585,7 +587,7 @@ func TestCatalogLookups(t *testing.T) {
 
 func TestListResult(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_")
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
 	for _, tt := range []struct {
 		field   string
 		entries []*Entry
@@ -616,7 +618,7 @@ func BenchmarkBuild10k(b *testing.B) {
 	members := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
 	b.ReportAllocs()
 	for b.Loop() {
-		c := build(members, "_")
+		c := build(members, "_", nil)
 		if len(c.Tools) != len(tools) {
 			b.Fatalf("%d tools", len(c.Tools))
 		}
@@ -633,7 +635,7 @@ func TestBuildRepairsToolSchemas(t *testing.T) {
 		`{"name":"badout","inputSchema":{"type":"object","properties":{"a":{"type":"number"}}},"outputSchema":{"type":"array"}}`,
 		`{"name":"fine","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{}}}`,
 	)}
-	c := build([]*member{mem(src, "")}, "_")
+	c := build([]*member{mem(src, "")}, "_", nil)
 	if len(c.Tools) != 4 {
 		t.Fatalf("got %d tools, want all 4 served", len(c.Tools))
 	}
@@ -660,4 +662,55 @@ func TestBuildRepairsToolSchemas(t *testing.T) {
 	if len(c.Problems) != 3 {
 		t.Errorf("problems = %q, want one per repair", c.Problems)
 	}
+}
+
+// BenchmarkBuild10kPinned measures what pinning costs a rebuild: each
+// iteration builds the same 10k-tool catalog without and with a trust
+// store (pinned before the loop, as at every rebuild after the first:
+// the server's lists unchanged, another source changed), and reports the
+// pinned build's time as a multiple of the unpinned one's.
+func BenchmarkBuild10kPinned(b *testing.B) {
+	tools := make([]json.RawMessage, 10000)
+	for i := range tools {
+		tools[i] = json.RawMessage(fmt.Sprintf(`{"name":"tool-%d","description":"Tool number %d","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]},"annotations":{"readOnlyHint":true}}`, i, i))
+	}
+	pins, err := trust.Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
+	pinned := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
+	pinned[0].trust = trust.ModePin
+	build(pinned, "_", pins) // the first use, recorded
+	var without, with time.Duration
+	timed := func(members []*member, pins *trust.Store, sum *time.Duration) {
+		t0 := time.Now()
+		c := build(members, "_", pins)
+		*sum += time.Since(t0)
+		if len(c.Tools) != len(tools) {
+			b.Fatalf("%d tools", len(c.Tools))
+		}
+	}
+	// relisted's server lists the same tools anew at each build (a new
+	// snapshot, as after its list_changed): the review runs whole.
+	relistedSrc := &fakeSource{name: "bench", tools: tools}
+	relisted := []*member{mem(relistedSrc, "bench")}
+	relisted[0].trust = trust.ModePin
+	var fresh time.Duration
+	odd := false
+	for b.Loop() {
+		relistedSrc.tools = slices.Clone(tools)
+		// In turns, so that neither always pays for the other's garbage.
+		if odd = !odd; odd {
+			timed(plain, nil, &without)
+			timed(pinned, pins, &with)
+			timed(relisted, pins, &fresh)
+		} else {
+			timed(relisted, pins, &fresh)
+			timed(pinned, pins, &with)
+			timed(plain, nil, &without)
+		}
+	}
+	b.ReportMetric(float64(with)/float64(without), "pinned/unpinned")
+	b.ReportMetric(float64(fresh)/float64(without), "relisted/unpinned")
 }

@@ -73,7 +73,9 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		if err := h.a.serveProfile(ctx, view, pr, s); err != nil {
+		// The session core names itself by the HTTP session (the audit
+		// trail's session field), not "stdio".
+		if err := h.a.serveProfile(withSessionID(ctx, s.id), view, pr, s); err != nil {
 			h.a.log.Debug("HTTP session ended", "session", s.id[:8], "err", err)
 		}
 		pr.Close()

@@ -83,7 +83,7 @@ func (a *Aggregator) Reload(next *config.Config, ch config.Changes) {
 		}
 		delete(old, s.Name)
 		upstreams = append(upstreams, c)
-		members = append(members, &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts})
+		members = append(members, upstreamMember(c, next, s))
 	}
 	members = append(members, last...)
 	for _, c := range old {

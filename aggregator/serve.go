@@ -44,7 +44,7 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession("stdio"), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
+	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession(sessionID(ctx)), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
 		inputEnded: make(chan struct{})}
 	owner, ownerErr := results.NewOwner()
 	if ownerErr != nil {
@@ -455,6 +455,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
+			a.refusedProxyCall(ctx, m.Params)
 			return a.proxy.Call(ctx, m.Params), nil
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for
@@ -467,6 +468,7 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 			}
 		}
 		if !a.served(name) {
+			a.refused(ctx, m.Method, m.Params, a.Catalog().FilteredOut(KindTool, name))
 			return a.unknownTool(name), nil // unknowntool.go
 		}
 		res, err := a.callTool(ctx, m.Params)

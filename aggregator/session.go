@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -65,4 +66,21 @@ func (s *session) SetClientCapabilities(caps mcp.ClientCapabilities) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.caps = caps
+}
+
+// sessionIDKey carries the id a transport gave the session it serves.
+type sessionIDKey struct{}
+
+// withSessionID gives the session served with ctx the id of its
+// transport's session (an HTTP session's Mcp-Session-Id).
+func withSessionID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionIDKey{}, id)
+}
+
+// sessionID is the id withSessionID gave, else "stdio".
+func sessionID(ctx context.Context) string {
+	if id, ok := ctx.Value(sessionIDKey{}).(string); ok && id != "" {
+		return id
+	}
+	return "stdio"
 }

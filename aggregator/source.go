@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/trust"
 )
 
 // Source is anything that offers MCP capabilities: an upstream server, or
@@ -30,4 +31,12 @@ type member struct {
 	// direct members' tools are listed to the client in every expose mode
 	// (the browser tools), not only through the proxy.
 	direct bool
+	// trust is how the member's definitions are pinned; "" for mcpx's own
+	// sources (the browser tools, the page tools), which are not.
+	trust trust.Mode
+}
+
+// upstreamMember is the member of a configured server.
+func upstreamMember(c Source, cfg *config.Config, s config.Server) *member {
+	return &member{src: c, prefix: s.Prefix, tools: s.Tools, prompts: s.Prompts, trust: trust.Mode(cfg.TrustOf(s))}
 }

@@ -75,6 +75,9 @@ type Config struct {
 	Audit Audit
 	// Results bounds the store of results cut by maxResultBytes.
 	Results Results
+	// Trust is the top-level trust (or MCPX_TRUST), the default of every
+	// server's own; "" when unset: see [Config.TrustOf].
+	Trust Trust
 	// Profiles are the top-level profiles by name; nil when none.
 	Profiles map[string]*Profile
 	// Profile is the one --profile or MCPX_PROFILE chose; nil shows the
@@ -130,6 +133,9 @@ type Server struct {
 	// (for stateful servers: a browser, a memory store), stopped when the
 	// session ends; default false, one instance shared by every session.
 	PerSession bool
+	// Trust is the server's own trust key, "" when unset: see
+	// [Config.TrustOf].
+	Trust Trust
 }
 
 // Filter selects capabilities by name with shell-style globs (path.Match).

@@ -42,6 +42,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 		}
 	}
 	p.settings(tree, &o)
+	p.trust(tree, &o)
 	p.profiles(tree, &o)
 	p.warnUnknownTop(tree)
 	switch len(p.errs) {
@@ -111,7 +112,7 @@ var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
 	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout", "perSession",
-	"maxResultBytes",
+	"maxResultBytes", "trust",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
@@ -149,6 +150,7 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	s.Prompts = r.filter("prompts")
 	s.Limits = r.limits(s.Limits)
 	r.serverLifecycle(&s)
+	s.Trust = r.serverTrust()
 	r.warnUnknown(serverKeys...)
 
 	switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/trust"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -26,6 +27,7 @@ type session struct {
 	log    *log.Logger
 	agg    *aggregator.Aggregator
 	audit  *audit.Recorder
+	pins   *trust.Store // nil when there is no state directory
 	closed func()
 	// stderr is ios.Err shared with the logger, for a command's own lines
 	// while servers still log; on a terminal it also holds the spinner.
@@ -85,6 +87,11 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 
 	step := shutdownStep(cfg)
 	rec := openAudit(cfg, logger)
+	pins, err := openPins(cfg, logger)
+	if err != nil {
+		closeLog()
+		return nil, exitWith(ios, 2, err)
+	}
 	agg := aggregator.New(cfg, &aggregator.Options{
 		Logger:       slogger(logger),
 		Redact:       red.Redact,
@@ -97,11 +104,12 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Drain:        step,
 		Linger:       shutdownLinger(cfg),
 		Audit:        rec,
+		Trust:        pins,
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
 	agg.Start(ctx)
-	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, audit: rec, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, audit: rec, pins: pins, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A
@@ -186,6 +194,7 @@ func (s *session) shutdown() {
 		s.log.Warn("shutdown ran out of shutdownTimeout: killing every child server", "shutdownTimeout", total)
 		s.agg.Kill()
 	}
+	s.audit.Close() // the lines still queued, before the log it may write to
 	s.closed()
 }
 

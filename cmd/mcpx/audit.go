@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/trust"
 )
 
 // openAudit starts the audit trail the config asks for: nil when it is
@@ -26,4 +27,25 @@ func openAudit(cfg *config.Config, logger *log.Logger) *audit.Recorder {
 		return nil
 	}
 	return rec
+}
+
+// openPins opens the trust pins in the state directory, unless the
+// config pins nothing. No state
+// directory (no home) pins nothing, which is logged; a pin file that
+// cannot be read stops the command: guessing would trust what the user
+// has not approved.
+func openPins(cfg *config.Config, logger *log.Logger) (*trust.Store, error) {
+	pinned := cfg.TrustOf(config.Server{}) != config.TrustOff
+	for _, s := range cfg.Servers {
+		pinned = pinned || cfg.TrustOf(s) != config.TrustOff
+	}
+	if !pinned {
+		return nil, nil
+	}
+	dir := trust.DefaultDir()
+	if dir == "" {
+		logger.Warn("tool pinning is off: no home or XDG_STATE_HOME directory")
+		return nil, nil
+	}
+	return trust.Open(dir, slogger(logger.WithPrefix("trust")))
 }

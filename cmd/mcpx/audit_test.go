@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -318,5 +319,33 @@ func TestLogFollow(t *testing.T) {
 	}
 	if tool := next(); tool != "echo" {
 		t.Fatalf("followed line: tool %q, want echo", tool)
+	}
+}
+
+// TestAuditHTTPSession: a call made in an HTTP session is audited under
+// that session's id, not "stdio".
+func TestAuditHTTPSession(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{"fx": fx()}})
+	srv := startHTTP(t, cfg, []string{"XDG_STATE_HOME=" + state})
+	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	code, h, body := do(t, "POST", srv.url+"/mcp", hdr, initBody)
+	sid := h.Get("Mcp-Session-Id")
+	if code != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	hdr["Mcp-Session-Id"], hdr["MCP-Protocol-Version"] = sid, "2025-11-25"
+	do(t, "POST", srv.url+"/mcp", hdr, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if code, _, body := do(t, "POST", srv.url+"/mcp", hdr,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"m"}}}`); code != 200 || !strings.Contains(body, `"m"`) {
+		t.Fatalf("tools/call: %d %s", code, body)
+	}
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	if !waitExit(srv.cmd, 15*time.Second) {
+		t.Fatal("serve --http did not exit on SIGTERM")
+	}
+	lines := auditLines(t, trailOf(state))
+	if len(lines) != 1 || lines[0].Session != sid || lines[0].Client != "raw" {
+		t.Errorf("audit lines %+v, want one in session %s of client raw", lines, sid)
 	}
 }

@@ -87,7 +87,10 @@ type serverReport struct {
 	Prompts       int    `json:"prompts"`
 	// Hidden is how many characters of hidden text mcpx removed from what
 	// the server lists.
-	Hidden   int       `json:"hiddenCharacters,omitempty"`
+	Hidden int `json:"hiddenCharacters,omitempty"`
+	// Withheld counts the tools and prompts changed or added since the
+	// user approved the server's.
+	Withheld int       `json:"withheld"`
 	Findings []finding `json:"findings"`
 }
 
@@ -179,6 +182,10 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		}
 		for _, f := range flagDescriptions(cat, s.Name) {
 			add("warning", "%s", f)
+		}
+		if n := cat.Withheld()[s.Name]; n > 0 {
+			r.Withheld = n
+			add("warning", "%d tools or prompts withheld: changed or added since approved; `mcpx trust %s` shows and approves them", n, s.Name)
 		}
 		if n := cat.Hidden[s.Name]; n > 0 {
 			r.Hidden = n

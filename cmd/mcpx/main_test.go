@@ -59,6 +59,11 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state")) // the audit trail
+	// The tests share one state directory, where pins would be too: a
+	// test's "fx" would be withheld in the next test that gives its "fx"
+	// other tools. Pinning is tested where it is asked for (trust_test.go,
+	// with a state directory of its own).
+	os.Setenv("MCPX_TRUST", "off")
 	fixture = filepath.Join(dir, "fixture")
 	build := exec.Command("go", "build", "-o", fixture, "./testdata/fixture")
 	build.Dir = "../.."

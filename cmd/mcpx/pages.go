@@ -92,5 +92,5 @@ func (p *pageJSON) tableRow() []string {
 	if n := len(p.Collisions); n > 0 {
 		note = joinNonEmpty(note, fmt.Sprintf("%d name collision(s): %s", n, p.Collisions[0]))
 	}
-	return []string{p.Name, "browser tabs", "connected", fmt.Sprint(p.Tools), "0", "0", "", note}
+	return []string{p.Name, "browser tabs", "connected", fmt.Sprint(p.Tools), "0", "0", "", "", note}
 }

@@ -120,6 +120,7 @@ interrupted.`,
 		newEnableCmd(ios, g, false),
 		newDoctorCmd(ios, g),
 		newLogCmd(ios),
+		newTrustCmd(ios, g),
 		newVersionCmd(ios),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -130,6 +130,13 @@ const handTypedServe = "mcpx serve is waiting for an MCP client to speak JSON-RP
 func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bool, addr, token string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if s.pins != nil {
+		// An approval (mcpx trust) shows at once: the catalog is built
+		// again and clients are sent list_changed.
+		if err := s.pins.Watch(ctx, s.agg.Rebuild); err != nil {
+			s.log.Warn("approvals by mcpx trust are seen only after a restart", "err", err)
+		}
+	}
 	errs := make(chan error, 2)
 	n := 0
 	if withHTTP {

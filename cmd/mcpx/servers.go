@@ -55,19 +55,22 @@ func newServersCmd(ios *streams, g *globalFlags) *cobra.Command {
 
 // serverJSON is one server in `mcpx servers --json`.
 type serverJSON struct {
-	Name              string   `json:"name"`
-	Transport         string   `json:"transport"`
-	State             string   `json:"state"`
-	Error             string   `json:"error,omitempty"`
-	ConnectMillis     int64    `json:"connectMs,omitempty"`
-	Server            string   `json:"serverName,omitempty"`
-	ServerVersion     string   `json:"serverVersion,omitempty"`
-	ProtocolVersion   string   `json:"protocolVersion,omitempty"`
-	Tools             int      `json:"tools"`
-	Resources         int      `json:"resources"`
-	ResourceTemplates int      `json:"resourceTemplates"`
-	Prompts           int      `json:"prompts"`
-	Collisions        []string `json:"collisions,omitempty"`
+	Name              string `json:"name"`
+	Transport         string `json:"transport"`
+	State             string `json:"state"`
+	Error             string `json:"error,omitempty"`
+	ConnectMillis     int64  `json:"connectMs,omitempty"`
+	Server            string `json:"serverName,omitempty"`
+	ServerVersion     string `json:"serverVersion,omitempty"`
+	ProtocolVersion   string `json:"protocolVersion,omitempty"`
+	Tools             int    `json:"tools"`
+	Resources         int    `json:"resources"`
+	ResourceTemplates int    `json:"resourceTemplates"`
+	Prompts           int    `json:"prompts"`
+	// Withheld counts the tools and prompts changed or added since the
+	// user approved the server's (mcpx trust shows them).
+	Withheld   int      `json:"withheld"`
+	Collisions []string `json:"collisions,omitempty"`
 	// WaitingFor is the connect step a starting server is in (spawn,
 	// connect, initialize, list), since WaitingMillis ago.
 	WaitingFor    string `json:"waitingFor,omitempty"`
@@ -124,6 +127,7 @@ func serversRun(ios *streams, statuses []upstream.Status, b *browser.Status, c *
 
 func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c *aggregator.Catalog, o *serversOptions) error {
 	now := time.Now()
+	withheld := c.Withheld()
 	collisions := map[string][]string{}
 	for _, col := range c.Collisions {
 		collisions[col.Dropped] = append(collisions[col.Dropped], col.String())
@@ -136,7 +140,7 @@ func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c
 				ConnectMillis: s.ConnectTime.Milliseconds(), Server: s.ServerInfo.Name,
 				ServerVersion: s.ServerInfo.Version, ProtocolVersion: s.ProtocolVersion,
 				Tools: s.Tools, Resources: s.Resources, ResourceTemplates: s.ResourceTemplates,
-				Prompts: s.Prompts, Collisions: collisions[s.Name],
+				Prompts: s.Prompts, Withheld: withheld[s.Name], Collisions: collisions[s.Name],
 				WaitingFor: s.Step, LastLine: s.LastLine, LastStream: s.LastStream,
 			})
 			if s.Step != "" {
@@ -152,7 +156,7 @@ func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c
 		}
 		return printJSON(ios.Out, out)
 	}
-	header := []string{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "CONNECT", "DETAIL"}
+	header := []string{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "WITHHELD", "CONNECT", "DETAIL"}
 	rows := make([][]string, 0, len(statuses))
 	for _, s := range statuses {
 		connect := ""
@@ -163,8 +167,12 @@ func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c
 		if n := len(collisions[s.Name]); n > 0 {
 			msg = joinNonEmpty(msg, fmt.Sprintf("%d name collision(s): %s", n, collisions[s.Name][0]))
 		}
+		if withheld[s.Name] > 0 {
+			msg = joinNonEmpty(msg, "run `mcpx trust "+s.Name+"` to review what is withheld")
+		}
 		rows = append(rows, []string{s.Name, string(s.Transport), string(s.State),
-			strconv.Itoa(s.Tools), strconv.Itoa(s.Resources + s.ResourceTemplates), strconv.Itoa(s.Prompts), connect, msg})
+			strconv.Itoa(s.Tools), strconv.Itoa(s.Resources + s.ResourceTemplates), strconv.Itoa(s.Prompts),
+			strconv.Itoa(withheld[s.Name]), connect, msg})
 	}
 	if b != nil {
 		r := browserRow(b, c)
@@ -175,7 +183,7 @@ func printServers(ios *streams, statuses []upstream.Status, b *browser.Status, c
 		if r.Extension != "" {
 			note = joinNonEmpty("browser: "+r.Extension, note)
 		}
-		rows = append(rows, []string{r.Name, r.Transport, r.State, strconv.Itoa(r.Tools), "0", "0", "", note})
+		rows = append(rows, []string{r.Name, r.Transport, r.State, strconv.Itoa(r.Tools), "0", "0", "", "", note})
 		if p := pageRow(c, collisions[aggregator.PageServerName]); p != nil {
 			rows = append(rows, p.tableRow())
 		}
