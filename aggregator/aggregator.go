@@ -13,6 +13,9 @@ import (
 
 	"log/slog"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/browser"
@@ -21,6 +24,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -72,6 +76,13 @@ type Options struct {
 	// Audit receives every tools/call, resources/read and prompts/get
 	// sent to a source; nil records nothing. The caller closes it.
 	Audit *audit.Recorder
+	// TracerProvider records a span per client request and per call to
+	// an upstream (telemetry.Telemetry); nil records none.
+	TracerProvider trace.TracerProvider
+	// MeterProvider records the call, state, restart and withheld-tool
+	// metrics; nil records none. Both providers are the caller's to
+	// shut down.
+	MeterProvider metric.MeterProvider
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -125,6 +136,8 @@ type Aggregator struct {
 	statusCh chan struct{} // closed and replaced on every upstream change
 
 	hidden map[string]int // names hidden per server, as last logged (reportHidden); guarded by rebuildMu
+
+	tel *telemetry.Telemetry // spans and metrics; nil: none (telemetry.go)
 }
 
 // New creates an Aggregator for cfg. Nothing starts until [Aggregator.Start].
@@ -152,6 +165,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(0, 0, nil)}
 	a.catalog.Store(build(nil, cfg.Separator))
+	a.startTelemetry()
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
 		Server: mcpxServer, JSON: proxytool.Tool()}
@@ -293,6 +307,7 @@ func (a *Aggregator) Close() error {
 		upstream.CloseAll(upstreams)
 		wg.Wait()
 		a.wg.Wait()
+		a.tel.Close()
 	})
 	return nil
 }

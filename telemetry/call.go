@@ -211,6 +211,14 @@ func (c Call) Inject(params []byte) []byte {
 	return injectSpan(c.span.SpanContext(), params)
 }
 
+// Drop forgets a call that was never sent: it is no longer in flight, and
+// its span is never exported.
+func (c Call) Drop() {
+	if c.t != nil && c.t.metrics {
+		c.t.inflight.Add(context.Background(), -1, metric.WithAttributes(c.attrs[:2]...))
+	}
+}
+
 // End records the call's answer: res, or err with its JSON-RPC code (0
 // when err is not a JSON-RPC error).
 func (c Call) End(res []byte, err error, code int) {
