@@ -81,7 +81,8 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// MeterProvider records the call, state, restart and withheld-tool
 	// metrics; nil records none. Both providers are the caller's to
-	// shut down.
+	// shut down; the gauges read the Aggregator until then, so that the
+	// last export after Close shows the upstreams stopped.
 	MeterProvider metric.MeterProvider
 }
 
@@ -307,7 +308,6 @@ func (a *Aggregator) Close() error {
 		upstream.CloseAll(upstreams)
 		wg.Wait()
 		a.wg.Wait()
-		a.tel.Close()
 	})
 	return nil
 }
