@@ -94,13 +94,10 @@ func (t *Telemetry) StartRequest(ctx context.Context, method string, params []by
 	if t.tracer == nil {
 		return ctx, r
 	}
-	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs := make([]attribute.KeyValue, 0, 4)
 	attrs = append(attrs, AttrMethod.String(method))
 	if attr.Valid() {
 		attrs = append(attrs, attr)
-	}
-	if method == "tools/call" {
-		attrs = append(attrs, AttrOperation.String("execute_tool"))
 	}
 	if session != "" {
 		attrs = append(attrs, AttrSession.String(session))
@@ -133,11 +130,12 @@ func (r Request) End(o Outcome, code int, message string) {
 		end(r.span, o, code, message)
 	}
 	if r.t.metrics {
-		attrs := []attribute.KeyValue{AttrMethod.String(r.method), AttrOutcome.String(string(o))}
+		k := setKey{method: r.method, outcome: o}
 		if r.target.Key == AttrTool || r.target.Key == AttrPrompt {
-			attrs = append(attrs, r.target)
+			k.target = r.target
 		}
-		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), metric.WithAttributes(attrs...))
+		set := r.t.sets.get(k)
+		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), metric.WithAttributeSet(set))
 	}
 }
 
@@ -168,7 +166,7 @@ type Call struct {
 	t     *Telemetry
 	span  trace.Span
 	start time.Time
-	attrs []attribute.KeyValue // server, method, tool or prompt
+	key   setKey // server, method, tool or prompt
 }
 
 // StartCall begins recording a call to server: a client span, child of
@@ -180,22 +178,21 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 		return ctx, Call{}
 	}
 	name, attr := target(method, params)
-	c := Call{t: t, start: time.Now()}
-	c.attrs = make([]attribute.KeyValue, 0, 4)
-	c.attrs = append(c.attrs, AttrServer.String(server), AttrMethod.String(method))
-	if attr.Key == AttrTool || attr.Key == AttrPrompt {
-		c.attrs = append(c.attrs, attr)
-	}
+	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
-		t.inflight.Add(ctx, 1, metric.WithAttributes(c.attrs[:2]...))
+		t.inflight.Add(ctx, 1, metric.WithAttributeSet(t.sets.get(c.key)))
+	}
+	if attr.Key == AttrTool || attr.Key == AttrPrompt {
+		c.key.target = attr
 	}
 	if t.tracer != nil {
-		sattrs := c.attrs
-		if attr.Key == AttrResource {
-			sattrs = append(sattrs[:len(sattrs):len(sattrs)], attr)
+		attrs := make([]attribute.KeyValue, 0, 4)
+		attrs = append(attrs, AttrServer.String(server), AttrMethod.String(method))
+		if attr.Valid() {
+			attrs = append(attrs, attr)
 		}
 		ctx, c.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(sattrs...))
+			trace.WithAttributes(attrs...))
 	}
 	return ctx, c
 }
@@ -215,7 +212,7 @@ func (c Call) Inject(params []byte) []byte {
 // its span is never exported.
 func (c Call) Drop() {
 	if c.t != nil && c.t.metrics {
-		c.t.inflight.Add(context.Background(), -1, metric.WithAttributes(c.attrs[:2]...))
+		c.t.inflight.Add(context.Background(), -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
 	}
 }
 
@@ -233,7 +230,7 @@ func (c Call) End(res []byte, err error, code int) {
 	case err != nil:
 		o, msg = OutcomeError, err.Error()
 	default:
-		o = ResultOutcome(c.attrs[1].Value.AsString(), res)
+		o = ResultOutcome(c.key.method, res)
 	}
 	if c.span != nil {
 		end(c.span, o, code, msg)
@@ -242,9 +239,10 @@ func (c Call) End(res []byte, err error, code int) {
 		return
 	}
 	ctx := context.Background()
-	c.t.inflight.Add(ctx, -1, metric.WithAttributes(c.attrs[:2]...))
-	attrs := append(c.attrs, AttrOutcome.String(string(o)))
-	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	c.t.inflight.Add(ctx, -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+	k := c.key
+	k.outcome = o
+	set := metric.WithAttributeSet(c.t.sets.get(k))
 	c.t.calls.Add(ctx, 1, set)
 	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set)
 }

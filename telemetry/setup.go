@@ -113,7 +113,7 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newBatcher(exp, os.Getenv)), sdktrace.WithResource(res))
 		p.TracerProvider = tp
 		p.shutdown = append(p.shutdown, tp.Shutdown)
 	}

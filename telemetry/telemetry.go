@@ -22,7 +22,6 @@ const (
 	AttrResource   = attribute.Key("mcp.resource.uri")
 	AttrTool       = attribute.Key("gen_ai.tool.name")
 	AttrPrompt     = attribute.Key("gen_ai.prompt.name")
-	AttrOperation  = attribute.Key("gen_ai.operation.name")
 	AttrRequestID  = attribute.Key("jsonrpc.request.id")
 	AttrStatusCode = attribute.Key("rpc.response.status_code")
 	AttrErrorType  = attribute.Key("error.type")
@@ -77,6 +76,7 @@ type Telemetry struct {
 	client   metric.Float64Histogram // upstream calls
 	server   metric.Float64Histogram // client requests
 	reg      metric.Registration     // the gauges' callback; nil without
+	sets     sets                    // the metrics' attribute sets
 }
 
 // New returns the recorder over the given providers; either may be nil
