@@ -13,6 +13,9 @@ import (
 
 	"log/slog"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/browser"
@@ -21,6 +24,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/trust"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -77,6 +81,14 @@ type Options struct {
 	// those changed or added since approved (see docs/trust.md); nil pins
 	// nothing. After an approval, Rebuild shows what was approved.
 	Trust *trust.Store
+	// TracerProvider records a span per client request and per call to
+	// an upstream (telemetry.Telemetry); nil records none.
+	TracerProvider trace.TracerProvider
+	// MeterProvider records the call, state, restart and withheld-tool
+	// metrics; nil records none. Both providers are the caller's to
+	// shut down; the gauges read the Aggregator until then, so that the
+	// last export after Close shows the upstreams stopped.
+	MeterProvider metric.MeterProvider
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -130,6 +142,8 @@ type Aggregator struct {
 	statusCh chan struct{} // closed and replaced on every upstream change
 
 	hidden map[string]int // names hidden per server, as last logged (reportHidden); guarded by rebuildMu
+
+	tel *telemetry.Telemetry // spans and metrics; nil: none (telemetry.go)
 }
 
 // New creates an Aggregator for cfg. Nothing starts until [Aggregator.Start].
@@ -158,6 +172,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge})}
 	a.catalog.Store(build(nil, cfg.Separator, nil))
+	a.startTelemetry()
 	a.proxy = proxytool.New(proxyCatalog{a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
 		Server: mcpxServer, JSON: proxytool.Tool()}

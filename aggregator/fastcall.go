@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -81,10 +82,20 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	if a.opts.Audit != nil {
 		start = time.Now()
 	}
-	cancel, sent := src.Send(ctx, "tools/call", params, func(res json.RawMessage, err error) {
+	out := params
+	var call telemetry.Call
+	if a.tel != nil {
+		// The only decoding on this path, and only with telemetry on: the
+		// tool's name, and the _meta the trace context goes in.
+		ctx, out, call = a.startCall(ctx, e.src, "tools/call", params)
+	}
+	cancel, sent := src.Send(ctx, "tools/call", out, func(res json.RawMessage, err error) {
 		end()
 		if !start.IsZero() {
 			a.audit(ctx, start, e.src.Name(), "tools/call", params, res, err)
+		}
+		if a.tel != nil {
+			endCall(call, res, err)
 		}
 		if err != nil {
 			a.offerStepUp(e.src, err)
@@ -95,6 +106,9 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	})
 	if !sent {
 		end()
+		if a.tel != nil {
+			call.Drop() // not sent: handle sends it again
+		}
 	}
 	return cancel, sent
 }

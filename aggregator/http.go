@@ -36,6 +36,10 @@ type HTTPOptions struct {
 	// OnListen, if set, is called with the address bound (the port chosen
 	// when ADDR asked for 0).
 	OnListen func(net.Addr)
+	// Metrics, if set, is served at /metrics (telemetry.Providers'
+	// MetricsHandler), behind the same Host, Origin and token checks as
+	// /mcp.
+	Metrics http.Handler
 }
 
 // ErrTokenRequired is returned for a non-loopback address without a token.
@@ -135,6 +139,9 @@ func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host stri
 	h.mux.Handle("/sse/", h.guard(h.profiled(http.HandlerFunc(h.sseStream))))
 	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
 	h.mux.Handle("/mcpx/v1/", h.guard(http.HandlerFunc(h.api)))
+	if o.Metrics != nil {
+		h.mux.Handle("/metrics", h.guard(o.Metrics))
+	}
 	return h
 }
 

@@ -40,7 +40,13 @@ func (a *Aggregator) sessionCatalog(view string) *Aggregator {
 	cfg := *a.cfg
 	cfg.Servers = own
 	cfg.Browser = nil
-	child := New(&cfg, &a.opts)
+	opts := a.opts
+	// The session's calls are recorded by the shared recorder, whose
+	// gauges read the shared upstreams: a recorder of its own would
+	// register them again.
+	opts.TracerProvider, opts.MeterProvider = nil, nil
+	child := New(&cfg, &opts)
+	child.tel = a.tel
 	child.parent = a
 	child.view = view
 	child.callers = a.callers

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mcpx/mcpx/telemetry"
 )
 
 // This file decides which served client answers an upstream's request to
@@ -86,12 +88,22 @@ func (a *Aggregator) request(ctx context.Context, src Source, method string, par
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
 		defer a.callers.begin(src.Name(), l)()
 	}
-	if !audited(method) || a.opts.Audit == nil {
-		return src.Request(ctx, method, params)
+	sent := params
+	var call telemetry.Call
+	if a.tel != nil {
+		ctx, sent, call = a.startCall(ctx, src, method, params)
 	}
-	start := time.Now()
-	res, err := src.Request(ctx, method, params)
-	a.audit(ctx, start, src.Name(), method, params, res, err)
+	var start time.Time
+	if audited(method) && a.opts.Audit != nil {
+		start = time.Now()
+	}
+	res, err := src.Request(ctx, method, sent)
+	if !start.IsZero() {
+		a.audit(ctx, start, src.Name(), method, params, res, err)
+	}
+	if a.tel != nil {
+		endCall(call, res, err)
+	}
 	return res, err
 }
 

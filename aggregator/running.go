@@ -3,6 +3,8 @@ package aggregator
 import (
 	"context"
 	"sync"
+
+	"github.com/mcpx/mcpx/telemetry"
 )
 
 // running is a client request being answered, as a cancel from the client
@@ -17,6 +19,7 @@ type running struct {
 	mu        sync.Mutex
 	cancelled bool
 	stop      func(cause error) // ends the work answering it; nil until that starts
+	span      telemetry.Request // its span and duration (telemetry.go)
 }
 
 // started sets what ends the request's work; when the request was

@@ -370,7 +370,11 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	s.wg.Add(1)
 	s.answering.Add(1)
 	s.mu.Unlock()
-	if stop, ok := s.sendCall(s.sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
+	sendCtx := s.sendCtx
+	if s.a.tel != nil {
+		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
+	}
+	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
 		s.answer(r, m, result, rpcErr, false)
 	}); ok {
 		r.started(stop) // answered from the upstream's reader: fastcall.go
@@ -401,6 +405,9 @@ func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcE
 		// A source that answered nothing must not leave the client
 		// waiting forever.
 		rpcErr = &rpcError{code: mcp.INTERNAL_ERROR, message: m.Method + ": the server returned no result"}
+	}
+	if s.a.tel != nil {
+		s.endRequestSpan(r, m, result, rpcErr)
 	}
 	if r.isCancelled() || s.ended() {
 		// Cancelled by the client (no answer is expected) or shutting

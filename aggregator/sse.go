@@ -49,6 +49,9 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if h.a.tel.Tracing() {
+		traceHeader(msgs, r.Header)
+	}
 	s.touch()
 	for _, b := range msgs {
 		if s.send(b) != nil {

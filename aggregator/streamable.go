@@ -126,6 +126,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if h.a.tel.Tracing() {
+		traceHeader(msgs, r.Header)
+	}
 	parsed := make([]message, len(msgs))
 	var requests, initialize int
 	for i, b := range msgs {

@@ -44,7 +44,7 @@ func (cn *conn) tooLong(e *frame.TooLongError) []byte {
 func (cn *conn) httpClient() *http.Client {
 	// Under the size limit, the OAuth login (when the server has one)
 	// adds the token and answers 401s.
-	return &http.Client{Transport: limitBodies{base: cn.c.authTransport(http.DefaultTransport), cn: cn}}
+	return &http.Client{Transport: limitBodies{base: traceHeader{cn.c.authTransport(http.DefaultTransport)}, cn: cn}}
 }
 
 type limitBodies struct {

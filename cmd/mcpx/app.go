@@ -14,6 +14,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/trust"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -27,7 +28,8 @@ type session struct {
 	log    *log.Logger
 	agg    *aggregator.Aggregator
 	audit  *audit.Recorder
-	pins   *trust.Store // nil when there is no state directory
+	pins   *trust.Store         // nil when there is no state directory
+	tel    *telemetry.Providers // nil: none (telemetry.go)
 	closed func()
 	// stderr is ios.Err shared with the logger, for a command's own lines
 	// while servers still log; on a terminal it also holds the spinner.
@@ -43,8 +45,8 @@ type session struct {
 // open loads the config and starts every upstream. Serve mode logs at info
 // and keeps failed upstreams reconnecting; one-shot commands log at warn,
 // start only the upstreams they wait for (see openFor) and make one
-// attempt each.
-func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*session, error) {
+// attempt each. pull adds the metrics reader of serve --http's /metrics.
+func open(ctx context.Context, ios *streams, g *globalFlags, serve, pull bool) (*session, error) {
 	opts := g.loadOptions()
 	cfg, err := config.Load(opts)
 	if err != nil {
@@ -92,7 +94,8 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		closeLog()
 		return nil, exitWith(ios, 2, err)
 	}
-	agg := aggregator.New(cfg, &aggregator.Options{
+	tel := openTelemetry(ctx, logger, pull)
+	o := &aggregator.Options{
 		Logger:       slogger(logger),
 		Redact:       red.Redact,
 		Reconnect:    serve,
@@ -107,9 +110,13 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Trust:        pins,
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
-	})
+	}
+	if tel != nil {
+		o.TracerProvider, o.MeterProvider = tel.TracerProvider, tel.MeterProvider
+	}
+	agg := aggregator.New(cfg, o)
 	agg.Start(ctx)
-	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, audit: rec, pins: pins, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
+	return &session{cfg: cfg, load: opts, red: red, log: logger, agg: agg, audit: rec, pins: pins, tel: tel, closed: closeLog, stderr: stderr, spin: ios.ErrTTY && !serve}, nil
 }
 
 // readyTimeout is how long to wait for upstreams before answering. A
@@ -195,6 +202,7 @@ func (s *session) shutdown() {
 		s.agg.Kill()
 	}
 	s.audit.Close() // the lines still queued, before the log it may write to
+	s.closeTelemetry()
 	s.closed()
 }
 
@@ -229,7 +237,7 @@ type owners func(*aggregator.Aggregator) (names []string, found bool)
 // server's) is every server started and waited for. Its close says which
 // of the servers that matter failed or are still starting.
 func openFor(ctx context.Context, ios *streams, g *globalFlags, needed owners) (*session, error) {
-	s, err := open(ctx, ios, g, false)
+	s, err := open(ctx, ios, g, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,7 @@ import (
 // own commands, does not yet. The list may only shrink:
 // TestConformanceClient fails when a scenario named here passes, so that
 // its line is deleted with the change that fixed it.
-var knownClientFailures = map[string]string{
-}
+var knownClientFailures = map[string]string{}
 
 // runClientConformance runs the client scenarios revision 2026-07-28
 // requires with command as the client, env added to the suite's, and

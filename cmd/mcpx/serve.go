@@ -69,7 +69,7 @@ given together; stdio is served alone unless --http is given.`,
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(serveGCPercent))
 			}
-			s, err := open(cmd.Context(), ios, g, true)
+			s, err := open(cmd.Context(), ios, g, true, withHTTP)
 			if err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		step := shutdownStep(s.cfg)
 		opts := &aggregator.HTTPOptions{Token: token, AllowedHosts: s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
-			ShutdownTimeout: 2 * step,
+			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(),
 			OnListen: func(a net.Addr) {
 				s.log.Info("serving on http", "addr", a.String(), "mcp", "http://"+a.String()+"/mcp",
 					"servers", len(s.cfg.Servers), "expose", s.cfg.Expose)

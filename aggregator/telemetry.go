@@ -1,0 +1,137 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/telemetry"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// This file hooks the telemetry (Options.TracerProvider, MeterProvider)
+// where a call starts and ends: startRequest and answer in serve.go for a
+// client's request, request (route.go) and sendTool (fastcall.go) for the
+// call to an upstream. With neither provider a.tel is nil and every hook
+// is a nil check.
+
+// startTelemetry builds a's recorder over the providers in its options;
+// a failure is logged and leaves telemetry off.
+func (a *Aggregator) startTelemetry() {
+	tel, err := telemetry.New(a.opts.TracerProvider, a.opts.MeterProvider, telemetry.Gauges{
+		States: a.upstreamStates, Restarts: a.upstreamRestarts, Withheld: a.withheldCounts})
+	if err != nil {
+		a.log.Warn("telemetry is off", "err", err)
+		return
+	}
+	a.tel = tel
+}
+
+// upstreamStates counts the upstreams in each state, every state listed
+// so that a series drops to 0 rather than vanishing.
+func (a *Aggregator) upstreamStates() map[string]int {
+	out := map[string]int{}
+	for _, s := range []upstream.State{upstream.StateConnecting, upstream.StateConnected, upstream.StateSleeping,
+		upstream.StateFailed, upstream.StateDisabled, upstream.StateStopped, upstream.StateNotStarted, upstream.StateNeedsLogin} {
+		out[string(s)] = 0
+	}
+	for _, st := range a.Upstreams() {
+		out[string(st.State)]++
+	}
+	return out
+}
+
+// upstreamRestarts is each upstream's restart count.
+func (a *Aggregator) upstreamRestarts() map[string]int {
+	out := map[string]int{}
+	for _, st := range a.Upstreams() {
+		out[st.Name] = st.Restarts
+	}
+	return out
+}
+
+// withheldCounts is, per upstream, how many of its tools and prompts are
+// withheld from clients until the user approves them (docs/trust.md).
+func (a *Aggregator) withheldCounts() map[string]int {
+	out := map[string]int{}
+	for _, st := range a.Upstreams() {
+		out[st.Name] = 0
+	}
+	for server, n := range a.Catalog().Withheld() {
+		out[server] = n
+	}
+	return out
+}
+
+// startRequestSpan begins recording a client's request: the returned
+// contexts are ctx and sendCtx carrying its span (the same ones when
+// tracing is off).
+func (s *stdioServer) startRequestSpan(ctx context.Context, m message) (context.Context, context.Context, telemetry.Request) {
+	sendCtx := s.sendCtx
+	tel := s.a.tel
+	if tel == nil {
+		return ctx, sendCtx, telemetry.Request{}
+	}
+	sendCtx, req := tel.StartRequest(sendCtx, m.Method, m.Params, s.sess.SessionID(), m.ID)
+	if tel.Tracing() {
+		ctx = trace.ContextWithSpan(ctx, trace.SpanFromContext(sendCtx))
+	}
+	return ctx, sendCtx, req
+}
+
+// endRequestSpan records how a client's request ended.
+func (s *stdioServer) endRequestSpan(r *running, m message, result json.RawMessage, rpcErr *rpcError) {
+	switch {
+	case rpcErr != nil:
+		r.span.End(telemetry.OutcomeError, rpcErr.code, rpcErr.message)
+	case r.isCancelled() || s.ended():
+		r.span.End(telemetry.OutcomeCancelled, 0, "")
+	default:
+		r.span.End(telemetry.ResultOutcome(m.Method, result), 0, "")
+	}
+}
+
+// startCall begins recording a call to src: params as they go to it,
+// with the call's trace context in their _meta when tracing.
+func (a *Aggregator) startCall(ctx context.Context, src Source, method string, params json.RawMessage) (context.Context, json.RawMessage, telemetry.Call) {
+	ctx, call := a.tel.StartCall(ctx, src.Name(), method, params)
+	return ctx, call.Inject(params), call
+}
+
+// endCall records the answer to a call.
+func endCall(call telemetry.Call, res json.RawMessage, err error) {
+	code := 0
+	var rpc *upstream.RPCError
+	if errors.As(err, &rpc) {
+		code = rpc.Code
+	}
+	call.End(res, err, code)
+}
+
+// traceHeader puts the trace context of an HTTP request's traceparent
+// (and tracestate) header into the _meta of each request in msgs that
+// carries none of its own, so that the session core, which reads only
+// the messages, continues the client's trace.
+func traceHeader(msgs [][]byte, h http.Header) {
+	tp := h.Get("Traceparent")
+	if tp == "" {
+		return
+	}
+	ts := h.Get("Tracestate")
+	for i, msg := range msgs {
+		params, err := rawjson.Get(msg, "params")
+		if err != nil || telemetry.HasMeta(params) {
+			continue
+		}
+		if id, _ := rawjson.Get(msg, "id"); id == nil {
+			continue // a notification or an answer: nothing to trace
+		}
+		if out, err := rawjson.Set(msg, "params", telemetry.SetMeta(params, tp, ts)); err == nil {
+			msgs[i] = out
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// Outcome is how a request or call ended, the mcpx.outcome attribute.
+type Outcome string
+
+// Outcomes, as the audit trail names them.
+const (
+	OutcomeOK        Outcome = "ok"        // a result
+	OutcomeIsError   Outcome = "isError"   // a tool's result with isError: true
+	OutcomeError     Outcome = "error"     // a JSON-RPC error, or no answer
+	OutcomeCancelled Outcome = "cancelled" // cancelled by the client, or the session ended
+)
+
+// ResultOutcome is the outcome of a result: isError for a tools/call
+// result that says so (one scan of its top level), else ok.
+func ResultOutcome(method string, res []byte) Outcome {
+	if method == "tools/call" {
+		if v, err := rawjson.Get(res, "isError"); err == nil && string(v) == "true" {
+			return OutcomeIsError
+		}
+	}
+	return OutcomeOK
+}
+
+// target is the low-cardinality name a method acts on, as a span name's
+// second word and an attribute: the tool of tools/call, the prompt of
+// prompts/get. A resource's URI is an attribute only (attr), never in a
+// span name or a metric.
+func target(method string, params []byte) (name string, attr attribute.KeyValue) {
+	switch method {
+	case "tools/call":
+		name = paramString(params, "name")
+		return name, AttrTool.String(name)
+	case "prompts/get":
+		name = paramString(params, "name")
+		return name, AttrPrompt.String(name)
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		return "", AttrResource.String(paramString(params, "uri"))
+	}
+	return "", attribute.KeyValue{}
+}
+
+func paramString(params []byte, key string) string {
+	raw, err := rawjson.Get(params, key)
+	if err != nil || raw == nil {
+		return ""
+	}
+	s, _ := rawjson.String(raw)
+	return s
+}
+
+func spanName(method, target string) string {
+	if target == "" {
+		return method
+	}
+	return method + " " + target
+}
+
+// Request is a client's request being answered. The zero Request records
+// nothing.
+type Request struct {
+	t      *Telemetry
+	span   trace.Span
+	start  time.Time
+	method string
+	target attribute.KeyValue
+}
+
+// StartRequest begins recording a client's request: a server span named
+// after the method and its tool or prompt, child of the trace context the
+// client sent in params._meta (a new trace without one), and the start
+// of its duration. The returned ctx carries the span, for the upstream
+// calls the request makes. session and id may be empty.
+func (t *Telemetry) StartRequest(ctx context.Context, method string, params []byte, session string, id []byte) (context.Context, Request) {
+	if t == nil {
+		return ctx, Request{}
+	}
+	name, attr := target(method, params)
+	r := Request{t: t, start: time.Now(), method: method, target: attr}
+	if t.tracer == nil {
+		return ctx, r
+	}
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs, AttrMethod.String(method))
+	if attr.Valid() {
+		attrs = append(attrs, attr)
+	}
+	if session != "" {
+		attrs = append(attrs, AttrSession.String(session))
+	}
+	if len(id) > 0 {
+		attrs = append(attrs, AttrRequestID.String(requestID(id)))
+	}
+	ctx = ExtractMeta(ctx, params)
+	ctx, r.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attrs...))
+	return ctx, r
+}
+
+// requestID is a raw JSON-RPC id as text: a string's value, a number's
+// digits.
+func requestID(id []byte) string {
+	if s, ok := rawjson.String(id); ok {
+		return s
+	}
+	return string(id)
+}
+
+// End records how the request ended: its outcome, and for an error its
+// JSON-RPC code and message.
+func (r Request) End(o Outcome, code int, message string) {
+	if r.t == nil {
+		return
+	}
+	if r.span != nil {
+		end(r.span, o, code, message)
+	}
+	if r.t.metrics {
+		k := setKey{method: r.method, outcome: o}
+		if r.target.Key == AttrTool || r.target.Key == AttrPrompt {
+			k.target = r.target
+		}
+		set := r.t.sets.get(k)
+		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), metric.WithAttributeSet(set))
+	}
+}
+
+// end sets a span's outcome attributes and status, and ends it.
+func end(span trace.Span, o Outcome, code int, message string) {
+	span.SetAttributes(AttrOutcome.String(string(o)))
+	switch o {
+	case OutcomeIsError:
+		span.SetAttributes(AttrErrorType.String("tool_error"))
+		span.SetStatus(codes.Error, "the tool's result has isError")
+	case OutcomeError:
+		errType := "error"
+		if code != 0 {
+			errType = strconv.Itoa(code)
+			span.SetAttributes(AttrStatusCode.String(errType))
+		}
+		span.SetAttributes(AttrErrorType.String(errType))
+		span.SetStatus(codes.Error, message)
+	case OutcomeCancelled:
+		span.SetAttributes(AttrErrorType.String("cancelled"))
+	}
+	span.End()
+}
+
+// Call is one request mcpx sends to an upstream server. The zero Call
+// records nothing.
+type Call struct {
+	t     *Telemetry
+	span  trace.Span
+	start time.Time
+	key   setKey // server, method, tool or prompt
+}
+
+// StartCall begins recording a call to server: a client span, child of
+// the client's request in ctx, and the call counted in flight. params are
+// as sent to the server (its own name for the tool or prompt). The
+// returned ctx carries the span; [Call.Inject] hands it on.
+func (t *Telemetry) StartCall(ctx context.Context, server, method string, params []byte) (context.Context, Call) {
+	if t == nil {
+		return ctx, Call{}
+	}
+	name, attr := target(method, params)
+	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
+	if t.metrics {
+		t.inflight.Add(ctx, 1, metric.WithAttributeSet(t.sets.get(c.key)))
+	}
+	if attr.Key == AttrTool || attr.Key == AttrPrompt {
+		c.key.target = attr
+	}
+	if t.tracer != nil {
+		attrs := make([]attribute.KeyValue, 0, 4)
+		attrs = append(attrs, AttrServer.String(server), AttrMethod.String(method))
+		if attr.Valid() {
+			attrs = append(attrs, attr)
+		}
+		ctx, c.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attrs...))
+	}
+	return ctx, c
+}
+
+// Inject returns params with the call's trace context in
+// params._meta.traceparent (and tracestate), for the server to continue;
+// params unchanged when the call has no span or params are not an
+// object.
+func (c Call) Inject(params []byte) []byte {
+	if c.span == nil {
+		return params
+	}
+	return injectSpan(c.span.SpanContext(), params)
+}
+
+// Drop forgets a call that was never sent: it is no longer in flight, and
+// its span is never exported.
+func (c Call) Drop() {
+	if c.t != nil && c.t.metrics {
+		c.t.inflight.Add(context.Background(), -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+	}
+}
+
+// End records the call's answer: res, or err with its JSON-RPC code (0
+// when err is not a JSON-RPC error).
+func (c Call) End(res []byte, err error, code int) {
+	if c.t == nil {
+		return
+	}
+	o := OutcomeOK
+	msg := ""
+	switch {
+	case errors.Is(err, context.Canceled):
+		o = OutcomeCancelled
+	case err != nil:
+		o, msg = OutcomeError, err.Error()
+	default:
+		o = ResultOutcome(c.key.method, res)
+	}
+	if c.span != nil {
+		end(c.span, o, code, msg)
+	}
+	if !c.t.metrics {
+		return
+	}
+	ctx := context.Background()
+	c.t.inflight.Add(ctx, -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+	k := c.key
+	k.outcome = o
+	set := metric.WithAttributeSet(c.t.sets.get(k))
+	c.t.calls.Add(ctx, 1, set)
+	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set)
+}

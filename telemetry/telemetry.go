@@ -1,0 +1,150 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Scope is the instrumentation scope of mcpx's spans and metrics.
+const Scope = "github.com/mcpx/mcpx"
+
+// Attribute keys. The mcp.*, gen_ai.*, jsonrpc.*, rpc.* and error.type
+// keys are OpenTelemetry's MCP semantic conventions (development status);
+// mcpx.* are mcpx's own.
+const (
+	AttrMethod     = attribute.Key("mcp.method.name")
+	AttrSession    = attribute.Key("mcp.session.id")
+	AttrResource   = attribute.Key("mcp.resource.uri")
+	AttrTool       = attribute.Key("gen_ai.tool.name")
+	AttrPrompt     = attribute.Key("gen_ai.prompt.name")
+	AttrRequestID  = attribute.Key("jsonrpc.request.id")
+	AttrStatusCode = attribute.Key("rpc.response.status_code")
+	AttrErrorType  = attribute.Key("error.type")
+	// AttrServer names the upstream server (its name in the config).
+	AttrServer = attribute.Key("mcpx.server")
+	// AttrOutcome is how a call ended: see [Outcome].
+	AttrOutcome = attribute.Key("mcpx.outcome")
+	// AttrState is an upstream's state (upstream.State: ready, failed, ...).
+	AttrState = attribute.Key("mcpx.state")
+)
+
+// Metric names, as OTLP carries them; Prometheus shows dots as
+// underscores, with _total on counters and the unit on histograms
+// (mcpx_calls_total, mcp_client_operation_duration_seconds).
+const (
+	MetricCalls            = "mcpx.calls"
+	MetricInflight         = "mcpx.calls.inflight"
+	MetricClientDuration   = "mcp.client.operation.duration"
+	MetricServerDuration   = "mcp.server.operation.duration"
+	MetricUpstreams        = "mcpx.upstreams"
+	MetricUpstreamRestarts = "mcpx.upstream.restarts"
+	MetricWithheld         = "mcpx.tools.withheld"
+)
+
+// durationBuckets are the semantic conventions' boundaries for MCP
+// operation durations, in seconds.
+var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// Gauges are read at each collection of the metrics; each may be nil
+// (nothing to report). They are called from the metrics reader's
+// goroutine, so they must be safe for concurrent use.
+type Gauges struct {
+	// States counts the upstreams in each state.
+	States func() map[string]int
+	// Restarts is, per upstream, how many times it was started again
+	// after it was lost; it only grows while the upstream lives.
+	Restarts func() map[string]int
+	// Withheld counts, per upstream, the tools withheld from clients
+	// until the user approves them (pinning).
+	Withheld func() map[string]int
+}
+
+// Telemetry records mcpx's spans and metrics. A nil *Telemetry records
+// nothing, and all its methods may be called on it. Its methods are safe
+// for concurrent use.
+type Telemetry struct {
+	tracer trace.Tracer // nil: no spans
+
+	metrics  bool // the instruments below are set
+	calls    metric.Int64Counter
+	inflight metric.Int64UpDownCounter
+	client   metric.Float64Histogram // upstream calls
+	server   metric.Float64Histogram // client requests
+	reg      metric.Registration     // the gauges' callback; nil without
+	sets     sets                    // the metrics' attribute sets
+}
+
+// New returns the recorder over the given providers; either may be nil
+// (that signal is off). Both nil gives a nil *Telemetry.
+func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry, error) {
+	if tp == nil && mp == nil {
+		return nil, nil
+	}
+	t := &Telemetry{}
+	if tp != nil {
+		t.tracer = tp.Tracer(Scope)
+	}
+	if mp == nil {
+		return t, nil
+	}
+	m := mp.Meter(Scope)
+	var errs [7]error
+	t.calls, errs[0] = m.Int64Counter(MetricCalls, metric.WithUnit("{call}"),
+		metric.WithDescription("Calls sent to upstream servers, by server, method, tool or prompt, and outcome."))
+	t.inflight, errs[1] = m.Int64UpDownCounter(MetricInflight, metric.WithUnit("{call}"),
+		metric.WithDescription("Calls sent to upstream servers and not yet answered."))
+	t.client, errs[2] = m.Float64Histogram(MetricClientDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of calls to upstream servers, from sending to the answer."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	t.server, errs[3] = m.Float64Histogram(MetricServerDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of client requests, from reading to answering."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	states, err4 := m.Int64ObservableGauge(MetricUpstreams, metric.WithUnit("{server}"),
+		metric.WithDescription("Upstream servers in each state."))
+	restarts, err5 := m.Int64ObservableCounter(MetricUpstreamRestarts, metric.WithUnit("{restart}"),
+		metric.WithDescription("Times an upstream server was started again after it was lost."))
+	withheld, err6 := m.Int64ObservableGauge(MetricWithheld, metric.WithUnit("{tool}"),
+		metric.WithDescription("Tools withheld from clients until the user approves them, by server."))
+	errs[4], errs[5], errs[6] = err4, err5, err6
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, fmt.Errorf("telemetry: instruments: %w", err)
+	}
+	t.metrics = true
+	reg, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		observe(o, states, AttrState, g.States)
+		observe(o, restarts, AttrServer, g.Restarts)
+		observe(o, withheld, AttrServer, g.Withheld)
+		return nil
+	}, states, restarts, withheld)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: gauges: %w", err)
+	}
+	t.reg = reg
+	return t, nil
+}
+
+// observe reports each count of read under key.
+func observe(o metric.Observer, inst metric.Int64Observable, key attribute.Key, read func() map[string]int) {
+	if read == nil {
+		return
+	}
+	for k, n := range read() {
+		o.ObserveInt64(inst, int64(n), metric.WithAttributes(key.String(k)))
+	}
+}
+
+// Close stops reading the gauges; the providers are their owner's to
+// shut down.
+func (t *Telemetry) Close() {
+	if t != nil && t.reg != nil {
+		t.reg.Unregister()
+	}
+}
+
+// Tracing reports whether spans are recorded.
+func (t *Telemetry) Tracing() bool { return t != nil && t.tracer != nil }
