@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/aggregator/results"
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -60,13 +61,53 @@ func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
 	return e.JSON, true
 }
 
-// Call serves one request of a modern client as the catalog serves a
-// legacy session's (serveCall), with the client as a listener for as
-// long as the call lasts: what the source asks of the client meanwhile
-// reaches peer, as it reaches a legacy session.
-func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
+// Send sends a modern client's tools/call of an upstream tool straight
+// from the transport's read loop, as sendCall does a legacy session's,
+// and reports false for any other.
+func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,
+	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	a := c.a
-	l := &listener{
+	if method != "tools/call" || !a.isReady() {
+		return nil, false
+	}
+	name, err := paramString(params, "name")
+	if err != nil || name == proxytool.Name || !a.served(name) {
+		return nil, false
+	}
+	l := c.listener(peer)
+	a.listeners.Store(l, struct{}{})
+	end := func() {
+		a.listeners.Delete(l)
+		a.callers.forget(l)
+	}
+	cancel, ok = a.sendTool(c.callContext(ctx, l, peer), name, params, func(res json.RawMessage, err error) {
+		end()
+		res, rpcErr := a.toolOutcome(name, res, err)
+		if rpcErr != nil {
+			done(nil, &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data})
+			return
+		}
+		done(res, nil)
+	})
+	if !ok {
+		end()
+	}
+	return cancel, ok
+}
+
+// callContext is ctx with the modern client as the listener of a call,
+// and where the source's progress goes.
+func (c coreCatalog) callContext(ctx context.Context, l *listener, peer *core.Peer) context.Context {
+	return withListener(upstream.WithProgress(ctx, func(p json.RawMessage) {
+		peer.Notify("notifications/progress", p)
+	}), l)
+}
+
+// listener is a modern client, for as long as one call lasts, as the
+// aggregator's relays see a served client: what the source asks of the
+// client and its log messages reach peer.
+func (c coreCatalog) listener(peer *core.Peer) *listener {
+	return &listener{
 		listChanged: func([]Kind) {},
 		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			res, err := peer.Request(ctx, method, params)
@@ -82,15 +123,21 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 			}
 		},
 		elicitURL: func() bool { return peer.Meta.Capabilities.ElicitationURL },
-		owner:     a.modern.owner,
+		owner:     c.a.modern.owner,
 	}
-	l.logLevel.Store(0)
+}
+
+// Call serves one request of a modern client as the catalog serves a
+// legacy session's (serveCall), with the client as a listener for as
+// long as the call lasts: what the source asks of the client meanwhile
+// reaches peer, as it reaches a legacy session.
+func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
+	a := c.a
+	l := c.listener(peer)
 	a.listeners.Store(l, struct{}{})
 	defer a.listeners.Delete(l)
 	defer a.callers.forget(l)
-	ctx = withListener(upstream.WithProgress(ctx, func(p json.RawMessage) {
-		peer.Notify("notifications/progress", p)
-	}), l)
+	ctx = c.callContext(ctx, l, peer)
 	res, rpcErr := a.serveCall(ctx, method, params)
 	if rpcErr == nil {
 		return res, nil

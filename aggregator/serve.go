@@ -383,13 +383,14 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	s.answering.Add(1)
 	s.mu.Unlock()
 	if m.modern {
-		ctx, cancel := context.WithCancel(ctx)
+		// Under the read loop's context, as sendCall: a call the core
+		// sends from here is answered from the upstream's reader.
+		ctx, cancel := context.WithCancel(s.sendCtx)
 		r.started(func(error) { cancel() })
-		go func() {
-			defer cancel()
-			result, rpcErr := s.handleModern(ctx, m)
-			s.answer(r, m, result, rpcErr, true)
-		}()
+		s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
+			cancel()
+			s.answer(r, m, result, rpcErr, !onReader)
+		})
 		return
 	}
 	if stop, ok := s.sendCall(s.sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
@@ -439,21 +440,28 @@ func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcE
 	}
 }
 
-// handleModern answers a modern request through the session core; the
-// notifications that belong to it go out ahead of its answer.
-func (s *stdioServer) handleModern(ctx context.Context, m message) (json.RawMessage, *rpcError) {
+// serveModern answers a modern request through the session core, without
+// blocking the read loop; the notifications that belong to it go out
+// ahead of its answer.
+func (s *stdioServer) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) {
+	fail := func(e *core.Error) { answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, false) }
 	srv, err := s.a.Modern()
 	if err != nil {
-		return nil, &rpcError{code: mcp.INTERNAL_ERROR, message: err.Error()}
+		fail(&core.Error{Code: mcp.INTERNAL_ERROR, Message: err.Error()})
+		return
 	}
 	req, e := core.Decode(m.ID, m.Method, m.Params)
-	if e == nil {
-		var res json.RawMessage
-		if res, e = srv.Handle(ctx, req, s.out.notify); e == nil {
-			return res, nil
-		}
+	if e != nil {
+		fail(e)
+		return
 	}
-	return nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}
+	srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
+		if e != nil {
+			fail(e)
+			return
+		}
+		answer(res, nil, onReader)
+	})
 }
 
 // forwarded are the methods answered by a source's result.

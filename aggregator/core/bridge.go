@@ -23,20 +23,39 @@ import (
 // delivers the answers, and waits for the call's next question or its
 // result. A call nobody comes back for is cancelled when its state
 // expires.
+//
+// A call is a small state machine driven by three events: the source
+// asks (asked), the source answers (ended), a client request waits on it
+// (attach). No goroutine waits on a call: a source that takes a request
+// without one (a Sender) answers a modern call as cheaply as a legacy one.
+
+// Respond receives the answer to one request, exactly once. onReader
+// says it is called on the source's reader, which must not block (a
+// transport holds the answer for the reader's flush, see
+// upstream.Flusher); otherwise it may write at once.
+type Respond func(res json.RawMessage, e *Error, onReader bool)
 
 // call is an upstream call of a modern client's request.
 type call struct {
-	id                     string
-	method, target, digest string
-	cancel                 context.CancelFunc
-	asks                   chan *ask    // the source's questions
-	done                   chan outcome // its result, once
-	mu                     sync.Mutex
-	round                  int             // of the last input_required answered
-	open                   map[string]*ask // questions sent to the client, by key
-	seq                    int
-	attached               func([]byte) // the notify of the client request waiting on it
-	expiry                 *time.Timer
+	s                      *Server
+	id                     string // set when it first waits for a retry
+	method, target string
+	args                   json.RawMessage // for the digest a state carries
+	cancel                 func()          // ends the source's call
+
+	mu       sync.Mutex
+	round    int             // of the input_required last answered
+	open     map[string]*ask // asked of the client, unanswered, by key
+	fresh    []*ask          // asked by the source, not yet sent on
+	seq      int
+	ended    bool
+	out      *outcome // the source's answer, while no request waits
+	waiter   Respond  // the client request waiting on the call
+	stop     func() bool
+	notify   func([]byte)
+	gather   *time.Timer
+	expiry   *time.Timer
+	finished bool
 }
 
 // ask is one question of the source to the client.
@@ -56,20 +75,20 @@ type outcome struct {
 	err error
 }
 
-// bridged are the requests that may be answered input_required.
+// target is what the bridge reads of a request's params.
 type target struct {
 	name, uri      string
 	args           json.RawMessage
 	state          string
-	hasState       bool
-	responses      json.RawMessage
 	statePresent   bool
+	responses      json.RawMessage
 	responsesFound bool
 }
 
 // readTarget finds, in one scan, what the bridge needs of params.
 func readTarget(params json.RawMessage) (target, *Error) {
 	var t target
+	hasState := true
 	err := rawjson.Scan(params, func(k rawjson.Key, v []byte) bool {
 		switch {
 		case k.Is("name"):
@@ -80,7 +99,7 @@ func readTarget(params json.RawMessage) (target, *Error) {
 			t.args = v
 		case k.Is("requestState"):
 			t.statePresent = true
-			t.state, t.hasState = rawjson.String(v)
+			t.state, hasState = rawjson.String(v)
 		case k.Is("inputResponses"):
 			t.responsesFound = true
 			t.responses = v
@@ -90,7 +109,7 @@ func readTarget(params json.RawMessage) (target, *Error) {
 	if err != nil {
 		return t, errorf(CodeInvalidParams, "invalid params: must be an object")
 	}
-	if t.statePresent && !t.hasState {
+	if !hasState {
 		return t, errorf(CodeInvalidParams, "invalid requestState: must be a string")
 	}
 	if t.responsesFound && (len(t.responses) == 0 || t.responses[0] != '{') {
@@ -106,177 +125,194 @@ func (t target) key() string {
 	return t.name
 }
 
-// call answers tools/call, prompts/get or resources/read.
-func (s *Server) call(ctx context.Context, req *Request, notify func([]byte)) (json.RawMessage, *Error) {
+// serveCall answers tools/call, prompts/get or resources/read through
+// respond: a new call, the continuation of one waiting here, or a new
+// call carrying a source's own requestState.
+func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
 	t, perr := readTarget(req.Params)
 	if perr != nil {
-		return nil, perr
+		respond(nil, perr, false)
+		return
 	}
 	if !t.statePresent {
-		c := s.start(ctx, req, t, req.Params)
-		return s.wait(ctx, c, req, notify)
+		s.start(ctx, req, t, req.Params, notify, respond)
+		return
 	}
 	p, err := s.states.open(t.state, req.Method, t.key(), argumentsDigest(t.args))
 	if err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: err.Error()}
+		respond(nil, &Error{Code: CodeInvalidParams, Message: err.Error()}, false)
+		return
 	}
-	if p.Upstream != "" || p.Call == "" {
+	if p.Call == "" {
 		// The source's own state: pass it and the answers on, as a new
 		// call (any replica can).
 		params, _, err := rawjson.Replace(req.Params, "requestState", []byte(quote(p.Upstream)))
 		if err != nil {
-			return nil, errorf(CodeInvalidParams, "invalid params: %v", err)
+			respond(nil, errorf(CodeInvalidParams, "invalid params: %v", err), false)
+			return
 		}
-		return s.wait(ctx, s.start(ctx, req, t, params), req, notify)
+		s.start(ctx, req, t, params, notify, respond)
+		return
 	}
 	s.mu.Lock()
 	c := s.calls[p.Call]
 	s.mu.Unlock()
 	if c == nil {
-		return nil, errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route retries to the replica that answered input_required)")
+		respond(nil, errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
+		return
 	}
-	c.mu.Lock()
-	if c.attached != nil || p.Round != c.round {
-		c.mu.Unlock()
-		return nil, errorf(CodeInvalidParams, "invalid requestState: already used (each input_required result's requestState is answered once)")
+	if e := c.deliver(p.Round, t); e != nil {
+		respond(nil, e, false)
+		return
 	}
-	c.round++ // consumed: a replay is refused
-	var answers map[string]json.RawMessage
-	if t.responsesFound {
-		if err := json.Unmarshal(t.responses, &answers); err != nil {
-			c.round--
-			c.mu.Unlock()
-			return nil, errorf(CodeInvalidParams, "invalid inputResponses: %v", err)
-		}
-	}
-	for key, a := range c.open {
-		res, ok := answers[key]
-		if !ok {
-			continue // asked again below
-		}
-		if len(res) == 0 || res[0] != '{' {
-			c.round--
-			c.mu.Unlock()
-			return nil, errorf(CodeInvalidParams, "invalid inputResponses: %q must be the result object of %s", key, a.method)
-		}
-		delete(c.open, key)
-		a.reply <- reply{res: res}
-	}
-	c.mu.Unlock()
-	return s.wait(ctx, c, req, notify)
+	c.attach(ctx, notify, respond)
 }
 
-// start sends the request to the catalog on a context of its own: the
-// call outlives the client request that started it when it waits for a
-// retry.
-func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage) *call {
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &call{method: req.Method, target: t.key(), digest: argumentsDigest(t.args), cancel: cancel,
-		asks: make(chan *ask, 8), done: make(chan outcome, 1), open: map[string]*ask{}}
-	peer := s.peer(req, func(b []byte) { c.forward(b) }, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// start sends the request to the catalog: without a goroutine when the
+// catalog is a Sender that takes it, else on one of its own. The call
+// outlives the client request that started it when it waits for a retry.
+func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, notify func([]byte), respond Respond) {
+	c := &call{s: s, method: req.Method, target: t.key(), args: t.args}
+	peer := s.peer(req, c.forward, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		if err := allowed(req.Meta.Capabilities, method, params); err != nil {
 			return nil, err
 		}
-		a := &ask{method: method, params: params, reply: make(chan reply, 1)}
-		select {
-		case c.asks <- a:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		select {
-		case r := <-a.reply:
-			return r.res, r.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return c.asked(ctx, method, params)
 	})
+	c.attach(ctx, notify, respond)
+	cctx := context.WithoutCancel(ctx)
+	if sender, ok := s.cat.(Sender); ok && req.Method == "tools/call" {
+		cancel, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
+			c.end(outcome{res, err}, true)
+		})
+		if sent {
+			c.setCancel(func() { cancel(context.Canceled) })
+			return
+		}
+	}
+	cctx, cancel := context.WithCancel(cctx)
+	c.setCancel(cancel)
 	go func() {
 		res, err := s.cat.Call(cctx, req.Method, params, peer)
-		c.done <- outcome{res, err}
+		c.end(outcome{res, err}, false)
 	}()
-	return c
+}
+
+// setCancel records how to end the source's call; a call that already
+// ended, or was given up, is ended at once.
+func (c *call) setCancel(cancel func()) {
+	c.mu.Lock()
+	c.cancel = cancel
+	gone := c.finished
+	c.mu.Unlock()
+	if gone {
+		cancel()
+	}
 }
 
 // forward writes a notification of the source (progress, a log message)
 // to the client request waiting on the call, if any.
 func (c *call) forward(b []byte) {
 	c.mu.Lock()
-	f := c.attached
+	f := c.notify
 	c.mu.Unlock()
 	if f != nil {
 		f(b)
 	}
 }
 
-// wait attaches a client request to c until c asks something (the
-// request is answered input_required) or ends (its result).
-func (s *Server) wait(ctx context.Context, c *call, req *Request, notify func([]byte)) (json.RawMessage, *Error) {
+// attach has a client request wait on c: for its result, or its next
+// questions (and any still unanswered), gathered for Gather.
+func (c *call) attach(ctx context.Context, notify func([]byte), respond Respond) {
 	c.mu.Lock()
-	c.attached = notify
+	if c.out != nil {
+		o := *c.out
+		c.mu.Unlock()
+		res, e := c.s.finish(c, o)
+		respond(res, e, false)
+		return
+	}
 	if c.expiry != nil {
 		c.expiry.Stop()
 	}
+	c.waiter, c.notify = respond, notify
+	if len(c.fresh)+len(c.open) > 0 && c.gather == nil {
+		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
+	}
+	// A client that gives up on the request (cancels it, or its stream
+	// breaks) gives up the call.
+	c.stop = context.AfterFunc(ctx, c.abandon)
 	c.mu.Unlock()
-	detach := func() {
-		c.mu.Lock()
-		c.attached = nil
+}
+
+// takeWaiter detaches the waiting request; c.mu held.
+func (c *call) takeWaiter() Respond {
+	w := c.waiter
+	c.waiter, c.notify = nil, nil
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+	if c.gather != nil {
+		c.gather.Stop()
+		c.gather = nil
+	}
+	return w
+}
+
+// abandon ends the call when the request waiting on it was cancelled.
+func (c *call) abandon() {
+	c.mu.Lock()
+	w := c.takeWaiter()
+	c.finished = true
+	cancel := c.cancel
+	c.mu.Unlock()
+	if w == nil {
+		return
+	}
+	c.s.forget(c)
+	if cancel != nil {
+		cancel()
+	}
+	w(nil, errorf(CodeInternalError, "request cancelled"), false)
+}
+
+// asked is the source asking the client something: it waits for the
+// answer a retry delivers, or for the call's end.
+func (c *call) asked(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	a := &ask{method: method, params: params, reply: make(chan reply, 1)}
+	c.mu.Lock()
+	c.fresh = append(c.fresh, a)
+	if c.waiter != nil && c.gather == nil {
+		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
+	}
+	c.mu.Unlock()
+	select {
+	case r := <-a.reply:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// askClient answers the waiting request input_required with the
+// questions open: the call waits here for the retry.
+func (c *call) askClient() {
+	s := c.s
+	c.mu.Lock()
+	c.gather = nil
+	if c.waiter == nil || c.finished {
 		c.mu.Unlock()
+		return
 	}
-	// Questions still unanswered from the last round are asked again.
-	c.mu.Lock()
-	pending := len(c.open)
-	c.mu.Unlock()
-	var first *ask
-	if pending == 0 {
-		select {
-		case o := <-c.done:
-			detach()
-			s.forget(c)
-			return s.finish(c, o)
-		case first = <-c.asks:
-		case <-ctx.Done():
-			// The client gave up on the request (cancelled it, or its
-			// stream broke): the call goes with it.
-			detach()
-			s.forget(c)
-			c.cancel()
-			return nil, errorf(CodeInternalError, "request cancelled")
-		}
+	if c.open == nil {
+		c.open = map[string]*ask{}
 	}
-	asks := s.gather(first, c)
-	detach()
-	return s.inputRequired(c, asks), nil
-}
-
-// gather collects, with first, the other questions the source asks at the
-// same time (within Gather), and the ones still open.
-func (s *Server) gather(first *ask, c *call) []*ask {
-	var asks []*ask
-	if first != nil {
-		asks = append(asks, first)
-		t := time.NewTimer(s.o.Gather)
-		defer t.Stop()
-	more:
-		for {
-			select {
-			case a := <-c.asks:
-				asks = append(asks, a)
-			case <-t.C:
-				break more
-			}
-		}
-	}
-	return asks
-}
-
-// inputRequired registers c as waiting and renders the input_required
-// result asking the client asks and every question still open.
-func (s *Server) inputRequired(c *call, asks []*ask) json.RawMessage {
-	c.mu.Lock()
-	for _, a := range asks {
+	for _, a := range c.fresh {
 		c.seq++
 		c.open["input-"+strconv.Itoa(c.seq)] = a
 	}
+	c.fresh = nil
 	keys := make([]string, 0, len(c.open))
 	for k := range c.open {
 		keys = append(keys, k)
@@ -285,13 +321,7 @@ func (s *Server) inputRequired(c *call, asks []*ask) json.RawMessage {
 	if c.id == "" {
 		c.id = rand.Text()
 	}
-	round := c.round
-	c.expiry = time.AfterFunc(s.o.StateTTL, func() {
-		s.forget(c)
-		c.cancel()
-	})
-	var b []byte
-	b = append(b, `{"resultType":"input_required","inputRequests":{`...)
+	b := []byte(`{"resultType":"input_required","inputRequests":{`)
 	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
@@ -303,16 +333,79 @@ func (s *Server) inputRequired(c *call, asks []*ask) json.RawMessage {
 		}
 		b = append(b, '}')
 	}
+	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Call: c.id, Round: c.round})
+	c.expiry = time.AfterFunc(s.o.StateTTL, c.expire)
+	w := c.takeWaiter()
 	c.mu.Unlock()
 	s.mu.Lock()
 	s.calls[c.id] = c
 	s.mu.Unlock()
-	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: c.digest, Call: c.id, Round: round})
 	b = append(b, `},"requestState":`...)
 	b = append(b, quote(state)...)
 	b = append(b, ',')
 	b = append(b, s.serverInfo...)
-	return append(b, '}')
+	w(append(b, '}'), nil, false)
+}
+
+// expire ends a call no retry came back for.
+func (c *call) expire() {
+	c.mu.Lock()
+	if c.waiter != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.finished = true
+	cancel := c.cancel
+	c.mu.Unlock()
+	c.s.forget(c)
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// deliver hands the answers of a retry to the questions they answer. The
+// state's round must be the call's: each input_required is answered
+// once, and a replay is refused.
+func (c *call) deliver(round int, t target) *Error {
+	var answers map[string]json.RawMessage
+	if t.responsesFound {
+		if err := json.Unmarshal(t.responses, &answers); err != nil {
+			return errorf(CodeInvalidParams, "invalid inputResponses: %v", err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiter != nil || round != c.round || c.finished {
+		return errorf(CodeInvalidParams, "invalid requestState: already used (each input_required result's requestState is answered once)")
+	}
+	for key, a := range c.open {
+		if res, ok := answers[key]; ok && (len(res) == 0 || res[0] != '{') {
+			return errorf(CodeInvalidParams, "invalid inputResponses: %q must be the result object of %s", key, a.method)
+		}
+	}
+	c.round++
+	for key, a := range c.open {
+		if res, ok := answers[key]; ok {
+			delete(c.open, key)
+			a.reply <- reply{res: res}
+		}
+	}
+	return nil
+}
+
+// end is the source's answer.
+func (c *call) end(o outcome, onReader bool) {
+	c.mu.Lock()
+	w := c.takeWaiter()
+	if w == nil {
+		c.out = &o // for the retry
+		c.mu.Unlock()
+		return
+	}
+	c.finished = true
+	c.mu.Unlock()
+	res, e := c.s.finish(c, o)
+	w(res, e, onReader)
 }
 
 // forget drops c from the calls waiting for a retry.
@@ -330,7 +423,13 @@ func (s *Server) forget(c *call) {
 // finish is the answer of a call that ended: its result (input_required
 // when the source, a dual-era one, asked in its result) or its error.
 func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
-	c.cancel()
+	s.forget(c)
+	c.mu.Lock()
+	for _, a := range c.open { // nobody will answer them now
+		a.reply <- reply{err: errorf(CodeInternalError, "the call ended")}
+	}
+	c.open, c.finished = nil, true
+	c.mu.Unlock()
 	if o.err != nil {
 		return nil, asError(o.err)
 	}
@@ -345,7 +444,7 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	if raw, _ := rawjson.Get(o.res, "requestState"); raw != nil {
 		up, _ = rawjson.String(raw)
 	}
-	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: c.digest, Upstream: up})
+	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Upstream: up})
 	b := []byte(`{"resultType":"input_required","inputRequests":`)
 	b = append(b, inputs...)
 	b = append(b, `,"requestState":`...)

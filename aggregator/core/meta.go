@@ -70,51 +70,78 @@ func HasModernMeta(params json.RawMessage) bool {
 // be present and served, the client capabilities present (an object),
 // the client info, when present, an object.
 func ParseMeta(params json.RawMessage) (Meta, *Error) {
+	// rawjson, not encoding/json: this runs on every modern request, and
+	// finds what it needs in a scan or two without decoding the rest.
 	var m Meta
-	var p struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
+	var raw json.RawMessage
 	if len(params) > 0 && string(params) != "null" {
-		if params[0] != '{' || json.Unmarshal(params, &p) != nil {
+		var err error
+		if params[0] != '{' {
 			return m, errorf(CodeInvalidParams, "invalid params: must be an object")
 		}
+		if raw, err = rawjson.Get(params, "_meta"); err != nil {
+			return m, errorf(CodeInvalidParams, "invalid params: %v", err)
+		}
 	}
-	if len(p.Meta) == 0 || string(p.Meta) == "null" {
+	if len(raw) == 0 || string(raw) == "null" {
 		return m, errorf(CodeInvalidParams, "missing _meta: a request of revision %s carries %s and %s in params._meta", Modern, metaProtocolVersion, metaClientCapabilities)
 	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(p.Meta, &meta) != nil {
+	if raw[0] != '{' {
 		return m, errorf(CodeInvalidParams, "invalid _meta: must be an object")
 	}
-	if json.Unmarshal(meta[metaProtocolVersion], &m.Version) != nil || m.Version == "" {
+	var version, caps, info, level []byte
+	rawjson.Scan(raw, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is(metaProtocolVersion):
+			version = v
+		case k.Is(metaClientCapabilities):
+			caps = v
+		case k.Is(metaClientInfo):
+			info = v
+		case k.Is(metaLogLevel):
+			level = v
+		case k.Is("progressToken"):
+			m.ProgressToken = v
+		}
+		return true
+	})
+	var ok bool
+	if m.Version, ok = rawjson.String(version); !ok || m.Version == "" {
 		return m, errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be a version string", metaProtocolVersion)
 	}
 	if m.Version != Modern {
 		return m, unsupportedVersion(m.Version)
 	}
-	var caps struct {
-		Sampling    json.RawMessage `json:"sampling"`
-		Elicitation *struct {
-			URL json.RawMessage `json:"url"`
-		} `json:"elicitation"`
-		Roots json.RawMessage `json:"roots"`
-	}
-	raw := meta[metaClientCapabilities]
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &caps) != nil {
+	if len(caps) == 0 || caps[0] != '{' {
 		return m, errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be an object", metaClientCapabilities)
 	}
-	present := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
-	m.Capabilities = Capabilities{Sampling: present(caps.Sampling), Elicitation: caps.Elicitation != nil,
-		ElicitationURL: caps.Elicitation != nil && present(caps.Elicitation.URL), Roots: present(caps.Roots)}
-	if info, ok := meta[metaClientInfo]; ok && (len(info) == 0 || info[0] != '{') {
+	present := func(r []byte) bool { return len(r) > 0 && string(r) != "null" }
+	err := rawjson.Scan(caps, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is("sampling"):
+			m.Capabilities.Sampling = present(v)
+		case k.Is("roots"):
+			m.Capabilities.Roots = present(v)
+		case k.Is("elicitation"):
+			m.Capabilities.Elicitation = present(v)
+			if len(v) > 0 && v[0] == '{' {
+				url, _ := rawjson.Get(v, "url")
+				m.Capabilities.ElicitationURL = present(url)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return m, errorf(CodeInvalidParams, "invalid _meta field %q: %v", metaClientCapabilities, err)
+	}
+	if info != nil && info[0] != '{' {
 		return m, errorf(CodeInvalidParams, "invalid _meta field %q: must be an object", metaClientInfo)
 	}
-	if lv, ok := meta[metaLogLevel]; ok {
-		if json.Unmarshal(lv, &m.LogLevel) != nil || logLevelRank(m.LogLevel) < 0 {
+	if level != nil {
+		if m.LogLevel, ok = rawjson.String(level); !ok || logLevelRank(m.LogLevel) < 0 {
 			return m, errorf(CodeInvalidParams, "invalid _meta field %q: want one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
 		}
 	}
-	m.ProgressToken = meta["progressToken"]
 	return m, nil
 }
 

@@ -35,6 +35,15 @@ type Catalog interface {
 	Watch(ctx context.Context, uris []string, f func(method string, params json.RawMessage))
 }
 
+// Sender is a Catalog that takes a call without a goroutine waiting for
+// its answer (an upstream over stdio): done is called on the source's
+// reader and must not block. ok is false, having done nothing, for a
+// call it cannot send so; Call then serves it. cancel ends the call early.
+type Sender interface {
+	Send(ctx context.Context, method string, params json.RawMessage, peer *Peer,
+		done func(json.RawMessage, error)) (cancel func(error), ok bool)
+}
+
 // Peer is the modern client behind one request, as a source sees it.
 type Peer struct {
 	Meta Meta
@@ -162,7 +171,14 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 		}
 		return s.complete(res, true), nil
 	case "tools/call", "prompts/get", "resources/read":
-		return s.call(ctx, req, notify)
+		type answer struct {
+			res json.RawMessage
+			e   *Error
+		}
+		done := make(chan answer, 1)
+		s.serveCall(ctx, req, notify, func(res json.RawMessage, e *Error, _ bool) { done <- answer{res, e} })
+		a := <-done
+		return a.res, a.e
 	case "completion/complete":
 		res, err := s.cat.Call(ctx, req.Method, req.Params, s.peer(req, notify, nil))
 		if err != nil {
@@ -176,6 +192,22 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 		return nil, errorf(CodeMethodNotFound, "method not found: %s is not part of revision %s", req.Method, Modern)
 	}
 	return nil, errorf(CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// Serve answers one modern request through respond, as Handle does, but
+// without blocking: a tools/call a Sender takes is answered from the
+// source's reader, any other request from a goroutine of its own. A
+// transport's read loop calls it.
+func (s *Server) Serve(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
+	switch req.Method {
+	case "tools/call", "prompts/get", "resources/read":
+		s.serveCall(ctx, req, notify, respond)
+		return
+	}
+	go func() {
+		res, e := s.Handle(ctx, req, notify)
+		respond(res, e, false)
+	}()
 }
 
 // asError is the JSON-RPC error for a catalog's failure.
