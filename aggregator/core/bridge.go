@@ -37,11 +37,11 @@ type Respond func(res json.RawMessage, e *Error, onReader bool)
 
 // call is an upstream call of a modern client's request.
 type call struct {
-	s                      *Server
-	id                     string // set when it first waits for a retry
+	s              *Server
+	id             string // set when it first waits for a retry
 	method, target string
-	args                   json.RawMessage // for the digest a state carries
-	cancel                 func()          // ends the source's call
+	args           json.RawMessage // for the digest a state carries
+	cancel         func()          // ends the source's call
 
 	mu       sync.Mutex
 	round    int             // of the input_required last answered
