@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -97,6 +98,9 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve bool) (*sessi
 		Drain:        step,
 		Linger:       shutdownLinger(cfg),
 		Audit:        rec,
+		// Replicas behind one load balancer share it to verify each
+		// other's requestState (docs/protocol.md).
+		StateSecret: strings.TrimSpace(os.Getenv("MCPX_STATE_SECRET")),
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	})
