@@ -246,3 +246,136 @@ func TestModernBadInput(t *testing.T) {
 }
 
 func quoteJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// rawStdio is a raw JSON-RPC client of `mcpx serve --stdio`.
+type rawStdio struct {
+	t     *testing.T
+	in    io.WriteCloser
+	lines chan map[string]json.RawMessage
+}
+
+func startRawStdio(t *testing.T, cfg string) *rawStdio {
+	t.Helper()
+	cmd := mcpxCommand("serve", "--stdio", "--config", cfg)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &rawStdio{t: t, in: in, lines: make(chan map[string]json.RawMessage, 64)}
+	go func() {
+		dec := json.NewDecoder(out)
+		for {
+			var m map[string]json.RawMessage
+			if dec.Decode(&m) != nil {
+				close(p.lines)
+				return
+			}
+			p.lines <- m
+		}
+	}()
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	return p
+}
+
+func (p *rawStdio) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// next returns the next message that answers id, or (id "") the next
+// notification of method.
+func (p *rawStdio) next(id, method string) map[string]json.RawMessage {
+	p.t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("mcpx closed stdout waiting for %s%s", id, method)
+			}
+			if id != "" && string(m["id"]) == id || id == "" && string(m["method"]) == quoteJSON(method) {
+				return m
+			}
+		case <-timeout:
+			p.t.Fatalf("no answer to %s%s", id, method)
+		}
+	}
+}
+
+func errCode(m map[string]json.RawMessage) int {
+	var e struct{ Code int }
+	json.Unmarshal(m["error"], &e)
+	return e.Code
+}
+
+// TestModernStdio: serve --stdio answers modern requests without
+// initialize, refuses bad _meta and bad requestState with the spec's
+// codes, and serves subscriptions/listen until the client cancels it.
+func TestModernStdio(t *testing.T) {
+	p := startRawStdio(t, modernConfig(t))
+	meta := modernMeta(`{"elicitation":{}}`)
+	req := func(id int, method, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	}
+	p.send(req(1, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`))
+	if m := p.next("1", ""); errCode(m) != -32022 {
+		t.Errorf("unknown version: %s, want -32022", m["error"])
+	}
+	p.send(req(2, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	if m := p.next("2", ""); errCode(m) != -32602 {
+		t.Errorf("no clientCapabilities: %s, want -32602", m["error"])
+	}
+	p.send(req(3, "server/discover", `{"_meta":`+meta+`}`))
+	if m := p.next("3", ""); !strings.Contains(string(m["result"]), `"supportedVersions":["2026-07-28"`) {
+		t.Errorf("server/discover: %s", m["result"])
+	}
+	call := `{"name":"test_input_required_result_elicitation","arguments":{},"_meta":` + meta + `}`
+	p.send(req(4, "tools/call", call))
+	var first struct {
+		ResultType    string
+		RequestState  string
+		InputRequests map[string]json.RawMessage
+	}
+	json.Unmarshal(p.next("4", "")["result"], &first)
+	if first.ResultType != "input_required" || len(first.InputRequests) != 1 || first.RequestState == "" {
+		t.Fatalf("first call: %+v, want input_required", first)
+	}
+	var key string
+	for k := range first.InputRequests {
+		key = k
+	}
+	retry := func(state string) string {
+		return `{"name":"test_input_required_result_elicitation","arguments":{},"requestState":` + quoteJSON(state) +
+			`,"inputResponses":{` + quoteJSON(key) + `:{"action":"accept","content":{"name":"Ada"}}},"_meta":` + meta + `}`
+	}
+	p.send(req(5, "tools/call", retry(first.RequestState+"-TAMPERED")))
+	if m := p.next("5", ""); errCode(m) != -32602 {
+		t.Errorf("altered requestState: %s, want -32602", m["error"])
+	}
+	p.send(req(6, "tools/call", retry(first.RequestState)))
+	if m := p.next("6", ""); !strings.Contains(string(m["result"]), "Hello, Ada!") {
+		t.Errorf("retry: %s %s", m["result"], m["error"])
+	}
+	p.send(req(7, "tools/call", retry(first.RequestState)))
+	if m := p.next("7", ""); errCode(m) != -32602 {
+		t.Errorf("replayed requestState: %s, want -32602", m["error"])
+	}
+	p.send(req(8, "subscriptions/listen", `{"notifications":{"toolsListChanged":true},"_meta":`+meta+`}`))
+	ack := p.next("", "notifications/subscriptions/acknowledged")
+	if !strings.Contains(string(ack["params"]), `"io.modelcontextprotocol/subscriptionId":8`) {
+		t.Errorf("acknowledgement: %s", ack["params"])
+	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_trigger_tool_change","arguments":{},"_meta":` + meta + `}}`)
+	p.next("9", "")
+	if n := p.next("", "notifications/tools/list_changed"); !strings.Contains(string(n["params"]), `"io.modelcontextprotocol/subscriptionId":8`) {
+		t.Errorf("list change on the stream: %s", n["params"])
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}`)
+	p.send(req(10, "tools/list", `{"_meta":`+meta+`}`))
+	if m := p.next("10", ""); !strings.Contains(string(m["result"]), `"resultType":"complete"`) {
+		t.Errorf("tools/list: %.200s %s", m["result"], m["error"])
+	}
+}
