@@ -54,16 +54,46 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMe
 		return
 	}
 	sw := &streamWriter{w: w, sse: acceptsSSE(r.Header)}
-	ctx := r.Context()
 	if method == "subscriptions/listen" {
 		sw.start() // the stream is the answer
 	}
-	res, rpcErr := s.Handle(ctx, req, sw.notify)
-	if res == nil && rpcErr == nil {
-		return // subscriptions/listen ended: the client went away
+	// What comes ahead of the answer is written by this goroutine, not
+	// by the upstream's reader that relays it: a client slow to read
+	// holds up its own request only. Past notesQueue waiting, the rest
+	// is dropped.
+	notes := make(chan []byte, notesQueue)
+	type answer struct {
+		res json.RawMessage
+		e   *Error
 	}
-	sw.finish(id, res, rpcErr)
+	done := make(chan answer, 1)
+	s.Serve(r.Context(), req, func(b []byte) {
+		select {
+		case notes <- b:
+		default:
+			s.o.Logger.Debug("a modern client is not reading its stream: notification dropped", "method", method)
+		}
+	}, func(res json.RawMessage, e *Error, _ bool) { done <- answer{res, e} })
+	for {
+		select {
+		case b := <-notes:
+			sw.notify(b)
+		case a := <-done:
+			for len(notes) > 0 {
+				sw.notify(<-notes)
+			}
+			if a.res == nil && a.e == nil {
+				return // subscriptions/listen ended: the client went away
+			}
+			sw.finish(id, a.res, a.e)
+			return
+		}
+	}
 }
+
+// notesQueue is how many notifications of one request wait for a slow
+// client before more are dropped.
+const notesQueue = 256
 
 // checkHeaders compares the headers a modern POST must carry with its
 // body: HeaderMismatch (-32020) names what disagrees.

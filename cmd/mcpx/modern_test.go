@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,14 +20,33 @@ import (
 	"github.com/mcpx/mcpx/internal/testenv"
 )
 
+// reference is the Go SDK's everything-server, built once for the tests
+// of this binary into TestMain's directory (a build takes seconds).
+var reference struct {
+	sync.Once
+	path string
+	err  error
+}
+
 // modernConfig is a config serving the Go SDK's everything-server (the
 // reference of revision 2026-07-28) over stdio, unprefixed.
 func modernConfig(t *testing.T) string {
 	t.Helper()
+	reference.Do(func() {
+		reference.path = filepath.Join(testDir, "everything-server")
+		cmd := exec.Command("go", "build", "-o", reference.path, goSDKServer)
+		cmd.Dir = testenv.ModuleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			reference.err = fmt.Errorf("go build %s: %v\n%s", goSDKServer, err, out)
+		}
+	})
+	if reference.err != nil {
+		t.Fatal(reference.err)
+	}
 	return writeConfig(t, map[string]any{
 		"expose": "direct",
 		"servers": map[string]any{
-			"everything": map[string]any{"command": testenv.GoTool(t, goSDKServer), "prefix": ""},
+			"everything": map[string]any{"command": reference.path, "prefix": ""},
 		},
 	})
 }
