@@ -89,6 +89,11 @@ type Options struct {
 	// shut down; the gauges read the Aggregator until then, so that the
 	// last export after Close shows the upstreams stopped.
 	MeterProvider metric.MeterProvider
+	// StateSecret signs the requestState of the input_required results
+	// modern clients get (aggregator/core): replicas behind one load
+	// balancer share it to verify each other's. "" means a key drawn at
+	// random when the process starts.
+	StateSecret string
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that
@@ -122,6 +127,7 @@ type Aggregator struct {
 	callers   *callers    // who calls which upstream, for its requests (route.go)
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
+	modern    modern      // the core serving modern requests (modern.go)
 	reported  map[string]bool
 	logins    loginAsks      // logins asked of clients (login.go)
 	levels    sessionLevels  // the log level set on the shared upstreams (sessionlog.go)

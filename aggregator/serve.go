@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
@@ -187,6 +188,9 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
+	// modern marks a request of revision 2026-07-28 (its _meta names
+	// the protocol version), which the session core answers.
+	modern bool `json:"-"`
 }
 
 // readLoop reads the client's messages, each of at most maxMessageBytes:
@@ -295,7 +299,15 @@ func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
 		s.out.error(id, mcp.INVALID_REQUEST, "invalid request: a message has a method or a result/error, not both", nil)
 		return
 	}
+	if hasID && m.Method != "" && !s.initSeen.Load() && core.HasModernMeta(m.Params) {
+		// A client that began with initialize speaks the legacy era
+		// throughout: only one that did not is looked at for modern
+		// _meta, which keeps the legacy hot path free of the scan.
+		m.modern = true
+	}
 	switch {
+	case m.modern:
+		s.startRequest(ctx, m, line)
 	case m.Method == "initialize" && hasID:
 		s.initSeen.Store(true)
 		s.startRequest(ctx, m, line)
@@ -374,6 +386,17 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	if s.a.tel != nil {
 		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
 	}
+	if m.modern {
+		// Under the read loop's context, as sendCall: a call the core
+		// sends from here is answered from the upstream's reader.
+		ctx, cancel := context.WithCancel(sendCtx)
+		r.started(func(error) { cancel() })
+		s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
+			cancel()
+			s.answer(r, m, result, rpcErr, !onReader)
+		})
+		return
+	}
 	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
 		s.answer(r, m, result, rpcErr, false)
 	}); ok {
@@ -424,6 +447,30 @@ func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcE
 	}
 }
 
+// serveModern answers a modern request through the session core, without
+// blocking the read loop; the notifications that belong to it go out
+// ahead of its answer.
+func (s *stdioServer) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) {
+	fail := func(e *core.Error) { answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, false) }
+	srv, err := s.a.Modern()
+	if err != nil {
+		fail(&core.Error{Code: mcp.INTERNAL_ERROR, Message: err.Error()})
+		return
+	}
+	req, e := core.Decode(m.ID, m.Method, m.Params)
+	if e != nil {
+		fail(e)
+		return
+	}
+	srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
+		if e != nil {
+			fail(e)
+			return
+		}
+		answer(res, nil, onReader)
+	})
+}
+
 // forwarded are the methods answered by a source's result.
 var forwarded = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true,
 	"completion/complete": true, "resources/subscribe": true, "resources/unsubscribe": true}
@@ -449,51 +496,10 @@ func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.
 		s.listed[listKind[m.Method]] = true
 		s.mu.Unlock()
 		return s.list(m.Method), nil
-	case "tools/call":
-		a.waitReady(ctx)
-		name, err := paramString(m.Params, "name")
-		switch {
-		case err != nil:
-			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
-		case name == proxytool.Name && a.exposeProxy():
-			// A server found waiting for a login while we waited is the
-			// proxy's to explain, with its hint, as when found at once.
-			path := proxyCallPath(m.Params)
-			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
-				return toolError(a.opts.Redact(err.Error())), nil
-			}
-			a.refusedProxyCall(ctx, m.Params)
-			return a.proxy.Call(ctx, m.Params), nil
-		case !a.served(name) && a.exposeDirect():
-			// A server that waits for a login says so at once: waiting for
-			// it to connect would not help.
-			if a.loginHint(name) != "" {
-				return a.unknownTool(name), nil
-			}
-			if err := a.awaitTool(ctx, name); err != nil {
-				return toolError(a.opts.Redact(err.Error())), nil
-			}
-		}
-		if !a.served(name) {
-			a.refused(ctx, m.Method, m.Params, a.Catalog().FilteredOut(KindTool, name))
-			return a.unknownTool(name), nil // unknowntool.go
-		}
-		res, err := a.callTool(ctx, m.Params)
-		return a.toolOutcome(name, res, err)
-	case "resources/read":
-		a.waitReady(ctx)
-		res, err := a.readResource(ctx, m.Params)
-		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
-	case "prompts/get":
-		a.waitReady(ctx)
-		res, err := a.getPrompt(ctx, m.Params)
-		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	case "tools/call", "resources/read", "prompts/get", "completion/complete":
+		return a.serveCall(ctx, m.Method, m.Params)
 	case "logging/setLevel":
 		res, err := a.setLogLevel(ctx, m.Params)
-		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
-	case "completion/complete":
-		a.waitReady(ctx)
-		res, err := a.complete(ctx, m.Params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "resources/subscribe", "resources/unsubscribe":
 		a.waitReady(ctx)
@@ -701,4 +707,56 @@ func (s *stdioServer) ended() bool {
 	default:
 		return false
 	}
+}
+
+// serveCall answers a request a source serves (tools/call, resources/read,
+// prompts/get, completion/complete) for a client of either era: the
+// served client, if any, is the listener in ctx.
+func (a *Aggregator) serveCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *rpcError) {
+	switch method {
+	case "tools/call":
+		a.waitReady(ctx)
+		name, err := paramString(params, "name")
+		switch {
+		case err != nil:
+			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+		case name == proxytool.Name && a.exposeProxy():
+			// A server found waiting for a login while we waited is the
+			// proxy's to explain, with its hint, as when found at once.
+			path := proxyCallPath(params)
+			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
+				return toolError(a.opts.Redact(err.Error())), nil
+			}
+			a.refusedProxyCall(ctx, params)
+			return a.proxy.Call(ctx, params), nil
+		case !a.served(name) && a.exposeDirect():
+			// A server that waits for a login says so at once: waiting for
+			// it to connect would not help.
+			if a.loginHint(name) != "" {
+				return a.unknownTool(name), nil
+			}
+			if err := a.awaitTool(ctx, name); err != nil {
+				return toolError(a.opts.Redact(err.Error())), nil
+			}
+		}
+		if !a.served(name) {
+			a.refused(ctx, method, params, a.Catalog().FilteredOut(KindTool, name))
+			return a.unknownTool(name), nil // unknowntool.go
+		}
+		res, err := a.callTool(ctx, params)
+		return a.toolOutcome(name, res, err)
+	case "resources/read":
+		a.waitReady(ctx)
+		res, err := a.readResource(ctx, params)
+		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
+	case "prompts/get":
+		a.waitReady(ctx)
+		res, err := a.getPrompt(ctx, params)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	case "completion/complete":
+		a.waitReady(ctx)
+		res, err := a.complete(ctx, params)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	}
+	return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "Method " + method + " not found"}
 }

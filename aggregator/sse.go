@@ -45,7 +45,11 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: open GET /sse first")
 		return
 	}
-	msgs, ok := h.readMessages(w, r)
+	data, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	msgs, ok := h.readMessages(w, data)
 	if !ok {
 		return
 	}

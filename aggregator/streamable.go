@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/aggregator/core"
 )
 
 // Headers of the streamable HTTP transport.
@@ -26,7 +28,9 @@ var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-
 // streamable serves /mcp: POST carries client messages, GET opens (or
 // resumes) the standalone stream, DELETE ends the session.
 func (h *httpHandler) streamable(w http.ResponseWriter, r *http.Request) {
-	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocolVersions, v) {
+	// A POST of another version is the modern era's (post), which
+	// answers a version it does not serve itself.
+	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocolVersions, v) && r.Method != http.MethodPost {
 		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "unsupported MCP-Protocol-Version "+quote(v)+" (supported: "+strings.Join(protocolVersions, ", ")+")")
 		return
 	}
@@ -74,22 +78,7 @@ func httpError(w http.ResponseWriter, status, code int, msg string) {
 
 // readMessages reads a POST body of at most maxMessageBytes: one JSON-RPC
 // message, or a batch (an array) of them, each returned compact.
-func (h *httpHandler) readMessages(w http.ResponseWriter, r *http.Request) ([][]byte, bool) {
-	body := io.Reader(r.Body)
-	if max := h.a.cfg.MaxMessageBytes; max > 0 {
-		body = http.MaxBytesReader(w, r.Body, max)
-	}
-	data, err := io.ReadAll(body)
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		httpError(w, http.StatusRequestEntityTooLarge, mcp.INVALID_REQUEST, "request body over maxMessageBytes ("+strconv.FormatInt(tooBig.Limit, 10)+" bytes)")
-		return nil, false
-	case err != nil:
-		httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "reading the body: "+err.Error())
-		return nil, false
-	}
-	data = bytes.TrimSpace(data)
+func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([][]byte, bool) {
 	var batch []json.RawMessage
 	if len(data) > 0 && data[0] == '[' {
 		if err := json.Unmarshal(data, &batch); err != nil || len(batch) == 0 {
@@ -122,7 +111,14 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, mcp.INVALID_REQUEST, "Accept must include application/json and text/event-stream")
 		return
 	}
-	msgs, ok := h.readMessages(w, r)
+	data, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	if h.servedModern(w, r, data) {
+		return
+	}
+	msgs, ok := h.readMessages(w, data)
 	if !ok {
 		return
 	}
@@ -208,6 +204,61 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		delete(s.streams, st.id)
 		s.mu.Unlock()
 	}
+}
+
+// readBody reads a POST body of at most maxMessageBytes.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body := io.Reader(r.Body)
+	if max := h.a.cfg.MaxMessageBytes; max > 0 {
+		body = http.MaxBytesReader(w, r.Body, max)
+	}
+	data, err := io.ReadAll(body)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		httpError(w, http.StatusRequestEntityTooLarge, mcp.INVALID_REQUEST, "request body over maxMessageBytes ("+strconv.FormatInt(tooBig.Limit, 10)+" bytes)")
+		return nil, false
+	case err != nil:
+		httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "reading the body: "+err.Error())
+		return nil, false
+	}
+	return bytes.TrimSpace(data), true
+}
+
+// servedModern answers a POST of the modern era (revision 2026-07-28)
+// through the session core, statelessly: no session, no Mcp-Session-Id,
+// and the message decoded once here. It reports false, having written
+// nothing, for a legacy POST.
+func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, data []byte) bool {
+	if r.Header.Get(headerSession) != "" && !core.IsModernHTTP(r.Header, nil) {
+		return false // a legacy session's
+	}
+	if len(data) > 0 && data[0] == '[' {
+		if v := r.Header.Get(headerProtocol); v != "" && !core.IsLegacyVersion(v) {
+			httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: JSON-RPC batches are not part of revision "+v)
+			return true
+		}
+		return false
+	}
+	m, err := parseMessage(data)
+	if err != nil || !core.IsModernHTTP(r.Header, m.Params) {
+		return false // the legacy path answers what does not parse
+	}
+	if profileOf(r) != "" {
+		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "revision "+core.Modern+" is served on /mcp; profiles (/mcp/NAME) serve initialize sessions only")
+		return true
+	}
+	srv, err := h.a.Modern()
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, mcp.INTERNAL_ERROR, err.Error())
+		return true
+	}
+	if m.JSONRPC != "2.0" {
+		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: jsonrpc must be \"2.0\"")
+		return true
+	}
+	srv.ServeHTTP(w, r, m.ID, m.Method, m.Params)
+	return true
 }
 
 // serveJSON answers a POST with plain JSON once every request in it is

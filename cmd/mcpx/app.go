@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -108,6 +109,9 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve, pull bool) (
 		Linger:       shutdownLinger(cfg),
 		Audit:        rec,
 		Trust:        pins,
+		// Replicas behind one load balancer share it to verify each
+		// other's requestState (docs/protocol.md).
+		StateSecret: strings.TrimSpace(os.Getenv("MCPX_STATE_SECRET")),
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	}

@@ -66,19 +66,27 @@ func runConformance(t *testing.T, url, revision string) map[string][]string {
 
 // passesThrough fails the test for every scenario that passes in alone
 // (the results against from) and fails, or did not run, in through (the
-// results against via). It returns how many passed in alone.
-func passesThrough(t *testing.T, alone, through map[string][]string, from, via string) (passed int) {
+// results against via), but those known names with why they fail; one of
+// those that passes fails the test too, so that the list only shrinks.
+// It returns how many passed both ways.
+func passesThrough(t *testing.T, alone, through map[string][]string, known map[string]string, from, via string) (passed int) {
 	t.Helper()
 	for name, fails := range alone {
 		if len(fails) > 0 {
 			continue
 		}
-		passed++
 		got, ran := through[name]
+		why, isKnown := known[name]
 		switch {
 		case !ran:
 			t.Errorf("%s: not run against %s", name, via)
-		case len(got) > 0:
+		case len(got) == 0 && isKnown:
+			t.Errorf("%s: passes through %s now: take it off the known failures (%s)", name, via, why)
+		case len(got) == 0:
+			passed++
+		case isKnown:
+			t.Logf("%s: fails through %s, as known (%s): %q", name, via, why, got)
+		default:
 			t.Errorf("%s: passes against %s, fails through %s: %q", name, from, via, got)
 		}
 	}
@@ -98,11 +106,46 @@ const (
 // it (stdio, prefix ""): every scenario the reference passes passes
 // through mcpx, DNS-rebinding protection included.
 func TestConformance(t *testing.T) {
+	// Stateful: the 2025-11-25 scenarios include sessions and the GET stream.
+	passed := conformanceThrough(t, "2025-11-25", nil, "-stateless=false")
+	t.Logf("reference alone and through mcpx: %d scenarios passed", passed)
+}
+
+// knownModernFailures are the scenarios of revision 2026-07-28 the
+// reference passes alone and mcpx does not yet pass in front of it, each
+// with why. The test fails when one of them passes, so the list shrinks
+// as they are fixed.
+var knownModernFailures = map[string]string{
+	// mcpx speaks to the everything-server over stdio as a legacy client
+	// (initialize) until the upstream side is dual-era: the server then
+	// asks with elicitation/create, which carries no key, and mcpx can
+	// only name the question itself ("input-1"), where the scenario
+	// expects the server's own key, "user_name". A modern upstream's
+	// input_required passes through with its keys.
+	"input-required-result-basic-elicitation": "legacy upstream: the elicitation's key is the server's, lost over initialize",
+}
+
+// TestConformanceModern runs the server scenarios of revision 2026-07-28
+// against the reference server alone (streamable HTTP, stateless), then
+// through `mcpx serve --http` in front of it over stdio: every scenario
+// the reference passes passes through mcpx, but those in
+// knownModernFailures, which must still fail.
+func TestConformanceModern(t *testing.T) {
+	passed := conformanceThrough(t, "2026-07-28", knownModernFailures)
+	t.Logf("reference alone and through mcpx: %d scenarios passed; %d known to fail through mcpx", passed, len(knownModernFailures))
+}
+
+// conformanceThrough runs the suite's server scenarios of revision
+// against the reference server (started with refArgs) and then through
+// mcpx in front of it, and returns how many passed both ways. A scenario
+// passing alone must pass through mcpx unless known names why it does
+// not; a known one that passes through mcpx fails the test too.
+func conformanceThrough(t *testing.T, revision string, known map[string]string, refArgs ...string) int {
+	t.Helper()
 	reference := testenv.GoTool(t, goSDKServer)
 
 	port := freePort(t)
-	// Stateful: the 2025-11-25 scenarios include sessions and the GET stream.
-	ref := exec.Command(reference, "-http", fmt.Sprintf("127.0.0.1:%d", port), "-stateless=false")
+	ref := exec.Command(reference, append([]string{"-http", fmt.Sprintf("127.0.0.1:%d", port)}, refArgs...)...)
 	var refLog testenv.Buffer
 	ref.Stderr = &refLog
 	if err := ref.Start(); err != nil {
@@ -111,7 +154,7 @@ func TestConformance(t *testing.T) {
 	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
 	testenv.Eventually(t, 30*time.Second, func() bool { return strings.Contains(refLog.String(), "listening") },
 		"the reference server is not listening; its log:\n%s", &refLog)
-	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "2025-11-25")
+	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), revision)
 
 	cfg := writeConfig(t, map[string]any{
 		"expose": "direct",
@@ -120,14 +163,14 @@ func TestConformance(t *testing.T) {
 		},
 	})
 	srv := startHTTP(t, cfg, nil)
-	through := runConformance(t, srv.url+"/mcp", "2025-11-25")
+	through := runConformance(t, srv.url+"/mcp", revision)
 
-	passed := passesThrough(t, alone, through, "the reference server", "mcpx")
+	passed := passesThrough(t, alone, through, known, "the reference server", "mcpx")
 	if passed == 0 {
-		t.Fatal("the reference server passed no scenario: the suite did not run")
+		t.Fatal("no scenario passed: the suite did not run")
 	}
 	if fails := through["dns-rebinding-protection"]; len(fails) > 0 {
 		t.Errorf("dns-rebinding-protection through mcpx: %q", fails)
 	}
-	t.Logf("reference alone passed %d scenarios", passed)
+	return passed
 }

@@ -251,20 +251,20 @@ func TestBehindHaproxy(t *testing.T) {
 		alone := runConformance(t, one+"/mcp", "2026-07-28")
 		var through map[string][]string
 		lb.spread(t, "rr", func() { through = runConformance(t, lb.rr+"/mcp", "2026-07-28") })
-		passed := passesThrough(t, alone, through, "one mcpx", "three behind haproxy (round robin)")
+		passed := passesThrough(t, alone, through, nil, "one mcpx", "three behind haproxy (round robin)")
 		t.Logf("%d scenarios pass against one replica and through haproxy", passed)
 		// The sticky backend is the one docs/serve-http.md gives for
 		// both eras: modern requests carry no session, so it balances
 		// them as round robin does.
 		lb.spread(t, "sticky", func() { through = runConformance(t, lb.sticky+"/mcp", "2026-07-28") })
-		passesThrough(t, alone, through, "one mcpx", "three behind haproxy (sticky)")
+		passesThrough(t, alone, through, nil, "one mcpx", "three behind haproxy (sticky)")
 	})
 
 	t.Run("2025-11-25 sticky sessions", func(t *testing.T) {
 		alone := runConformance(t, one+"/mcp", "2025-11-25")
 		var through map[string][]string
 		lb.spread(t, "sticky", func() { through = runConformance(t, lb.sticky+"/mcp", "2025-11-25") })
-		passed := passesThrough(t, alone, through, "one mcpx", "three behind haproxy (sticky)")
+		passed := passesThrough(t, alone, through, nil, "one mcpx", "three behind haproxy (sticky)")
 		if passed == 0 {
 			t.Fatal("no 2025-11-25 scenario passes against one replica: the suite did not run")
 		}

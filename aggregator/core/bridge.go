@@ -1,0 +1,486 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// This file is the bridge between the eras for tools/call, prompts/get
+// and resources/read: an upstream that asks the client something in the
+// middle of a call (a legacy server's elicitation/create,
+// sampling/createMessage or roots/list) gets its answer from a modern
+// client's retry. The call goes on inside this process while the client
+// is answered input_required with the questions and a requestState that
+// names the call; the retry carrying that state and the inputResponses
+// delivers the answers, and waits for the call's next question or its
+// result. A call nobody comes back for is cancelled when its state
+// expires.
+//
+// A call is a small state machine driven by three events: the source
+// asks (asked), the source answers (ended), a client request waits on it
+// (attach). No goroutine waits on a call: a source that takes a request
+// without one (a Sender) answers a modern call as cheaply as a legacy one.
+
+// Respond receives the answer to one request, exactly once. onReader
+// says it is called on the source's reader, which must not block (a
+// transport holds the answer for the reader's flush, see
+// upstream.Flusher); otherwise it may write at once.
+type Respond func(res json.RawMessage, e *Error, onReader bool)
+
+// call is an upstream call of a modern client's request.
+type call struct {
+	s              *Server
+	id             string // set when it first waits for a retry
+	method, target string
+	args           json.RawMessage // for the digest a state carries
+	cancel         func()          // ends the source's call
+
+	mu       sync.Mutex
+	round    int             // of the input_required last answered
+	open     map[string]*ask // asked of the client, unanswered, by key
+	fresh    []*ask          // asked by the source, not yet sent on
+	seq      int
+	ended    bool
+	out      *outcome // the source's answer, while no request waits
+	waiter   Respond  // the client request waiting on the call
+	stop     func() bool
+	notify   func([]byte)
+	gather   *time.Timer
+	expiry   *time.Timer
+	finished bool
+}
+
+// ask is one question of the source to the client.
+type ask struct {
+	method string
+	params json.RawMessage
+	reply  chan reply
+}
+
+type reply struct {
+	res json.RawMessage
+	err error
+}
+
+type outcome struct {
+	res json.RawMessage
+	err error
+}
+
+// target is what the bridge reads of a request's params.
+type target struct {
+	name, uri      string
+	args           json.RawMessage
+	state          string
+	statePresent   bool
+	responses      json.RawMessage
+	responsesFound bool
+}
+
+// readTarget finds, in one scan, what the bridge needs of params.
+func readTarget(params json.RawMessage) (target, *Error) {
+	var t target
+	hasState := true
+	err := rawjson.Scan(params, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is("name"):
+			t.name, _ = rawjson.String(v)
+		case k.Is("uri"):
+			t.uri, _ = rawjson.String(v)
+		case k.Is("arguments"):
+			t.args = v
+		case k.Is("requestState"):
+			t.statePresent = true
+			t.state, hasState = rawjson.String(v)
+		case k.Is("inputResponses"):
+			t.responsesFound = true
+			t.responses = v
+		}
+		return true
+	})
+	if err != nil {
+		return t, errorf(CodeInvalidParams, "invalid params: must be an object")
+	}
+	if !hasState {
+		return t, errorf(CodeInvalidParams, "invalid requestState: must be a string")
+	}
+	if t.responsesFound && (len(t.responses) == 0 || t.responses[0] != '{') {
+		return t, errorf(CodeInvalidParams, "invalid inputResponses: must be an object of answers by key")
+	}
+	return t, nil
+}
+
+func (t target) key() string {
+	if t.uri != "" {
+		return t.uri
+	}
+	return t.name
+}
+
+// serveCall answers tools/call, prompts/get or resources/read through
+// respond: a new call, the continuation of one waiting here, or a new
+// call carrying a source's own requestState.
+func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
+	t, perr := readTarget(req.Params)
+	if perr != nil {
+		respond(nil, perr, false)
+		return
+	}
+	if !t.statePresent {
+		s.start(ctx, req, t, req.Params, notify, respond)
+		return
+	}
+	p, err := s.states.open(t.state, req.Method, t.key(), argumentsDigest(t.args))
+	if err != nil {
+		respond(nil, &Error{Code: CodeInvalidParams, Message: err.Error()}, false)
+		return
+	}
+	if p.Call == "" {
+		// The source's own state: pass it and the answers on, as a new
+		// call (any replica can).
+		params, _, err := rawjson.Replace(req.Params, "requestState", []byte(quote(p.Upstream)))
+		if err != nil {
+			respond(nil, errorf(CodeInvalidParams, "invalid params: %v", err), false)
+			return
+		}
+		s.start(ctx, req, t, params, notify, respond)
+		return
+	}
+	s.mu.Lock()
+	c := s.calls[p.Call]
+	s.mu.Unlock()
+	if c == nil {
+		respond(nil, errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
+		return
+	}
+	if e := c.deliver(p.Round, t); e != nil {
+		respond(nil, e, false)
+		return
+	}
+	c.attach(ctx, notify, respond)
+}
+
+// start sends the request to the catalog: without a goroutine when the
+// catalog is a Sender that takes it, else on one of its own. The call
+// outlives the client request that started it when it waits for a retry.
+func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, notify func([]byte), respond Respond) {
+	c := &call{s: s, method: req.Method, target: t.key(), args: t.args}
+	peer := s.peer(req, c.forward, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		if err := allowed(req.Meta.Capabilities, method, params); err != nil {
+			return nil, err
+		}
+		return c.asked(ctx, method, params)
+	})
+	c.attach(ctx, notify, respond)
+	cctx := context.WithoutCancel(ctx)
+	if sender, ok := s.cat.(Sender); ok && req.Method == "tools/call" {
+		cancel, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
+			c.end(outcome{res, err}, true)
+		})
+		if sent {
+			c.setCancel(func() { cancel(context.Canceled) })
+			return
+		}
+	}
+	cctx, cancel := context.WithCancel(cctx)
+	c.setCancel(cancel)
+	go func() {
+		res, err := s.cat.Call(cctx, req.Method, params, peer)
+		c.end(outcome{res, err}, false)
+	}()
+}
+
+// setCancel records how to end the source's call; a call that already
+// ended, or was given up, is ended at once.
+func (c *call) setCancel(cancel func()) {
+	c.mu.Lock()
+	c.cancel = cancel
+	gone := c.finished
+	c.mu.Unlock()
+	if gone {
+		cancel()
+	}
+}
+
+// forward writes a notification of the source (progress, a log message)
+// to the client request waiting on the call, if any.
+func (c *call) forward(b []byte) {
+	c.mu.Lock()
+	f := c.notify
+	c.mu.Unlock()
+	if f != nil {
+		f(b)
+	}
+}
+
+// attach has a client request wait on c: for its result, or its next
+// questions (and any still unanswered), gathered for Gather.
+func (c *call) attach(ctx context.Context, notify func([]byte), respond Respond) {
+	c.mu.Lock()
+	if c.out != nil {
+		o := *c.out
+		c.mu.Unlock()
+		res, e := c.s.finish(c, o)
+		respond(res, e, false)
+		return
+	}
+	if c.expiry != nil {
+		c.expiry.Stop()
+	}
+	c.waiter, c.notify = respond, notify
+	if len(c.fresh)+len(c.open) > 0 && c.gather == nil {
+		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
+	}
+	// A client that gives up on the request (cancels it, or its stream
+	// breaks) gives up the call.
+	c.stop = context.AfterFunc(ctx, c.abandon)
+	c.mu.Unlock()
+}
+
+// takeWaiter detaches the waiting request; c.mu held.
+func (c *call) takeWaiter() Respond {
+	w := c.waiter
+	c.waiter, c.notify = nil, nil
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+	if c.gather != nil {
+		c.gather.Stop()
+		c.gather = nil
+	}
+	return w
+}
+
+// abandon ends the call when the request waiting on it was cancelled.
+func (c *call) abandon() {
+	c.mu.Lock()
+	w := c.takeWaiter()
+	c.finished = true
+	cancel := c.cancel
+	c.mu.Unlock()
+	if w == nil {
+		return
+	}
+	c.s.forget(c)
+	if cancel != nil {
+		cancel()
+	}
+	w(nil, errorf(CodeInternalError, "request cancelled"), false)
+}
+
+// asked is the source asking the client something: it waits for the
+// answer a retry delivers, or for the call's end.
+func (c *call) asked(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	a := &ask{method: method, params: params, reply: make(chan reply, 1)}
+	c.mu.Lock()
+	c.fresh = append(c.fresh, a)
+	if c.waiter != nil && c.gather == nil {
+		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
+	}
+	c.mu.Unlock()
+	select {
+	case r := <-a.reply:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// askClient answers the waiting request input_required with the
+// questions open: the call waits here for the retry.
+func (c *call) askClient() {
+	s := c.s
+	c.mu.Lock()
+	c.gather = nil
+	if c.waiter == nil || c.finished {
+		c.mu.Unlock()
+		return
+	}
+	if c.open == nil {
+		c.open = map[string]*ask{}
+	}
+	for _, a := range c.fresh {
+		c.seq++
+		c.open["input-"+strconv.Itoa(c.seq)] = a
+	}
+	c.fresh = nil
+	keys := make([]string, 0, len(c.open))
+	for k := range c.open {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if c.id == "" {
+		c.id = rand.Text()
+	}
+	b := []byte(`{"resultType":"input_required","inputRequests":{`)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		a := c.open[k]
+		b = fmt.Appendf(b, `%s:{"method":%s`, quote(k), quote(a.method))
+		if len(a.params) > 0 {
+			b = append(append(b, `,"params":`...), a.params...)
+		}
+		b = append(b, '}')
+	}
+	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Call: c.id, Round: c.round})
+	c.expiry = time.AfterFunc(s.o.StateTTL, c.expire)
+	w := c.takeWaiter()
+	c.mu.Unlock()
+	s.mu.Lock()
+	s.calls[c.id] = c
+	s.mu.Unlock()
+	b = append(b, `},"requestState":`...)
+	b = append(b, quote(state)...)
+	b = append(b, ',')
+	b = append(b, s.serverInfo...)
+	w(append(b, '}'), nil, false)
+}
+
+// expire ends a call no retry came back for.
+func (c *call) expire() {
+	c.mu.Lock()
+	if c.waiter != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.finished = true
+	cancel := c.cancel
+	c.mu.Unlock()
+	c.s.forget(c)
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// deliver hands the answers of a retry to the questions they answer. The
+// state's round must be the call's: each input_required is answered
+// once, and a replay is refused.
+func (c *call) deliver(round int, t target) *Error {
+	var answers map[string]json.RawMessage
+	if t.responsesFound {
+		if err := json.Unmarshal(t.responses, &answers); err != nil {
+			return errorf(CodeInvalidParams, "invalid inputResponses: %v", err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiter != nil || round != c.round || c.finished {
+		return errorf(CodeInvalidParams, "invalid requestState: already used (each input_required result's requestState is answered once)")
+	}
+	for key, a := range c.open {
+		if res, ok := answers[key]; ok && (len(res) == 0 || res[0] != '{') {
+			return errorf(CodeInvalidParams, "invalid inputResponses: %q must be the result object of %s", key, a.method)
+		}
+	}
+	c.round++
+	for key, a := range c.open {
+		if res, ok := answers[key]; ok {
+			delete(c.open, key)
+			a.reply <- reply{res: res}
+		}
+	}
+	return nil
+}
+
+// end is the source's answer.
+func (c *call) end(o outcome, onReader bool) {
+	c.mu.Lock()
+	w := c.takeWaiter()
+	if w == nil {
+		c.out = &o // for the retry
+		c.mu.Unlock()
+		return
+	}
+	c.finished = true
+	c.mu.Unlock()
+	res, e := c.s.finish(c, o)
+	w(res, e, onReader)
+}
+
+// forget drops c from the calls waiting for a retry.
+func (s *Server) forget(c *call) {
+	if c.id == "" {
+		return
+	}
+	s.mu.Lock()
+	if s.calls[c.id] == c {
+		delete(s.calls, c.id)
+	}
+	s.mu.Unlock()
+}
+
+// finish is the answer of a call that ended: its result (input_required
+// when the source, a dual-era one, asked in its result) or its error.
+func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
+	s.forget(c)
+	c.mu.Lock()
+	for _, a := range c.open { // nobody will answer them now
+		a.reply <- reply{err: errorf(CodeInternalError, "the call ended")}
+	}
+	c.open, c.finished = nil, true
+	c.mu.Unlock()
+	if o.err != nil {
+		return nil, asError(o.err)
+	}
+	inputs, _ := rawjson.Get(o.res, "inputRequests")
+	if len(inputs) == 0 || string(inputs) == "null" {
+		return s.complete(o.res, c.method == "resources/read"), nil
+	}
+	// The source asked in its result (it has the answers come back with
+	// the retry, with its own requestState): pass it on, that state kept
+	// inside one of ours.
+	var up string
+	if raw, _ := rawjson.Get(o.res, "requestState"); raw != nil {
+		up, _ = rawjson.String(raw)
+	}
+	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Upstream: up})
+	b := []byte(`{"resultType":"input_required","inputRequests":`)
+	b = append(b, inputs...)
+	b = append(b, `,"requestState":`...)
+	b = append(b, quote(state)...)
+	b = append(b, ',')
+	b = append(b, s.serverInfo...)
+	return append(b, '}'), nil
+}
+
+// allowed refuses a question the client did not declare it can answer:
+// the source gets the error, as a legacy client would give it.
+func allowed(caps Capabilities, method string, params json.RawMessage) error {
+	var need string
+	switch method {
+	case "sampling/createMessage":
+		if !caps.Sampling {
+			need = "sampling"
+		}
+	case "elicitation/create":
+		var p struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if !caps.Elicitation || p.Mode == "url" && !caps.ElicitationURL {
+			need = "elicitation"
+		}
+	case "roots/list":
+		if !caps.Roots {
+			need = "roots"
+		}
+	default:
+		return errorf(CodeMethodNotFound, "%s cannot be asked of a client of revision %s", method, Modern)
+	}
+	if need == "" {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{need: map[string]any{}}})
+	return &Error{Code: CodeMissingClientCapability, Message: "the client did not declare the " + need + " capability", Data: data}
+}

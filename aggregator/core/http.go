@@ -1,0 +1,357 @@
+package core
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// HTTP headers of revision 2026-07-28's streamable HTTP transport.
+const (
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	headerParamPrefix     = "Mcp-Param-"
+)
+
+// IsModernHTTP reports whether a POST belongs to the modern era: its
+// MCP-Protocol-Version header names no legacy revision, or its body's
+// _meta carries a protocol version. A legacy client sends a legacy
+// version, or no header and no such _meta.
+func IsModernHTTP(header http.Header, params json.RawMessage) bool {
+	if v := header.Get(HeaderProtocolVersion); v != "" {
+		return !IsLegacyVersion(v)
+	}
+	return HasModernMeta(params)
+}
+
+// ServeHTTP answers one modern POST whose body was the single request
+// (id, method, params) and already decoded: the headers are checked
+// against the body, then the answer is written as JSON, or as an event
+// stream when notifications come ahead of it (progress, log messages,
+// subscriptions/listen) and the client accepts one.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMessage, method string, params json.RawMessage) {
+	if len(id) == 0 || string(id) == "null" {
+		// A notification or an answer: the modern era has nothing a
+		// client needs to tell a server outside a request (a request is
+		// cancelled by closing its stream).
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if e := s.checkHeaders(r.Header, method, params); e != nil {
+		writeError(w, id, e)
+		return
+	}
+	req, e := Decode(id, method, params)
+	if e != nil {
+		writeError(w, id, e)
+		return
+	}
+	sw := &streamWriter{w: w, sse: acceptsSSE(r.Header)}
+	if method == "subscriptions/listen" {
+		sw.start() // the stream is the answer
+	}
+	// What comes ahead of the answer is written by this goroutine, not
+	// by the upstream's reader that relays it: a client slow to read
+	// holds up its own request only. Past notesQueue waiting, the rest
+	// is dropped.
+	notes := make(chan []byte, notesQueue)
+	type answer struct {
+		res json.RawMessage
+		e   *Error
+	}
+	done := make(chan answer, 1)
+	s.Serve(r.Context(), req, func(b []byte) {
+		select {
+		case notes <- b:
+		default:
+			s.o.Logger.Debug("a modern client is not reading its stream: notification dropped", "method", method)
+		}
+	}, func(res json.RawMessage, e *Error, _ bool) { done <- answer{res, e} })
+	for {
+		select {
+		case b := <-notes:
+			sw.notify(b)
+		case a := <-done:
+			for len(notes) > 0 {
+				sw.notify(<-notes)
+			}
+			if a.res == nil && a.e == nil {
+				return // subscriptions/listen ended: the client went away
+			}
+			sw.finish(id, a.res, a.e)
+			return
+		}
+	}
+}
+
+// notesQueue is how many notifications of one request wait for a slow
+// client before more are dropped.
+const notesQueue = 256
+
+// checkHeaders compares the headers a modern POST must carry with its
+// body: HeaderMismatch (-32020) names what disagrees.
+func (s *Server) checkHeaders(h http.Header, method string, params json.RawMessage) *Error {
+	version := h.Get(HeaderProtocolVersion)
+	if version == "" {
+		return errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with a request of revision %s", HeaderProtocolVersion, Modern)
+	}
+	var metaVersion string
+	if meta, _ := rawjson.Get(params, "_meta"); meta != nil {
+		if v, _ := rawjson.Get(meta, metaProtocolVersion); v != nil {
+			metaVersion, _ = rawjson.String(v)
+		}
+	}
+	if metaVersion != "" && metaVersion != version {
+		return errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match _meta %s %q", HeaderProtocolVersion, version, metaProtocolVersion, metaVersion)
+	}
+	got := h.Get(headerMethod)
+	if got == "" {
+		return errorf(CodeHeaderMismatch, "header mismatch: the %s header is required", headerMethod)
+	}
+	if got != method {
+		return errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's method %q", headerMethod, got, method)
+	}
+	var field string
+	switch method {
+	case "tools/call", "prompts/get":
+		field = "name"
+	case "resources/read":
+		field = "uri"
+	default:
+		return nil
+	}
+	raw, _ := rawjson.Get(params, field)
+	body, _ := rawjson.String(raw)
+	name := h.Get(headerName)
+	if name == "" {
+		return errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with %s", headerName, method)
+	}
+	if name != body {
+		return errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's %s %q", headerName, name, field, body)
+	}
+	if method == "tools/call" {
+		if tool, ok := s.cat.Tool(body); ok {
+			return checkParamHeaders(h, tool, params)
+		}
+	}
+	return nil
+}
+
+// headerBinding is a tool argument its schema marks with x-mcp-header:
+// the client copies its value into the Mcp-Param-NAME header.
+type headerBinding struct {
+	path   []string
+	header string
+}
+
+type schemaProperty struct {
+	XMCPHeader string                    `json:"x-mcp-header"`
+	Properties map[string]schemaProperty `json:"properties"`
+}
+
+// paramBindings lists a tool's x-mcp-header arguments.
+func paramBindings(tool json.RawMessage) []headerBinding {
+	var t struct {
+		InputSchema schemaProperty `json:"inputSchema"`
+	}
+	if !strings.Contains(string(tool), "x-mcp-header") || json.Unmarshal(tool, &t) != nil {
+		return nil
+	}
+	var out []headerBinding
+	var walk func(props map[string]schemaProperty, prefix []string)
+	walk = func(props map[string]schemaProperty, prefix []string) {
+		for name, p := range props {
+			path := append(append([]string(nil), prefix...), name)
+			if p.XMCPHeader != "" {
+				out = append(out, headerBinding{path, p.XMCPHeader})
+			}
+			walk(p.Properties, path)
+		}
+	}
+	walk(t.InputSchema.Properties, nil)
+	return out
+}
+
+// checkParamHeaders checks each Mcp-Param-* header of a tool's
+// x-mcp-header arguments against the argument's value in the body.
+func checkParamHeaders(h http.Header, tool, params json.RawMessage) *Error {
+	bindings := paramBindings(tool)
+	if len(bindings) == 0 {
+		return nil
+	}
+	args, _ := rawjson.Get(params, "arguments")
+	for _, b := range bindings {
+		header := headerParamPrefix + b.header
+		got := h.Get(header)
+		value := lookup(args, b.path)
+		if value == nil || string(value) == "null" {
+			if got != "" {
+				return errorf(CodeHeaderMismatch, "header mismatch: %s is set but argument %s is absent", header, strings.Join(b.path, "."))
+			}
+			continue
+		}
+		want, ok := primitive(value)
+		if !ok {
+			return errorf(CodeHeaderMismatch, "header mismatch: argument %s of %s must be a string, integer or boolean", strings.Join(b.path, "."), header)
+		}
+		if got == "" {
+			return errorf(CodeHeaderMismatch, "header mismatch: %s is required: argument %s is set", header, strings.Join(b.path, "."))
+		}
+		decoded, ok := decodeHeader(got)
+		if !ok {
+			return errorf(CodeHeaderMismatch, "header mismatch: %s is not valid base64", header)
+		}
+		if !sameValue(decoded, want, value) {
+			return errorf(CodeHeaderMismatch, "header mismatch: %s does not match argument %s", header, strings.Join(b.path, "."))
+		}
+	}
+	return nil
+}
+
+// lookup returns the raw value at path in the object args, or nil.
+func lookup(args json.RawMessage, path []string) json.RawMessage {
+	cur := args
+	for _, k := range path {
+		if len(cur) == 0 || cur[0] != '{' {
+			return nil
+		}
+		cur, _ = rawjson.Get(cur, k)
+	}
+	return cur
+}
+
+// primitive renders a string, boolean or integer argument as its header
+// value would be written.
+func primitive(raw json.RawMessage) (string, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool:
+		return strconv.FormatBool(v), true
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53-1 {
+			return "", false
+		}
+		return strconv.FormatInt(int64(v), 10), true
+	}
+	return "", false
+}
+
+// sameValue compares a decoded header with an argument: numbers by value.
+func sameValue(header, want string, raw json.RawMessage) bool {
+	if raw[0] != '"' && raw[0] != 't' && raw[0] != 'f' {
+		f, err := strconv.ParseFloat(header, 64)
+		return err == nil && strconv.FormatInt(int64(f), 10) == want && f == math.Trunc(f)
+	}
+	return header == want
+}
+
+// decodeHeader undoes the =?base64?...?= wrapping of a header value that
+// is not plain visible ASCII.
+func decodeHeader(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	return string(b), err == nil
+}
+
+func acceptsSSE(h http.Header) bool {
+	return strings.Contains(strings.ToLower(strings.Join(h.Values("Accept"), ",")), "text/event-stream")
+}
+
+// writeError answers a request with e alone, with the status the
+// transport gives its code.
+func writeError(w http.ResponseWriter, id json.RawMessage, e *Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.httpStatus())
+	w.Write(response(id, nil, e))
+}
+
+// streamWriter writes one request's answer: plain JSON when nothing
+// comes ahead of it, else an event stream (when the client takes one;
+// otherwise what comes ahead is dropped).
+type streamWriter struct {
+	w   http.ResponseWriter
+	sse bool
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+}
+
+// start begins the event stream.
+func (sw *streamWriter) start() {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.startLocked()
+}
+
+func (sw *streamWriter) startLocked() {
+	if sw.started || !sw.sse {
+		return
+	}
+	sw.started = true
+	h := sw.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	sw.w.WriteHeader(http.StatusOK)
+	flush(sw.w)
+}
+
+func (sw *streamWriter) event(msg []byte) {
+	sw.w.Write([]byte("event: message\ndata: "))
+	sw.w.Write(msg)
+	sw.w.Write([]byte("\n\n"))
+	flush(sw.w)
+}
+
+// notify writes a notification ahead of the answer.
+func (sw *streamWriter) notify(msg []byte) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.closed || !sw.sse {
+		return
+	}
+	sw.startLocked()
+	sw.event(msg)
+}
+
+// finish writes the answer; nothing is written after it.
+func (sw *streamWriter) finish(id, res json.RawMessage, e *Error) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.closed = true
+	if sw.started {
+		sw.event(response(id, res, e))
+		return
+	}
+	if e != nil {
+		writeError(sw.w, id, e)
+		return
+	}
+	sw.w.Header().Set("Content-Type", "application/json")
+	sw.w.Write(response(id, res, nil))
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,316 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpx/mcpx/rawjson"
+)
+
+// Catalog is what the core serves: the aggregator's merged catalog.
+// Its methods are called concurrently, from any goroutine.
+type Catalog interface {
+	// List returns the result of a list method (tools/list, prompts/list,
+	// resources/list, resources/templates/list) as the catalog is now.
+	List(ctx context.Context, method string) (json.RawMessage, error)
+	// Call sends tools/call, prompts/get, resources/read or
+	// completion/complete to the source that serves it and returns its
+	// result. What the source asks of the client meanwhile goes to
+	// peer.Request; its progress and log messages to peer.Notify. A
+	// JSON-RPC error for the client is an *Error.
+	Call(ctx context.Context, method string, params json.RawMessage, peer *Peer) (json.RawMessage, error)
+	// Tool returns the definition of the tool served as name.
+	Tool(name string) (json.RawMessage, bool)
+	// Watch calls f with each change notification the catalog relays
+	// (notifications/tools/list_changed, .../prompts/list_changed,
+	// .../resources/list_changed, notifications/resources/updated) until
+	// ctx is done; f must not block.
+	// With uris, the sources of those resources are subscribed to them
+	// for as long as ctx lasts.
+	Watch(ctx context.Context, uris []string, f func(method string, params json.RawMessage))
+}
+
+// Sender is a Catalog that takes a call without a goroutine waiting for
+// its answer (an upstream over stdio): done is called on the source's
+// reader and must not block. ok is false, having done nothing, for a
+// call it cannot send so; Call then serves it. cancel ends the call early.
+type Sender interface {
+	Send(ctx context.Context, method string, params json.RawMessage, peer *Peer,
+		done func(json.RawMessage, error)) (cancel func(error), ok bool)
+}
+
+// Peer is the modern client behind one request, as a source sees it.
+type Peer struct {
+	Meta Meta
+	// Request asks the client something (sampling/createMessage,
+	// elicitation/create, roots/list) and waits for the answer.
+	Request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Notify sends a notification that belongs to the request (progress,
+	// a log message) ahead of its answer; it must not block.
+	Notify func(method string, params json.RawMessage)
+}
+
+// Options configure a [Server]; nil means defaults.
+type Options struct {
+	// Name and Version identify mcpx in server/discover and in each
+	// result's _meta; "" means "mcpx" and "dev".
+	Name, Version string
+	// Capabilities is the capabilities object server/discover declares;
+	// nil means tools, prompts, resources and completions.
+	Capabilities json.RawMessage
+	// Secret signs requestState so that replicas verify each other's;
+	// "" means a key drawn when the process starts.
+	Secret string
+	// StateTTL is how long an input_required result's requestState is
+	// honoured, and how long an upstream call waits for the retry that
+	// answers it; zero means 10 minutes.
+	StateTTL time.Duration
+	// Gather is how long the core waits, after an upstream asked the
+	// client one thing, for the other things it asks at the same time
+	// (an upstream asking for several inputs sends them together), so
+	// they go out in one input_required result; zero means 25ms.
+	Gather time.Duration
+	// CacheTTL is the ttlMs of list results and server/discover; zero
+	// means 0 (see docs/protocol.md: the catalog changes whenever an
+	// upstream's does, and subscriptions/listen says when).
+	CacheTTL time.Duration
+	// Logger receives the core's diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server answers modern requests on a [Catalog]. Safe for concurrent use.
+type Server struct {
+	cat        Catalog
+	o          Options
+	states     *States
+	serverInfo []byte // the _meta member every result carries
+	discover   []byte
+
+	mu    sync.Mutex
+	calls map[string]*call // calls waiting for a client's answers, by id
+}
+
+// NewServer returns a Server over cat.
+func NewServer(cat Catalog, opts *Options) (*Server, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "mcpx"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Capabilities == nil {
+		o.Capabilities = json.RawMessage(`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{}}`)
+	}
+	if o.StateTTL <= 0 {
+		o.StateTTL = 10 * time.Minute
+	}
+	if o.Gather <= 0 {
+		o.Gather = 25 * time.Millisecond
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	states, err := NewStates(o.Secret, o.StateTTL)
+	if err != nil {
+		return nil, err
+	}
+	info, _ := json.Marshal(map[string]string{"name": o.Name, "version": o.Version})
+	s := &Server{cat: cat, o: o, states: states, calls: map[string]*call{}}
+	s.serverInfo = append(append([]byte(`"_meta":{"`+metaServerInfo+`":`), info...), '}')
+	versions, _ := json.Marshal(SupportedVersions())
+	s.discover = fmt.Appendf(nil, `{"supportedVersions":%s,"capabilities":%s,%s,"ttlMs":%d,"cacheScope":"public"}`,
+		versions, o.Capabilities, s.serverInfo, o.CacheTTL.Milliseconds())
+	return s, nil
+}
+
+// removed are the methods of the legacy era that revision 2026-07-28
+// dropped: a modern request for one is answered method-not-found.
+var removed = map[string]bool{"initialize": true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "notifications/initialized": true}
+
+// Request is one decoded modern request.
+type Request struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Meta   Meta
+}
+
+// Decode checks a modern request's _meta and returns the request.
+func Decode(id json.RawMessage, method string, params json.RawMessage) (*Request, *Error) {
+	meta, err := ParseMeta(params)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{ID: id, Method: method, Params: params, Meta: meta}, nil
+}
+
+// Handle answers one modern request: its result (with resultType and
+// serverInfo) or its error. notify receives, ahead of the answer, the
+// notifications that belong to the request (progress, log messages, the
+// stream of subscriptions/listen); it must not block. subscriptions/listen
+// returns only when ctx is done, with a nil result and error: its stream
+// simply ends.
+func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) (json.RawMessage, *Error) {
+	switch req.Method {
+	case "server/discover":
+		return s.discover, nil
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		res, err := s.cat.List(ctx, req.Method)
+		if err != nil {
+			return nil, asError(err)
+		}
+		return s.complete(res, true), nil
+	case "tools/call", "prompts/get", "resources/read":
+		type answer struct {
+			res json.RawMessage
+			e   *Error
+		}
+		done := make(chan answer, 1)
+		s.serveCall(ctx, req, notify, func(res json.RawMessage, e *Error, _ bool) { done <- answer{res, e} })
+		a := <-done
+		return a.res, a.e
+	case "completion/complete":
+		res, err := s.cat.Call(ctx, req.Method, req.Params, s.peer(req, notify, nil))
+		if err != nil {
+			return nil, asError(err)
+		}
+		return s.complete(res, false), nil
+	case "subscriptions/listen":
+		return nil, s.listen(ctx, req, notify)
+	}
+	if removed[req.Method] {
+		return nil, errorf(CodeMethodNotFound, "method not found: %s is not part of revision %s", req.Method, Modern)
+	}
+	return nil, errorf(CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+// Serve answers one modern request through respond, as Handle does, but
+// without blocking: a tools/call a Sender takes is answered from the
+// source's reader, any other request from a goroutine of its own. A
+// transport's read loop calls it.
+func (s *Server) Serve(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
+	switch req.Method {
+	case "tools/call", "prompts/get", "resources/read":
+		s.serveCall(ctx, req, notify, respond)
+		return
+	}
+	go func() {
+		res, e := s.Handle(ctx, req, notify)
+		respond(res, e, false)
+	}()
+}
+
+// asError is the JSON-RPC error for a catalog's failure.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+// complete marks res as a complete result of revision 2026-07-28: a
+// resultType (unless the source, a modern one, set it), serverInfo in its
+// _meta, and for a cacheable result (lists, resources/read) ttlMs and
+// cacheScope unless the source set them. Every other byte is the
+// source's.
+func (s *Server) complete(res json.RawMessage, cacheable bool) json.RawMessage {
+	var hasType, hasMeta, hasTTL, hasScope bool
+	err := rawjson.Scan(res, func(k rawjson.Key, _ []byte) bool {
+		switch {
+		case k.Is("resultType"):
+			hasType = true
+		case k.Is("_meta"):
+			hasMeta = true
+		case k.Is("ttlMs"):
+			hasTTL = true
+		case k.Is("cacheScope"):
+			hasScope = true
+		}
+		return true
+	})
+	if err != nil {
+		return res // not an object: the source's answer as it was
+	}
+	if hasMeta {
+		meta, _ := rawjson.Get(res, "_meta")
+		if m, err := rawjson.Set(meta, metaServerInfo, s.serverInfo[len(`"_meta":{"`+metaServerInfo+`":`):len(s.serverInfo)-1]); err == nil {
+			res, _, _ = rawjson.Replace(res, "_meta", m)
+		}
+	}
+	open := 0
+	for open < len(res) && res[open] != '{' {
+		open++
+	}
+	out := make([]byte, 0, len(res)+len(s.serverInfo)+80)
+	out = append(out, '{')
+	if !hasType {
+		out = append(out, `"resultType":"complete",`...)
+	}
+	if !hasMeta {
+		out = append(out, s.serverInfo...)
+		out = append(out, ',')
+	}
+	if cacheable && !hasTTL {
+		out = fmt.Appendf(out, `"ttlMs":%d,`, s.o.CacheTTL.Milliseconds())
+	}
+	if cacheable && !hasScope {
+		// What mcpx lists depends on its config and profile, not on who
+		// asks; but a shared cache in front of mcpx would outlive a
+		// reload, so it stays private.
+		out = append(out, `"cacheScope":"private",`...)
+	}
+	rest := res[open+1:]
+	if len(rest) > 0 && rest[0] == '}' || len(rest) > 1 && isEmptyObject(rest) {
+		out = out[:len(out)-1] // no member follows: drop the last comma
+	}
+	return append(out, rest...)
+}
+
+// isEmptyObject reports whether rest (what follows an object's '{') is
+// only space and the closing brace.
+func isEmptyObject(rest []byte) bool {
+	for _, c := range rest {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// peer is the Peer a source sees for req: ask answers its requests to the
+// client (nil: it cannot ask, as in completion/complete), notify carries
+// its progress and the log messages the client asked for.
+func (s *Server) peer(req *Request, notify func([]byte), ask func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)) *Peer {
+	if ask == nil {
+		ask = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			return nil, errorf(CodeMethodNotFound, "%s cannot be asked of a client during %s", method, req.Method)
+		}
+	}
+	level := logLevelRank(req.Meta.LogLevel)
+	return &Peer{Meta: req.Meta, Request: ask, Notify: func(method string, params json.RawMessage) {
+		if method == "notifications/message" {
+			var p struct {
+				Level string `json:"level"`
+			}
+			if req.Meta.LogLevel == "" || json.Unmarshal(params, &p) != nil || logLevelRank(p.Level) < level {
+				return // the client did not ask for it (SEP-2575)
+			}
+		}
+		notify(notification(method, params))
+	}}
+}

@@ -1,0 +1,197 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/aggregator/results"
+	"github.com/mcpx/mcpx/proxytool"
+	"github.com/mcpx/mcpx/upstream"
+)
+
+// This file serves the catalog to modern clients (revision 2026-07-28)
+// through the session core: the Aggregator is the core's Catalog.
+
+// modern is the core serving modern requests, made on first use.
+type modern struct {
+	once  sync.Once
+	srv   *core.Server
+	owner string // of the results kept for modern clients (resultcap.go)
+	err   error
+}
+
+// Modern returns the session core that answers this catalog's modern
+// requests (on stdio and HTTP alike).
+func (a *Aggregator) Modern() (*core.Server, error) {
+	m := &a.root().modern
+	m.once.Do(func() {
+		m.owner, m.err = results.NewOwner()
+		if m.err != nil {
+			return
+		}
+		m.srv, m.err = core.NewServer(coreCatalog{a.root()}, &core.Options{
+			Version: a.opts.Version, Secret: a.opts.StateSecret, Logger: a.log,
+			Capabilities: json.RawMessage(serverCapabilities),
+		})
+	})
+	return m.srv, m.err
+}
+
+// coreCatalog is the Aggregator as the core's Catalog.
+type coreCatalog struct{ a *Aggregator }
+
+func (c coreCatalog) List(ctx context.Context, method string) (json.RawMessage, error) {
+	a := c.a
+	if a.exposeDirect() || method != "tools/list" {
+		a.waitReady(ctx) // as handle does
+	}
+	return a.ListResult(method), nil
+}
+
+func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
+	e, ok := c.a.Catalog().Tool(name)
+	if !ok || !c.a.served(name) {
+		return nil, false
+	}
+	return e.JSON, true
+}
+
+// Send sends a modern client's tools/call of an upstream tool straight
+// from the transport's read loop, as sendCall does a legacy session's,
+// and reports false for any other.
+func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,
+	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
+	a := c.a
+	if method != "tools/call" || !a.isReady() {
+		return nil, false
+	}
+	name, err := paramString(params, "name")
+	if err != nil || name == proxytool.Name || !a.served(name) {
+		return nil, false
+	}
+	l := c.listener(peer)
+	a.listeners.Store(l, struct{}{})
+	end := func() {
+		a.listeners.Delete(l)
+		a.callers.forget(l)
+	}
+	cancel, ok = a.sendTool(c.callContext(ctx, l, peer), name, params, func(res json.RawMessage, err error) {
+		end()
+		res, rpcErr := a.toolOutcome(name, res, err)
+		if rpcErr != nil {
+			done(nil, &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data})
+			return
+		}
+		done(res, nil)
+	})
+	if !ok {
+		end()
+	}
+	return cancel, ok
+}
+
+// callContext is ctx with the modern client as the listener of a call,
+// and where the source's progress goes.
+func (c coreCatalog) callContext(ctx context.Context, l *listener, peer *core.Peer) context.Context {
+	return withListener(upstream.WithProgress(ctx, func(p json.RawMessage) {
+		peer.Notify("notifications/progress", p)
+	}), l)
+}
+
+// listener is a modern client, for as long as one call lasts, as the
+// aggregator's relays see a served client: what the source asks of the
+// client and its log messages reach peer.
+func (c coreCatalog) listener(peer *core.Peer) *listener {
+	return &listener{
+		listChanged: func([]Kind) {},
+		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			res, err := peer.Request(ctx, method, params)
+			var ce *core.Error
+			if errors.As(err, &ce) {
+				return nil, &upstream.RPCError{Code: ce.Code, Message: ce.Message, Data: ce.Data}
+			}
+			return res, err
+		},
+		notify: func(method string, params json.RawMessage) {
+			if method == string(mcp.MethodNotificationMessage) {
+				peer.Notify(method, params) // the core applies the request's logLevel
+			}
+		},
+		elicitURL: func() bool { return peer.Meta.Capabilities.ElicitationURL },
+		owner:     c.a.modern.owner,
+	}
+}
+
+// Call serves one request of a modern client as the catalog serves a
+// legacy session's (serveCall), with the client as a listener for as
+// long as the call lasts: what the source asks of the client meanwhile
+// reaches peer, as it reaches a legacy session.
+func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
+	a := c.a
+	l := c.listener(peer)
+	a.listeners.Store(l, struct{}{})
+	defer a.listeners.Delete(l)
+	defer a.callers.forget(l)
+	ctx = c.callContext(ctx, l, peer)
+	res, rpcErr := a.serveCall(ctx, method, params)
+	if rpcErr == nil {
+		return res, nil
+	}
+	e := &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data}
+	if method == "resources/read" && rpcErr.code == mcp.RESOURCE_NOT_FOUND {
+		// Revision 2026-07-28 answers an unknown resource with invalid
+		// params, naming the URI.
+		uri, _ := paramString(params, "uri")
+		e.Code = mcp.INVALID_PARAMS
+		e.Data, _ = json.Marshal(map[string]string{"uri": uri})
+	}
+	return nil, e
+}
+
+// Watch relays the catalog's changes to f: list changes of every kind,
+// and the updates of uris, to which their sources are subscribed for as
+// long as ctx lasts.
+func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method string, params json.RawMessage)) {
+	a := c.a
+	l := &listener{
+		listChanged: func(kinds []Kind) {
+			for _, k := range kinds {
+				f(string(listChangedMethod[k]), nil)
+			}
+		},
+		request: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "a subscriptions/listen stream answers no request"}
+		},
+		notify: func(method string, params json.RawMessage) {
+			if method == string(mcp.MethodNotificationResourceUpdated) {
+				f(method, params)
+			}
+		},
+		elicitURL: func() bool { return false },
+		owner:     a.modern.owner,
+	}
+	a.listeners.Store(l, struct{}{})
+	lctx := withListener(context.WithoutCancel(ctx), l)
+	for _, uri := range uris {
+		p, _ := json.Marshal(map[string]string{"uri": uri})
+		if _, err := a.subscribe(lctx, "resources/subscribe", p); err != nil {
+			a.log.Debug("subscriptions/listen: subscribe", "uri", uri, "err", a.opts.Redact(err.Error()))
+		}
+	}
+	context.AfterFunc(ctx, func() {
+		a.listeners.Delete(l)
+		a.callers.forget(l)
+		a.sessionEnded(l) // its subscriptions end with it
+	})
+}
+
+var listChangedMethod = map[Kind]mcp.MCPMethod{
+	KindTool:     mcp.MethodNotificationToolsListChanged,
+	KindResource: mcp.MethodNotificationResourcesListChanged,
+	KindPrompt:   mcp.MethodNotificationPromptsListChanged,
+}

@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpx/mcpx/internal/testenv"
+)
+
+// reference is the Go SDK's everything-server, built once for the tests
+// of this binary into TestMain's directory (a build takes seconds).
+var reference struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// modernConfig is a config serving the Go SDK's everything-server (the
+// reference of revision 2026-07-28) over stdio, unprefixed.
+func modernConfig(t *testing.T) string {
+	t.Helper()
+	reference.Do(func() {
+		reference.path = filepath.Join(testDir, "everything-server")
+		cmd := exec.Command("go", "build", "-o", reference.path, goSDKServer)
+		cmd.Dir = testenv.ModuleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			reference.err = fmt.Errorf("go build %s: %v\n%s", goSDKServer, err, out)
+		}
+	})
+	if reference.err != nil {
+		t.Fatal(reference.err)
+	}
+	return writeConfig(t, map[string]any{
+		"expose": "direct",
+		"servers": map[string]any{
+			"everything": map[string]any{"command": reference.path, "prefix": ""},
+		},
+	})
+}
+
+// TestModernClient connects the Go SDK's dual-era client to serve --stdio
+// and serve --http: it stays on revision 2026-07-28 (server/discover
+// answers), lists and calls tools, sees progress, and answers an
+// upstream's elicitation through input_required and a retry (the client
+// SDK does the retry itself).
+func TestModernClient(t *testing.T) {
+	cfg := modernConfig(t)
+	transports := map[string]func(t *testing.T) mcp.Transport{
+		"stdio": func(t *testing.T) mcp.Transport {
+			return &mcp.CommandTransport{Command: mcpxCommand("serve", "--stdio", "--config", cfg)}
+		},
+		"http": func(t *testing.T) mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: startHTTP(t, cfg, nil).url + "/mcp", DisableStandaloneSSE: true}
+		},
+	}
+	for name, transport := range transports {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var progress atomic.Int32
+			client := mcp.NewClient(&mcp.Implementation{Name: "modern-test", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+				},
+				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
+			})
+			cs, err := client.Connect(ctx, transport(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("negotiated %q, want 2026-07-28 (the client fell back)", v)
+			}
+			if info := cs.InitializeResult().ServerInfo; info == nil || info.Name != "mcpx" {
+				t.Errorf("server info %+v, want mcpx", info)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasTool(tools.Tools, "test_simple_text") {
+				t.Fatalf("tools/list has no test_simple_text: %d tools", len(tools.Tools))
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"})
+			if err != nil || res.IsError || len(res.Content) == 0 {
+				t.Fatalf("test_simple_text: %+v, %v", res, err)
+			}
+			params := &mcp.CallToolParams{Name: "test_tool_with_progress"}
+			params.SetProgressToken("p1")
+			if res, err = cs.CallTool(ctx, params); err != nil || res.IsError {
+				t.Fatalf("test_tool_with_progress: %+v, %v", res, err)
+			}
+			if progress.Load() == 0 {
+				t.Error("no progress notification reached the client")
+			}
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_elicitation"})
+			if err != nil {
+				t.Fatalf("elicitation through input_required: %v", err)
+			}
+			if got := textOf(res); got != "Hello, Ada!" {
+				t.Errorf("elicitation through input_required: %q, want the upstream's greeting of the answer", got)
+			}
+		})
+	}
+}
+
+func hasTool(tools []*mcp.Tool, name string) bool {
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// modernMeta is a valid _meta of revision 2026-07-28.
+func modernMeta(caps string) string {
+	return `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+}
+
+// rpcReply is a JSON-RPC answer as a test reads it.
+type rpcReply struct {
+	status int
+	ID     json.RawMessage
+	Result map[string]json.RawMessage
+	Error  *struct {
+		Code    int
+		Message string
+		Data    json.RawMessage
+	}
+}
+
+// post sends one modern request to url with the headers the body calls
+// for (Mcp-Method, Mcp-Name, MCP-Protocol-Version), overridden by hdr,
+// and reads its answer (JSON, or the last message of an event stream).
+func post(t *testing.T, url, method, name, params string, hdr map[string]string) rpcReply {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var last []byte
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && bytes.Contains(d, []byte(`"id"`)) {
+				last = d
+			}
+		}
+		raw = last
+	}
+	r := rpcReply{status: resp.StatusCode}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s %s: answer %q: %v", method, name, raw, err)
+	}
+	return r
+}
+
+// TestModernBadInput sends serve --http what a modern client must not:
+// each gets the spec's error and HTTP status, and mcpx goes on serving.
+func TestModernBadInput(t *testing.T) {
+	srv := startHTTP(t, modernConfig(t), nil)
+	url := srv.url + "/mcp"
+	meta := modernMeta(`{"elicitation":{}}`)
+	tests := []struct {
+		name, method, target, params string
+		hdr                          map[string]string
+		status, code                 int
+	}{
+		{"missing _meta", "tools/list", "", `{}`, nil, 400, -32602},
+		{"_meta without version", "tools/list", "", `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`, nil, 400, -32602},
+		{"_meta without capabilities", "tools/list", "", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, nil, 400, -32602},
+		{"_meta not an object", "tools/list", "", `{"_meta":"2026-07-28"}`, nil, 400, -32602},
+		{"unknown version", "tools/list", "", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`,
+			map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, 400, -32022},
+		{"version header disagrees", "tools/list", "", `{"_meta":` + meta + `}`, map[string]string{"Mcp-Protocol-Version": "2099-01-01"}, 400, -32020},
+		{"no Mcp-Method", "tools/list", "", `{"_meta":` + meta + `}`, map[string]string{"Mcp-Method": ""}, 400, -32020},
+		{"Mcp-Method disagrees", "tools/list", "", `{"_meta":` + meta + `}`, map[string]string{"Mcp-Method": "prompts/list"}, 400, -32020},
+		{"Mcp-Name disagrees", "tools/call", "test_simple_text", `{"name":"test_simple_text","_meta":` + meta + `}`, map[string]string{"Mcp-Name": "other"}, 400, -32020},
+		{"no Mcp-Name", "tools/call", "", `{"name":"test_simple_text","_meta":` + meta + `}`, nil, 400, -32020},
+		{"removed method", "ping", "", `{"_meta":` + meta + `}`, nil, 404, -32601},
+		{"unknown resource", "resources/read", "test://nothing", `{"uri":"test://nothing","_meta":` + meta + `}`, nil, 400, -32602},
+		{"requestState altered", "tools/call", "test_input_required_result_elicitation",
+			`{"name":"test_input_required_result_elicitation","requestState":"eyJ2IjoxfQ.AAAA","_meta":` + meta + `}`, nil, 400, -32602},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := post(t, url, tt.method, tt.target, tt.params, tt.hdr)
+			if r.status != tt.status || r.Error == nil || r.Error.Code != tt.code {
+				t.Errorf("HTTP %d %+v, want HTTP %d and error %d", r.status, r.Error, tt.status, tt.code)
+			}
+			if string(r.ID) != "7" {
+				t.Errorf("error answer id %s, want the request's", r.ID)
+			}
+		})
+	}
+
+	// A requestState is answered once: the retry that answers it
+	// completes the call, the same state again is refused.
+	call := `{"name":"test_input_required_result_elicitation","arguments":{},"_meta":` + meta + `}`
+	first := post(t, url, "tools/call", "test_input_required_result_elicitation", call, nil)
+	var state string
+	var asks map[string]json.RawMessage
+	if json.Unmarshal(first.Result["requestState"], &state) != nil || json.Unmarshal(first.Result["inputRequests"], &asks) != nil || len(asks) != 1 {
+		t.Fatalf("first call: %+v, want input_required with one question and a requestState", first)
+	}
+	var key string
+	for k := range asks {
+		key = k
+	}
+	retry := `{"name":"test_input_required_result_elicitation","arguments":{},"requestState":` + quoteJSON(state) +
+		`,"inputResponses":{` + quoteJSON(key) + `:{"action":"accept","content":{"name":"Ada"}}},"_meta":` + meta + `}`
+	if r := post(t, url, "tools/call", "test_input_required_result_elicitation", retry, nil); r.Error != nil || !strings.Contains(string(r.Result["content"]), "Hello, Ada!") {
+		t.Fatalf("retry: %+v", r)
+	}
+	if r := post(t, url, "tools/call", "test_input_required_result_elicitation", retry, nil); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("replayed requestState: %+v, want -32602", r)
+	}
+	// Another tool's call cannot use it either.
+	other := strings.Replace(retry, `"name":"test_input_required_result_elicitation"`, `"name":"test_simple_text"`, 1)
+	if r := post(t, url, "tools/call", "test_simple_text", other, nil); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("requestState of another call: %+v, want -32602", r)
+	}
+	if r := post(t, url, "tools/list", "", `{"_meta":`+meta+`}`, nil); r.Error != nil {
+		t.Errorf("mcpx stopped serving after bad input: %+v", r.Error)
+	}
+}
+
+func quoteJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// rawStdio is a raw JSON-RPC client of `mcpx serve --stdio`.
+type rawStdio struct {
+	t     *testing.T
+	in    io.WriteCloser
+	lines chan map[string]json.RawMessage
+}
+
+func startRawStdio(t *testing.T, cfg string) *rawStdio {
+	t.Helper()
+	cmd := mcpxCommand("serve", "--stdio", "--config", cfg)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &rawStdio{t: t, in: in, lines: make(chan map[string]json.RawMessage, 64)}
+	go func() {
+		dec := json.NewDecoder(out)
+		for {
+			var m map[string]json.RawMessage
+			if dec.Decode(&m) != nil {
+				close(p.lines)
+				return
+			}
+			p.lines <- m
+		}
+	}()
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	return p
+}
+
+func (p *rawStdio) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// next returns the next message that answers id, or (id "") the next
+// notification of method.
+func (p *rawStdio) next(id, method string) map[string]json.RawMessage {
+	p.t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("mcpx closed stdout waiting for %s%s", id, method)
+			}
+			if id != "" && string(m["id"]) == id || id == "" && string(m["method"]) == quoteJSON(method) {
+				return m
+			}
+		case <-timeout:
+			p.t.Fatalf("no answer to %s%s", id, method)
+		}
+	}
+}
+
+func errCode(m map[string]json.RawMessage) int {
+	var e struct{ Code int }
+	json.Unmarshal(m["error"], &e)
+	return e.Code
+}
+
+// TestModernStdio: serve --stdio answers modern requests without
+// initialize, refuses bad _meta and bad requestState with the spec's
+// codes, and serves subscriptions/listen until the client cancels it.
+func TestModernStdio(t *testing.T) {
+	p := startRawStdio(t, modernConfig(t))
+	meta := modernMeta(`{"elicitation":{}}`)
+	req := func(id int, method, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	}
+	p.send(req(1, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`))
+	if m := p.next("1", ""); errCode(m) != -32022 {
+		t.Errorf("unknown version: %s, want -32022", m["error"])
+	}
+	p.send(req(2, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	if m := p.next("2", ""); errCode(m) != -32602 {
+		t.Errorf("no clientCapabilities: %s, want -32602", m["error"])
+	}
+	p.send(req(3, "server/discover", `{"_meta":`+meta+`}`))
+	if m := p.next("3", ""); !strings.Contains(string(m["result"]), `"supportedVersions":["2026-07-28"`) {
+		t.Errorf("server/discover: %s", m["result"])
+	}
+	call := `{"name":"test_input_required_result_elicitation","arguments":{},"_meta":` + meta + `}`
+	p.send(req(4, "tools/call", call))
+	var first struct {
+		ResultType    string
+		RequestState  string
+		InputRequests map[string]json.RawMessage
+	}
+	json.Unmarshal(p.next("4", "")["result"], &first)
+	if first.ResultType != "input_required" || len(first.InputRequests) != 1 || first.RequestState == "" {
+		t.Fatalf("first call: %+v, want input_required", first)
+	}
+	var key string
+	for k := range first.InputRequests {
+		key = k
+	}
+	retry := func(state string) string {
+		return `{"name":"test_input_required_result_elicitation","arguments":{},"requestState":` + quoteJSON(state) +
+			`,"inputResponses":{` + quoteJSON(key) + `:{"action":"accept","content":{"name":"Ada"}}},"_meta":` + meta + `}`
+	}
+	p.send(req(5, "tools/call", retry(first.RequestState+"-TAMPERED")))
+	if m := p.next("5", ""); errCode(m) != -32602 {
+		t.Errorf("altered requestState: %s, want -32602", m["error"])
+	}
+	p.send(req(6, "tools/call", retry(first.RequestState)))
+	if m := p.next("6", ""); !strings.Contains(string(m["result"]), "Hello, Ada!") {
+		t.Errorf("retry: %s %s", m["result"], m["error"])
+	}
+	p.send(req(7, "tools/call", retry(first.RequestState)))
+	if m := p.next("7", ""); errCode(m) != -32602 {
+		t.Errorf("replayed requestState: %s, want -32602", m["error"])
+	}
+	p.send(req(8, "subscriptions/listen", `{"notifications":{"toolsListChanged":true},"_meta":`+meta+`}`))
+	ack := p.next("", "notifications/subscriptions/acknowledged")
+	if !strings.Contains(string(ack["params"]), `"io.modelcontextprotocol/subscriptionId":8`) {
+		t.Errorf("acknowledgement: %s", ack["params"])
+	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_trigger_tool_change","arguments":{},"_meta":` + meta + `}}`)
+	p.next("9", "")
+	if n := p.next("", "notifications/tools/list_changed"); !strings.Contains(string(n["params"]), `"io.modelcontextprotocol/subscriptionId":8`) {
+		t.Errorf("list change on the stream: %s", n["params"])
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}`)
+	p.send(req(10, "tools/list", `{"_meta":`+meta+`}`))
+	if m := p.next("10", ""); !strings.Contains(string(m["result"]), `"resultType":"complete"`) {
+		t.Errorf("tools/list: %.200s %s", m["result"], m["error"])
+	}
+}
