@@ -94,6 +94,9 @@ type Options struct {
 	// balancer share it to verify each other's. "" means a key drawn at
 	// random when the process starts.
 	StateSecret string
+	// Replica names this process among replicas behind a load balancer,
+	// which routes a retry of a bridged call back by it (core.Options).
+	Replica string
 }
 
 // Aggregator is the catalog over all sources plus the MCP server that

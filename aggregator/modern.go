@@ -35,7 +35,7 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 			return
 		}
 		m.srv, m.err = core.NewServer(coreCatalog{a.root()}, &core.Options{
-			Version: a.opts.Version, Secret: a.opts.StateSecret, Logger: a.log,
+			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
 			Capabilities: json.RawMessage(serverCapabilities),
 		})
 	})

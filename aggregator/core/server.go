@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +67,11 @@ type Options struct {
 	// Secret signs requestState so that replicas verify each other's;
 	// "" means a key drawn when the process starts.
 	Secret string
+	// Replica names this process among replicas behind a load balancer.
+	// A requestState it mints then starts with the name and "~", which
+	// the balancer reads to send the retry back here, where the upstream
+	// call waits (docs/serve-http.md); "" adds nothing.
+	Replica string
 	// StateTTL is how long an input_required result's requestState is
 	// honoured, and how long an upstream call waits for the retry that
 	// answers it; zero means 10 minutes.
@@ -123,6 +129,10 @@ func NewServer(cat Catalog, opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.ContainsAny(o.Replica, "~.") {
+		return nil, fmt.Errorf("replica name %q: it may not contain '~' or '.'", o.Replica)
+	}
+	states.replica = o.Replica
 	info, _ := json.Marshal(map[string]string{"name": o.Name, "version": o.Version})
 	s := &Server{cat: cat, o: o, states: states, calls: map[string]*call{}}
 	s.serverInfo = append(append([]byte(`"_meta":{"`+metaServerInfo+`":`), info...), '}')

@@ -24,9 +24,10 @@ import (
 // with a key drawn at random when the process starts; either verifies.
 // Safe for concurrent use.
 type States struct {
-	keys [][]byte // the first signs
-	ttl  time.Duration
-	now  func() time.Time
+	keys    [][]byte // the first signs
+	ttl     time.Duration
+	now     func() time.Time
+	replica string // the route prefix of the states minted here; "" none
 }
 
 // statePayload is what a requestState carries.
@@ -39,6 +40,7 @@ type statePayload struct {
 	Call     string `json:"c,omitempty"` // a call waiting in this process
 	Round    int    `json:"r,omitempty"`
 	Upstream string `json:"u,omitempty"` // an upstream's own requestState
+	Replica  string `json:"p,omitempty"` // the replica that minted it
 }
 
 // errBadState is what every refused state wraps.
@@ -70,9 +72,16 @@ func (s *States) sign(key []byte, payload string) string {
 func (s *States) mint(p statePayload) string {
 	p.V = 1
 	p.Expires = s.now().Add(s.ttl).Unix()
+	p.Replica = s.replica
 	b, _ := json.Marshal(p)
 	payload := base64.RawURLEncoding.EncodeToString(b)
-	return payload + "." + s.sign(s.keys[0], payload)
+	state := payload + "." + s.sign(s.keys[0], payload)
+	if s.replica != "" {
+		// For the balancer, which cannot read the payload; the payload
+		// names the replica too, under the signature.
+		state = s.replica + "~" + state
+	}
+	return state
 }
 
 // open verifies state and returns its payload if it was minted here (or
@@ -80,7 +89,12 @@ func (s *States) mint(p statePayload) string {
 // this request (method, target, digest).
 func (s *States) open(state, method, target, digest string) (statePayload, error) {
 	var p statePayload
-	payload, mac, ok := strings.Cut(state, ".")
+	// base64url has no '~': what comes before one is a replica's name.
+	replica, signed, routed := strings.Cut(state, "~")
+	if !routed {
+		signed, replica = state, ""
+	}
+	payload, mac, ok := strings.Cut(signed, ".")
 	if !ok {
 		return p, fmt.Errorf("%w: not one mcpx minted", errBadState)
 	}
@@ -103,6 +117,12 @@ func (s *States) open(state, method, target, digest string) (statePayload, error
 	}
 	if p.Method != method || p.Target != target || p.Digest != digest {
 		return p, fmt.Errorf("%w: it was minted for another request (%s %s)", errBadState, p.Method, p.Target)
+	}
+	if p.Replica != replica {
+		return p, fmt.Errorf("%w: its route %q is not the replica that minted it", errBadState, replica)
+	}
+	if p.Call != "" && p.Replica != s.replica {
+		return p, fmt.Errorf("%w: its call waits in replica %q, not here (%q): route a retry by the name before '~' in requestState", errBadState, p.Replica, s.replica)
 	}
 	return p, nil
 }

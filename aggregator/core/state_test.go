@@ -21,6 +21,12 @@ func TestStates(t *testing.T) {
 	shared1, shared2 := mint("s3cret"), mint("s3cret")
 	p := statePayload{Method: "tools/call", Target: "echo", Digest: argumentsDigest([]byte(`{"a":1,"b":2}`)), Call: "c1", Round: 2}
 	good := here.mint(p)
+	r1, r2 := mint("s3cret"), mint("s3cret")
+	r1.replica, r2.replica = "r1", "r2"
+	routed := r1.mint(p)
+	if !strings.HasPrefix(routed, "r1~") {
+		t.Fatalf("a state minted by replica r1 = %q, want it to start with its route r1~", routed)
+	}
 
 	tests := []struct {
 		name    string
@@ -40,6 +46,9 @@ func TestStates(t *testing.T) {
 		{name: "other arguments", s: here, state: good, target: "echo", args: `{"a":2,"b":2}`, wantErr: "another request"},
 		{name: "expired", s: here, state: good, target: "echo", args: `{"a":1,"b":2}`, later: 2 * time.Minute, wantErr: "expired"},
 		{name: "replica with the shared secret", s: shared2, state: shared1.mint(p), target: "echo", args: `{"a":1,"b":2}`},
+		{name: "routed back to its replica", s: r1, state: routed, target: "echo", args: `{"a":1,"b":2}`},
+		{name: "routed to another replica", s: r2, state: routed, target: "echo", args: `{"a":1,"b":2}`, wantErr: `waits in replica "r1"`},
+		{name: "route renamed", s: r2, state: "r2" + strings.TrimPrefix(routed, "r1"), target: "echo", args: `{"a":1,"b":2}`, wantErr: "not the replica that minted it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

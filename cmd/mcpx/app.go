@@ -112,6 +112,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve, pull bool) (
 		// Replicas behind one load balancer share it to verify each
 		// other's requestState (docs/protocol.md).
 		StateSecret: strings.TrimSpace(os.Getenv("MCPX_STATE_SECRET")),
+		Replica:     strings.TrimSpace(os.Getenv("MCPX_REPLICA")),
 		Upstream: upstream.Options{StopGrace: step, TermGrace: step, Tokens: tokens,
 			CacheDir: upstream.DefaultCacheDir(), Offline: g.cached},
 	}

@@ -21,7 +21,8 @@ import (
 )
 
 // haproxyConfig balances two frontends over the same replicas: rr with
-// round robin alone, sticky with the lines of the backend that
+// round robin and the documented routing of bridged calls' retries but no
+// stickiness, sticky with all the lines of the backend that
 // docs/serve-http.md ("Behind a load balancer") gives. Global settings
 // need no root: no user, chroot or daemon, and only high loopback ports.
 const haproxyConfig = `global
@@ -42,10 +43,7 @@ frontend sticky
   default_backend sticky
 
 backend rr
-  balance roundrobin
-  option httpchk
-  http-check send meth GET uri /healthz
-{{servers}}
+{{routing}}{{servers}}
 backend sticky
 {{documented}}{{servers}}
 listen stats
@@ -55,28 +53,42 @@ listen stats
 `
 
 // documentedBackend returns the lines of the haproxy backend in
-// docs/serve-http.md but its server lines, so that the test runs what the
-// docs say.
-func documentedBackend(t *testing.T) string {
+// docs/serve-http.md but its server lines, and the names of its servers,
+// so that the test runs what the docs say.
+func documentedBackend(t *testing.T) (lines string, servers []string) {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "docs", "serve-http.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, block, found := strings.Cut(string(doc), "\nbackend mcpx\n")
-	var lines strings.Builder
+	var b strings.Builder
 	for _, line := range strings.SplitAfter(block, "\n") {
 		if !strings.HasPrefix(line, "  ") {
 			break
 		}
-		if !strings.HasPrefix(line, "  server ") {
-			lines.WriteString(line)
+		if name, ok := strings.CutPrefix(line, "  server "); ok {
+			servers = append(servers, strings.Fields(name)[0])
+		} else {
+			b.WriteString(line)
 		}
 	}
-	if !found || !strings.Contains(lines.String(), "stick match") {
-		t.Fatalf("docs/serve-http.md has no haproxy backend mcpx with stick rules: %q", lines.String())
+	lines = b.String()
+	if !found || !strings.Contains(lines, "stick match") || !strings.Contains(lines, "use-server") || len(servers) == 0 {
+		t.Fatalf("docs/serve-http.md has no haproxy backend mcpx with stick and use-server rules and servers: %q", lines)
 	}
-	return lines.String()
+	return lines, servers
+}
+
+// withoutStickiness drops the stick lines of a backend.
+func withoutStickiness(lines string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(lines, "\n") {
+		if !strings.HasPrefix(line, "  stick") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // loadBalancer is a running haproxy in front of mcpx replicas.
@@ -88,16 +100,16 @@ type loadBalancer struct {
 // startHaproxy starts haproxy in front of the replicas (host:port each),
 // its config in the test's temporary directory, and stops it at cleanup.
 // It returns once haproxy serves its stats page with every replica up.
-func startHaproxy(t *testing.T, bin string, replicas []string) *loadBalancer {
+func startHaproxy(t *testing.T, bin string, documented string, names, replicas []string) *loadBalancer {
 	t.Helper()
 	var servers strings.Builder
 	for i, r := range replicas {
-		fmt.Fprintf(&servers, "  server r%d %s check\n", i+1, r)
+		fmt.Fprintf(&servers, "  server %s %s check\n", names[i], r)
 	}
 	rr, sticky, stats := freePort(t), freePort(t), freePort(t)
 	cfg := strings.NewReplacer("{{rr}}", strconv.Itoa(rr), "{{sticky}}", strconv.Itoa(sticky),
 		"{{stats}}", strconv.Itoa(stats), "{{servers}}", servers.String(),
-		"{{documented}}", documentedBackend(t)).Replace(haproxyConfig)
+		"{{documented}}", documented, "{{routing}}", withoutStickiness(documented)).Replace(haproxyConfig)
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -240,12 +252,15 @@ func TestBehindHaproxy(t *testing.T) {
 			"everything": map[string]any{"command": reference, "prefix": ""},
 		},
 	})
+	// Each replica is named as its haproxy server, which routes the
+	// retry of a bridged call back to it by its requestState.
+	documented, names := documentedBackend(t)
 	var replicas []string
-	for range 3 {
-		replicas = append(replicas, strings.TrimPrefix(startHTTP(t, cfg, nil).url, "http://"))
+	for _, name := range names {
+		replicas = append(replicas, strings.TrimPrefix(startHTTP(t, cfg, []string{"MCPX_REPLICA=" + name}).url, "http://"))
 	}
 	one := "http://" + replicas[0]
-	lb := startHaproxy(t, haproxy, replicas)
+	lb := startHaproxy(t, haproxy, documented, names, replicas)
 
 	t.Run("2026-07-28 round robin", func(t *testing.T) {
 		alone := runConformance(t, one+"/mcp", "2026-07-28")
