@@ -191,6 +191,10 @@ func npmEnv(t *testing.T, tmp string) []string {
 		// mcpx's remembered catalogs and relay secret stay in the test.
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
+		// The audit trail and pins too; the subtests' fixture servers
+		// share a name but not their tools, which pinning would withhold.
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"),
+		"MCPX_TRUST=off",
 	)
 }
 
