@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpx/mcpx/rawjson"
@@ -63,18 +62,12 @@ func paramString(params []byte, key string) string {
 	return s
 }
 
-func spanName(method, target string) string {
-	if target == "" {
-		return method
-	}
-	return method + " " + target
-}
-
 // Request is a client's request being answered. The zero Request records
 // nothing.
 type Request struct {
 	t      *Telemetry
 	span   trace.Span
+	attrs  []attribute.KeyValue // the span's, set when it ends; nil when it records nothing
 	start  time.Time
 	method string
 	target attribute.KeyValue
@@ -85,6 +78,11 @@ type Request struct {
 // client sent in params._meta (a new trace without one), and the start
 // of its duration. The returned ctx carries the span, for the upstream
 // calls the request makes. session and id may be empty.
+//
+// The span's attributes are set when it ends, all at once, and only
+// when it is sampled: a span not sampled costs its start and no more.
+// The samplers mcpx configures (OTEL_TRACES_SAMPLER) do not read
+// attributes.
 func (t *Telemetry) StartRequest(ctx context.Context, method string, params []byte, session string, id []byte) (context.Context, Request) {
 	if t == nil {
 		return ctx, Request{}
@@ -94,20 +92,22 @@ func (t *Telemetry) StartRequest(ctx context.Context, method string, params []by
 	if t.tracer == nil {
 		return ctx, r
 	}
-	attrs := make([]attribute.KeyValue, 0, 4)
-	attrs = append(attrs, AttrMethod.String(method))
+	ctx = ExtractMeta(ctx, params)
+	ctx, r.span = t.tracer.Start(ctx, t.names.get(method, name), t.serverKind)
+	if !r.span.IsRecording() {
+		return ctx, r
+	}
+	r.attrs = make([]attribute.KeyValue, 0, 4+maxEndAttrs)
+	r.attrs = append(r.attrs, AttrMethod.String(method))
 	if attr.Valid() {
-		attrs = append(attrs, attr)
+		r.attrs = append(r.attrs, attr)
 	}
 	if session != "" {
-		attrs = append(attrs, AttrSession.String(session))
+		r.attrs = append(r.attrs, AttrSession.String(session))
 	}
 	if len(id) > 0 {
-		attrs = append(attrs, AttrRequestID.String(requestID(id)))
+		r.attrs = append(r.attrs, AttrRequestID.String(requestID(id)))
 	}
-	ctx = ExtractMeta(ctx, params)
-	ctx, r.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attrs...))
 	return ctx, r
 }
 
@@ -127,36 +127,44 @@ func (r Request) End(o Outcome, code int, message string) {
 		return
 	}
 	if r.span != nil {
-		end(r.span, o, code, message)
+		end(r.span, r.attrs, o, code, message)
 	}
 	if r.t.metrics {
 		k := setKey{method: r.method, outcome: o}
 		if r.target.Key == AttrTool || r.target.Key == AttrPrompt {
 			k.target = r.target
 		}
-		set := r.t.sets.get(k)
-		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), metric.WithAttributeSet(set))
+		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), r.t.sets.get(k))
 	}
 }
 
-// end sets a span's outcome attributes and status, and ends it.
-func end(span trace.Span, o Outcome, code int, message string) {
-	span.SetAttributes(AttrOutcome.String(string(o)))
+// maxEndAttrs is how many attributes end adds at most.
+const maxEndAttrs = 3
+
+// end sets a span's attributes, attrs and its outcome's, and its status,
+// and ends it. attrs nil: the span records nothing.
+func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string) {
+	if attrs == nil {
+		span.End()
+		return
+	}
+	attrs = append(attrs, AttrOutcome.String(string(o)))
 	switch o {
 	case OutcomeIsError:
-		span.SetAttributes(AttrErrorType.String("tool_error"))
+		attrs = append(attrs, AttrErrorType.String("tool_error"))
 		span.SetStatus(codes.Error, "the tool's result has isError")
 	case OutcomeError:
 		errType := "error"
 		if code != 0 {
 			errType = strconv.Itoa(code)
-			span.SetAttributes(AttrStatusCode.String(errType))
+			attrs = append(attrs, AttrStatusCode.String(errType))
 		}
-		span.SetAttributes(AttrErrorType.String(errType))
+		attrs = append(attrs, AttrErrorType.String(errType))
 		span.SetStatus(codes.Error, message)
 	case OutcomeCancelled:
-		span.SetAttributes(AttrErrorType.String("cancelled"))
+		attrs = append(attrs, AttrErrorType.String("cancelled"))
 	}
+	span.SetAttributes(attrs...)
 	span.End()
 }
 
@@ -165,6 +173,7 @@ func end(span trace.Span, o Outcome, code int, message string) {
 type Call struct {
 	t     *Telemetry
 	span  trace.Span
+	attrs []attribute.KeyValue // as Request's
 	start time.Time
 	key   setKey // server, method, tool or prompt
 }
@@ -180,19 +189,21 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	name, attr := target(method, params)
 	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
-		t.inflight.Add(ctx, 1, metric.WithAttributeSet(t.sets.get(c.key)))
+		t.inflight.Add(ctx, 1, t.sets.get(c.key))
 	}
 	if attr.Key == AttrTool || attr.Key == AttrPrompt {
 		c.key.target = attr
 	}
-	if t.tracer != nil {
-		attrs := make([]attribute.KeyValue, 0, 4)
-		attrs = append(attrs, AttrServer.String(server), AttrMethod.String(method))
+	if t.tracer == nil {
+		return ctx, c
+	}
+	ctx, c.span = t.tracer.Start(ctx, t.names.get(method, name), t.clientKind)
+	if c.span.IsRecording() {
+		c.attrs = make([]attribute.KeyValue, 0, 3+maxEndAttrs)
+		c.attrs = append(c.attrs, AttrServer.String(server), AttrMethod.String(method))
 		if attr.Valid() {
-			attrs = append(attrs, attr)
+			c.attrs = append(c.attrs, attr)
 		}
-		ctx, c.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(attrs...))
 	}
 	return ctx, c
 }
@@ -212,7 +223,7 @@ func (c Call) Inject(params []byte) []byte {
 // its span is never exported.
 func (c Call) Drop() {
 	if c.t != nil && c.t.metrics {
-		c.t.inflight.Add(context.Background(), -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+		c.t.inflight.Add(context.Background(), -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}))
 	}
 }
 
@@ -233,16 +244,16 @@ func (c Call) End(res []byte, err error, code int) {
 		o = ResultOutcome(c.key.method, res)
 	}
 	if c.span != nil {
-		end(c.span, o, code, msg)
+		end(c.span, c.attrs, o, code, msg)
 	}
 	if !c.t.metrics {
 		return
 	}
 	ctx := context.Background()
-	c.t.inflight.Add(ctx, -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+	c.t.inflight.Add(ctx, -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}))
 	k := c.key
 	k.outcome = o
-	set := metric.WithAttributeSet(c.t.sets.get(k))
+	set := c.t.sets.get(k)
 	c.t.calls.Add(ctx, 1, set)
 	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set)
 }
