@@ -93,7 +93,7 @@ func (t *Telemetry) StartRequest(ctx context.Context, method string, params []by
 		return ctx, r
 	}
 	ctx = ExtractMeta(ctx, params)
-	ctx, r.span = t.tracer.Start(ctx, t.names.get(method, name), t.serverKind)
+	ctx, r.span = t.tracer.Start(ctx, t.names.get(method, name), t.serverKind...)
 	if !r.span.IsRecording() {
 		return ctx, r
 	}
@@ -134,7 +134,7 @@ func (r Request) End(o Outcome, code int, message string) {
 		if r.target.Key == AttrTool || r.target.Key == AttrPrompt {
 			k.target = r.target
 		}
-		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), r.t.sets.get(k))
+		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), r.t.sets.get(k).record...)
 	}
 }
 
@@ -189,7 +189,7 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	name, attr := target(method, params)
 	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
-		t.inflight.Add(ctx, 1, t.sets.get(c.key))
+		t.inflight.Add(ctx, 1, t.sets.get(c.key).add...)
 	}
 	if attr.Key == AttrTool || attr.Key == AttrPrompt {
 		c.key.target = attr
@@ -197,7 +197,7 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	if t.tracer == nil {
 		return ctx, c
 	}
-	ctx, c.span = t.tracer.Start(ctx, t.names.get(method, name), t.clientKind)
+	ctx, c.span = t.tracer.Start(ctx, t.names.get(method, name), t.clientKind...)
 	if c.span.IsRecording() {
 		c.attrs = make([]attribute.KeyValue, 0, 3+maxEndAttrs)
 		c.attrs = append(c.attrs, AttrServer.String(server), AttrMethod.String(method))
@@ -223,7 +223,7 @@ func (c Call) Inject(params []byte) []byte {
 // its span is never exported.
 func (c Call) Drop() {
 	if c.t != nil && c.t.metrics {
-		c.t.inflight.Add(context.Background(), -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}))
+		c.t.inflight.Add(context.Background(), -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
 	}
 }
 
@@ -250,10 +250,10 @@ func (c Call) End(res []byte, err error, code int) {
 		return
 	}
 	ctx := context.Background()
-	c.t.inflight.Add(ctx, -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}))
+	c.t.inflight.Add(ctx, -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
 	k := c.key
 	k.outcome = o
 	set := c.t.sets.get(k)
-	c.t.calls.Add(ctx, 1, set)
-	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set)
+	c.t.calls.Add(ctx, 1, set.add...)
+	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set.record...)
 }

@@ -70,8 +70,9 @@ type Gauges struct {
 type Telemetry struct {
 	tracer trace.Tracer // nil: no spans
 	names  names        // the spans' names
-	// The span kinds, as options made once: each costs an allocation.
-	serverKind, clientKind trace.SpanStartOption
+	// The span kinds, as options made once, ready to pass with ...:
+	// making them, and their slice, costs allocations per span.
+	serverKind, clientKind []trace.SpanStartOption
 
 	metrics  bool // the instruments below are set
 	calls    metric.Int64Counter
@@ -91,8 +92,8 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 	t := &Telemetry{}
 	if tp != nil {
 		t.tracer = tp.Tracer(Scope)
-		t.serverKind = trace.WithSpanKind(trace.SpanKindServer)
-		t.clientKind = trace.WithSpanKind(trace.SpanKindClient)
+		t.serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+		t.clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 	}
 	if mp == nil {
 		return t, nil
