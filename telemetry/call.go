@@ -35,31 +35,44 @@ func ResultOutcome(method string, res []byte) Outcome {
 	return OutcomeOK
 }
 
-// target is the low-cardinality name a method acts on, as a span name's
-// second word and an attribute: the tool of tools/call, the prompt of
-// prompts/get. A resource's URI is an attribute only (attr), never in a
-// span name or a metric.
-func target(method string, params []byte) (name string, attr attribute.KeyValue) {
+// target reads, in one pass over params, what a method acts on and the
+// params' _meta. The tool of tools/call and the prompt of prompts/get
+// are low-cardinality: the span is named after them (spanName, "tools/call
+// echo") and they are an attribute (attr). A resource's URI is an
+// attribute only, never in a span name or a metric. Other methods' spans
+// are named after the method alone.
+func (t *Telemetry) target(method string, params []byte) (spanName string, attr attribute.KeyValue, meta []byte) {
+	key := ""
 	switch method {
-	case "tools/call":
-		name = paramString(params, "name")
-		return name, AttrTool.String(name)
-	case "prompts/get":
-		name = paramString(params, "name")
-		return name, AttrPrompt.String(name)
+	case "tools/call", "prompts/get":
+		key = "name"
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return "", AttrResource.String(paramString(params, "uri"))
+		key = "uri"
 	}
-	return "", attribute.KeyValue{}
-}
-
-func paramString(params []byte, key string) string {
-	raw, err := rawjson.Get(params, key)
-	if err != nil || raw == nil {
-		return ""
+	var raw []byte
+	if err := rawjson.Scan(params, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case key != "" && k.Is(key):
+			raw = v
+		case k.Is("_meta"):
+			meta = v
+		}
+		return true
+	}); err != nil {
+		raw, meta = nil, nil
 	}
-	s, _ := rawjson.String(raw)
-	return s
+	switch key {
+	case "name":
+		n := t.names.get(method, raw)
+		if method == "tools/call" {
+			return n.span, AttrTool.String(n.target), meta
+		}
+		return n.span, AttrPrompt.String(n.target), meta
+	case "uri":
+		uri, _ := rawjson.String(raw)
+		return method, AttrResource.String(uri), meta
+	}
+	return method, attribute.KeyValue{}, meta
 }
 
 // Request is a client's request being answered. The zero Request records
@@ -87,13 +100,13 @@ func (t *Telemetry) StartRequest(ctx context.Context, method string, params []by
 	if t == nil {
 		return ctx, Request{}
 	}
-	name, attr := target(method, params)
+	name, attr, meta := t.target(method, params)
 	r := Request{t: t, start: time.Now(), method: method, target: attr}
 	if t.tracer == nil {
 		return ctx, r
 	}
-	ctx = ExtractMeta(ctx, params)
-	ctx, r.span = t.tracer.Start(ctx, t.names.get(method, name), t.serverKind...)
+	ctx = extractMeta(ctx, meta)
+	ctx, r.span = t.tracer.Start(ctx, name, t.serverKind...)
 	if !r.span.IsRecording() {
 		return ctx, r
 	}
@@ -186,7 +199,7 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	if t == nil {
 		return ctx, Call{}
 	}
-	name, attr := target(method, params)
+	name, attr, _ := t.target(method, params)
 	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
 		t.inflight.Add(ctx, 1, t.sets.get(c.key).add...)
@@ -197,7 +210,7 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	if t.tracer == nil {
 		return ctx, c
 	}
-	ctx, c.span = t.tracer.Start(ctx, t.names.get(method, name), t.clientKind...)
+	ctx, c.span = t.tracer.Start(ctx, name, t.clientKind...)
 	if c.span.IsRecording() {
 		c.attrs = make([]attribute.KeyValue, 0, 3+maxEndAttrs)
 		c.attrs = append(c.attrs, AttrServer.String(server), AttrMethod.String(method))

@@ -47,7 +47,15 @@ func (c *carrier) Keys() []string { return []string{keyTraceparent, keyTracestat
 // there is none or it is malformed.
 func ExtractMeta(ctx context.Context, params []byte) context.Context {
 	meta, err := rawjson.Get(params, "_meta")
-	if err != nil || len(meta) == 0 || meta[0] != '{' {
+	if err != nil {
+		return ctx
+	}
+	return extractMeta(ctx, meta)
+}
+
+// extractMeta is ExtractMeta given the params' _meta.
+func extractMeta(ctx context.Context, meta []byte) context.Context {
+	if len(meta) == 0 || meta[0] != '{' {
 		return ctx
 	}
 	var c carrier

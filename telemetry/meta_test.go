@@ -6,7 +6,10 @@ import (
 	"reflect"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -59,5 +62,46 @@ func TestInjectSpanAsThePropagator(t *testing.T) {
 	}
 	if out := injectSpan(trace.SpanContext{}, []byte(`{}`)); string(out) != `{}` {
 		t.Errorf("injectSpan(invalid) = %s, want params unchanged", out)
+	}
+}
+
+// TestSpanNamesAndTargets: each method's span is named after its tool
+// or prompt (decoded, cached or not), and carries it, or the resource's
+// URI, as an attribute.
+func TestSpanNamesAndTargets(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tel, err := New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)), nil, Gauges{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		method, params, name string
+		attr                 attribute.KeyValue
+	}{
+		{"tools/call", `{"name":"e\u0063ho","arguments":{"name":"x"}}`, "tools/call echo", AttrTool.String("echo")},
+		{"tools/call", `{"name":"e\u0063ho"}`, "tools/call echo", AttrTool.String("echo")}, // cached
+		{"tools/call", `{"name":"other"}`, "tools/call other", AttrTool.String("other")},
+		{"prompts/get", `{"name":"echo"}`, "prompts/get echo", AttrPrompt.String("echo")},
+		{"resources/read", `{"uri":"file:///a"}`, "resources/read", AttrResource.String("file:///a")},
+		{"tools/list", `{"name":"x"}`, "tools/list", attribute.KeyValue{}},
+		{"tools/call", `[1]`, "tools/call", AttrTool.String("")},
+	}
+	for _, c := range cases {
+		_, r := tel.StartRequest(context.Background(), c.method, []byte(c.params), "", nil)
+		r.End(OutcomeOK, 0, "")
+		spans := rec.Ended()
+		s := spans[len(spans)-1]
+		if s.Name() != c.name {
+			t.Errorf("%s %s: span %q, want %q", c.method, c.params, s.Name(), c.name)
+		}
+		var got []attribute.KeyValue
+		for _, kv := range s.Attributes() {
+			if kv.Key == AttrTool || kv.Key == AttrPrompt || kv.Key == AttrResource {
+				got = append(got, kv)
+			}
+		}
+		if c.attr.Valid() != (len(got) == 1) || c.attr.Valid() && got[0] != c.attr {
+			t.Errorf("%s %s: target attributes %v, want %v", c.method, c.params, got, c.attr)
+		}
 	}
 }

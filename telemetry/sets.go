@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // maxSets bounds the attribute sets (and span names) kept: past it one
@@ -64,32 +66,44 @@ func (s *sets) get(k setKey) series {
 	return opt
 }
 
-// names keeps span names, "tools/call echo": a method and its target,
-// few of each, joined once rather than per span.
+// named is a tool's or prompt's name, and the span name it makes with
+// its method.
+type named struct{ target, span string }
+
+// names keeps, per method, the names of the tools and prompts called by
+// their raw JSON: decoding one, and joining it to the method, was an
+// allocation each per span, and a catalog has few.
 type names struct {
 	mu sync.RWMutex
-	m  map[[2]string]string
+	m  map[string]map[string]named
+	n  int
 }
 
-func (n *names) get(method, target string) string {
-	if target == "" {
-		return method
+func (n *names) get(method string, raw []byte) named {
+	if raw == nil {
+		return named{span: method}
 	}
-	k := [2]string{method, target}
 	n.mu.RLock()
-	name, ok := n.m[k]
+	v, ok := n.m[method][string(raw)]
 	n.mu.RUnlock()
 	if ok {
-		return name
+		return v
 	}
-	name = method + " " + target
+	v = named{span: method}
+	if s, _ := rawjson.String(raw); s != "" {
+		v = named{target: s, span: method + " " + s}
+	}
 	n.mu.Lock()
 	if n.m == nil {
-		n.m = map[[2]string]string{}
+		n.m = map[string]map[string]named{}
 	}
-	if len(n.m) < maxSets {
-		n.m[k] = name
+	if n.n < maxSets {
+		if n.m[method] == nil {
+			n.m[method] = map[string]named{}
+		}
+		n.m[method][string(raw)] = v
+		n.n++
 	}
 	n.mu.Unlock()
-	return name
+	return v
 }
