@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpx/mcpx/rawjson"
@@ -36,38 +35,44 @@ func ResultOutcome(method string, res []byte) Outcome {
 	return OutcomeOK
 }
 
-// target is the low-cardinality name a method acts on, as a span name's
-// second word and an attribute: the tool of tools/call, the prompt of
-// prompts/get. A resource's URI is an attribute only (attr), never in a
-// span name or a metric.
-func target(method string, params []byte) (name string, attr attribute.KeyValue) {
+// target reads, in one pass over params, what a method acts on and the
+// params' _meta. The tool of tools/call and the prompt of prompts/get
+// are low-cardinality: the span is named after them (spanName, "tools/call
+// echo") and they are an attribute (attr). A resource's URI is an
+// attribute only, never in a span name or a metric. Other methods' spans
+// are named after the method alone.
+func (t *Telemetry) target(method string, params []byte) (spanName string, attr attribute.KeyValue, meta []byte) {
+	key := ""
 	switch method {
-	case "tools/call":
-		name = paramString(params, "name")
-		return name, AttrTool.String(name)
-	case "prompts/get":
-		name = paramString(params, "name")
-		return name, AttrPrompt.String(name)
+	case "tools/call", "prompts/get":
+		key = "name"
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return "", AttrResource.String(paramString(params, "uri"))
+		key = "uri"
 	}
-	return "", attribute.KeyValue{}
-}
-
-func paramString(params []byte, key string) string {
-	raw, err := rawjson.Get(params, key)
-	if err != nil || raw == nil {
-		return ""
+	var raw []byte
+	if err := rawjson.Scan(params, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case key != "" && k.Is(key):
+			raw = v
+		case k.Is("_meta"):
+			meta = v
+		}
+		return true
+	}); err != nil {
+		raw, meta = nil, nil
 	}
-	s, _ := rawjson.String(raw)
-	return s
-}
-
-func spanName(method, target string) string {
-	if target == "" {
-		return method
+	switch key {
+	case "name":
+		n := t.names.get(method, raw)
+		if method == "tools/call" {
+			return n.span, AttrTool.String(n.target), meta
+		}
+		return n.span, AttrPrompt.String(n.target), meta
+	case "uri":
+		uri, _ := rawjson.String(raw)
+		return method, AttrResource.String(uri), meta
 	}
-	return method + " " + target
+	return method, attribute.KeyValue{}, meta
 }
 
 // Request is a client's request being answered. The zero Request records
@@ -75,6 +80,7 @@ func spanName(method, target string) string {
 type Request struct {
 	t      *Telemetry
 	span   trace.Span
+	attrs  []attribute.KeyValue // the span's, set when it ends; nil when it records nothing
 	start  time.Time
 	method string
 	target attribute.KeyValue
@@ -85,29 +91,36 @@ type Request struct {
 // client sent in params._meta (a new trace without one), and the start
 // of its duration. The returned ctx carries the span, for the upstream
 // calls the request makes. session and id may be empty.
+//
+// The span's attributes are set when it ends, all at once, and only
+// when it is sampled: a span not sampled costs its start and no more.
+// The samplers mcpx configures (OTEL_TRACES_SAMPLER) do not read
+// attributes.
 func (t *Telemetry) StartRequest(ctx context.Context, method string, params []byte, session string, id []byte) (context.Context, Request) {
 	if t == nil {
 		return ctx, Request{}
 	}
-	name, attr := target(method, params)
+	name, attr, meta := t.target(method, params)
 	r := Request{t: t, start: time.Now(), method: method, target: attr}
 	if t.tracer == nil {
 		return ctx, r
 	}
-	attrs := make([]attribute.KeyValue, 0, 4)
-	attrs = append(attrs, AttrMethod.String(method))
+	ctx = extractMeta(ctx, meta)
+	ctx, r.span = t.tracer.Start(ctx, name, t.serverKind...)
+	if !r.span.IsRecording() {
+		return ctx, r
+	}
+	r.attrs = make([]attribute.KeyValue, 0, 4+maxEndAttrs)
+	r.attrs = append(r.attrs, AttrMethod.String(method))
 	if attr.Valid() {
-		attrs = append(attrs, attr)
+		r.attrs = append(r.attrs, attr)
 	}
 	if session != "" {
-		attrs = append(attrs, AttrSession.String(session))
+		r.attrs = append(r.attrs, AttrSession.String(session))
 	}
 	if len(id) > 0 {
-		attrs = append(attrs, AttrRequestID.String(requestID(id)))
+		r.attrs = append(r.attrs, AttrRequestID.String(requestID(id)))
 	}
-	ctx = ExtractMeta(ctx, params)
-	ctx, r.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attrs...))
 	return ctx, r
 }
 
@@ -127,36 +140,44 @@ func (r Request) End(o Outcome, code int, message string) {
 		return
 	}
 	if r.span != nil {
-		end(r.span, o, code, message)
+		end(r.span, r.attrs, o, code, message)
 	}
 	if r.t.metrics {
 		k := setKey{method: r.method, outcome: o}
 		if r.target.Key == AttrTool || r.target.Key == AttrPrompt {
 			k.target = r.target
 		}
-		set := r.t.sets.get(k)
-		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), metric.WithAttributeSet(set))
+		r.t.server.Record(context.Background(), time.Since(r.start).Seconds(), r.t.sets.get(k).record...)
 	}
 }
 
-// end sets a span's outcome attributes and status, and ends it.
-func end(span trace.Span, o Outcome, code int, message string) {
-	span.SetAttributes(AttrOutcome.String(string(o)))
+// maxEndAttrs is how many attributes end adds at most.
+const maxEndAttrs = 3
+
+// end sets a span's attributes, attrs and its outcome's, and its status,
+// and ends it. attrs nil: the span records nothing.
+func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string) {
+	if attrs == nil {
+		span.End()
+		return
+	}
+	attrs = append(attrs, AttrOutcome.String(string(o)))
 	switch o {
 	case OutcomeIsError:
-		span.SetAttributes(AttrErrorType.String("tool_error"))
+		attrs = append(attrs, AttrErrorType.String("tool_error"))
 		span.SetStatus(codes.Error, "the tool's result has isError")
 	case OutcomeError:
 		errType := "error"
 		if code != 0 {
 			errType = strconv.Itoa(code)
-			span.SetAttributes(AttrStatusCode.String(errType))
+			attrs = append(attrs, AttrStatusCode.String(errType))
 		}
-		span.SetAttributes(AttrErrorType.String(errType))
+		attrs = append(attrs, AttrErrorType.String(errType))
 		span.SetStatus(codes.Error, message)
 	case OutcomeCancelled:
-		span.SetAttributes(AttrErrorType.String("cancelled"))
+		attrs = append(attrs, AttrErrorType.String("cancelled"))
 	}
+	span.SetAttributes(attrs...)
 	span.End()
 }
 
@@ -165,6 +186,7 @@ func end(span trace.Span, o Outcome, code int, message string) {
 type Call struct {
 	t     *Telemetry
 	span  trace.Span
+	attrs []attribute.KeyValue // as Request's
 	start time.Time
 	key   setKey // server, method, tool or prompt
 }
@@ -177,22 +199,24 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	if t == nil {
 		return ctx, Call{}
 	}
-	name, attr := target(method, params)
+	name, attr, _ := t.target(method, params)
 	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
-		t.inflight.Add(ctx, 1, metric.WithAttributeSet(t.sets.get(c.key)))
+		t.inflight.Add(ctx, 1, t.sets.get(c.key).add...)
 	}
 	if attr.Key == AttrTool || attr.Key == AttrPrompt {
 		c.key.target = attr
 	}
-	if t.tracer != nil {
-		attrs := make([]attribute.KeyValue, 0, 4)
-		attrs = append(attrs, AttrServer.String(server), AttrMethod.String(method))
+	if t.tracer == nil {
+		return ctx, c
+	}
+	ctx, c.span = t.tracer.Start(ctx, name, t.clientKind...)
+	if c.span.IsRecording() {
+		c.attrs = make([]attribute.KeyValue, 0, 3+maxEndAttrs)
+		c.attrs = append(c.attrs, AttrServer.String(server), AttrMethod.String(method))
 		if attr.Valid() {
-			attrs = append(attrs, attr)
+			c.attrs = append(c.attrs, attr)
 		}
-		ctx, c.span = t.tracer.Start(ctx, spanName(method, name), trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(attrs...))
 	}
 	return ctx, c
 }
@@ -212,7 +236,7 @@ func (c Call) Inject(params []byte) []byte {
 // its span is never exported.
 func (c Call) Drop() {
 	if c.t != nil && c.t.metrics {
-		c.t.inflight.Add(context.Background(), -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+		c.t.inflight.Add(context.Background(), -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
 	}
 }
 
@@ -233,16 +257,16 @@ func (c Call) End(res []byte, err error, code int) {
 		o = ResultOutcome(c.key.method, res)
 	}
 	if c.span != nil {
-		end(c.span, o, code, msg)
+		end(c.span, c.attrs, o, code, msg)
 	}
 	if !c.t.metrics {
 		return
 	}
 	ctx := context.Background()
-	c.t.inflight.Add(ctx, -1, metric.WithAttributeSet(c.t.sets.get(setKey{server: c.key.server, method: c.key.method})))
+	c.t.inflight.Add(ctx, -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
 	k := c.key
 	k.outcome = o
-	set := metric.WithAttributeSet(c.t.sets.get(k))
-	c.t.calls.Add(ctx, 1, set)
-	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set)
+	set := c.t.sets.get(k)
+	c.t.calls.Add(ctx, 1, set.add...)
+	c.t.client.Record(ctx, time.Since(c.start).Seconds(), set.record...)
 }

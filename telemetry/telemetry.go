@@ -69,6 +69,10 @@ type Gauges struct {
 // for concurrent use.
 type Telemetry struct {
 	tracer trace.Tracer // nil: no spans
+	names  names        // the spans' names
+	// The span kinds, as options made once, ready to pass with ...:
+	// making them, and their slice, costs allocations per span.
+	serverKind, clientKind []trace.SpanStartOption
 
 	metrics  bool // the instruments below are set
 	calls    metric.Int64Counter
@@ -88,6 +92,8 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 	t := &Telemetry{}
 	if tp != nil {
 		t.tracer = tp.Tracer(Scope)
+		t.serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+		t.clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 	}
 	if mp == nil {
 		return t, nil
