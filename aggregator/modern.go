@@ -26,15 +26,17 @@ type modern struct {
 }
 
 // Modern returns the session core that answers this catalog's modern
-// requests (on stdio and HTTP alike).
+// requests (on stdio and HTTP alike). A session's own catalog (a profile
+// on /sse/NAME, its own per-session servers) has its own core, so that a
+// modern request in that session sees what the session sees.
 func (a *Aggregator) Modern() (*core.Server, error) {
-	m := &a.root().modern
+	m := &a.modern
 	m.once.Do(func() {
 		m.owner, m.err = results.NewOwner()
 		if m.err != nil {
 			return
 		}
-		m.srv, m.err = core.NewServer(coreCatalog{a.root()}, &core.Options{
+		m.srv, m.err = core.NewServer(coreCatalog{a}, &core.Options{
 			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
 			Capabilities: json.RawMessage(serverCapabilities),
 		})

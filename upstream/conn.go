@@ -103,8 +103,8 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 
 // connectOnce starts the transport, makes the handshake and lists the
 // catalog. A child that answered server/discover listing a legacy
-// version too fails with errBothEras: a session that discovered cannot
-// be initialized any more, so the child is started again.
+// version too, and then refused initialize on the same session (as the
+// Go SDK does), fails with errBothEras, so the child is started again.
 func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	life, cancel := context.WithCancel(ctx)
 	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}

@@ -95,6 +95,17 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 	}
 	err := cn.discover(ctx)
 	if errors.Is(err, errBothEras) && cn.proc != nil {
+		// Some servers (mcpx among them) still take initialize after
+		// server/discover: ask, briefly, before paying for a new child,
+		// which for an mcpx behind mcpx would start all its own servers
+		// twice.
+		ictx, cancel := context.WithTimeout(ctx, probeTimeout(cn.c.timeout()))
+		ierr := cn.initialize(ictx)
+		cancel()
+		if ierr == nil {
+			return nil
+		}
+		cn.c.log.Debug("initialize after server/discover refused: starting the server again", "err", cn.c.opts.Redact(ierr.Error()))
 		return err // connect starts the child again
 	}
 	if err == nil || !cn.fallsBack(ctx, err) {
