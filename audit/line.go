@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/statedir"
 
 	"github.com/mcpx/mcpx/rawjson"
 )
@@ -122,13 +123,9 @@ func (c Call) outcome() string {
 // DefaultPath is $XDG_STATE_HOME/mcpx/audit.jsonl, where $XDG_STATE_HOME
 // defaults to ~/.local/state; "" when neither is known.
 func DefaultPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
+	dir := statedir.Dir()
+	if dir == "" {
+		return ""
 	}
-	return filepath.Join(dir, "mcpx", "audit.jsonl")
+	return filepath.Join(dir, "audit.jsonl")
 }

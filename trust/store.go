@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpx/mcpx/internal/statedir"
+
 	"github.com/gofrs/flock"
 )
 
@@ -92,17 +94,7 @@ const maxCanon = 1 << 16
 
 // DefaultDir is $XDG_STATE_HOME/mcpx, where $XDG_STATE_HOME defaults to
 // ~/.local/state; "" when neither is known.
-func DefaultDir() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "mcpx")
-}
+func DefaultDir() string { return statedir.Dir() }
 
 // Open reads the pin file in dir, if there is one; a missing file (or
 // directory) is an empty record. A file that is not a pin file is an
