@@ -45,7 +45,14 @@ type Error struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+// Error is the message and the code; code 0 means the peer sent none,
+// and is left out.
+func (e *Error) Error() string {
+	if e.Code == 0 {
+		return e.Message
+	}
+	return fmt.Sprintf("%s (code %d)", e.Message, e.Code)
+}
 
 // Errorf is an Error with a formatted message.
 func Errorf(code int, format string, args ...any) *Error {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // ServerRequestFunc answers a request an upstream server sends to mcpx
@@ -48,25 +48,27 @@ func clientCapabilities(relay bool) mcp.ClientCapabilities {
 
 // onServerRequest answers a request from the server over the raw
 // transport, so nothing in its params or in the answer is lost.
-func (cn *conn) onServerRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+func (cn *conn) onServerRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	if req.Method == string(mcp.MethodPing) {
 		return jsonrpc.NewResult(req.ID, json.RawMessage(`{}`)), nil
 	}
 	handler := cn.c.opts.OnServerRequest
 	if !relayedRequests[req.Method] || handler == nil {
-		return jsonrpc.NewError(req.ID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil), nil
+		return jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpx does not support " + req.Method}), nil
 	}
+	// Compacted: a remote server's params may span lines, and the client
+	// mcpx relays them to may read one message a line.
 	params, err := json.Marshal(req.Params)
 	if err != nil {
-		return jsonrpc.NewError(req.ID, mcp.INVALID_PARAMS, "unreadable params", nil), nil
+		return jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unreadable params"}), nil
 	}
 	res, err := handler(ctx, cn.c.cfg.Name, req.Method, params)
 	if err != nil {
 		var rpc *RPCError
 		if errors.As(err, &rpc) {
-			return jsonrpc.NewError(req.ID, rpc.Code, rpc.Message, rpc.Data), nil
+			return jsonrpc.NewError(req.ID, rpc), nil
 		}
-		return jsonrpc.NewError(req.ID, mcp.INTERNAL_ERROR, cn.c.opts.Redact(err.Error()), nil), nil
+		return jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: cn.c.opts.Redact(err.Error())}), nil
 	}
 	return jsonrpc.NewResult(req.ID, res), nil
 }

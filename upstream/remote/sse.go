@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // SSE is a client of the HTTP+SSE transport of protocol 2024-11-05: one
@@ -139,7 +139,7 @@ func (t *SSE) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
 func (t *SSE) SetRequestHandler(f jsonrpc.RequestHandler) { t.in.setRequestHandler(f) }
 
 // SendRequest POSTs the request and waits for its answer on the stream.
-func (t *SSE) SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+func (t *SSE) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	body, answer, done, err := t.in.expect(req)
 	if err != nil {
 		return nil, err
