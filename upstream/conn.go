@@ -29,8 +29,8 @@ const protocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 type transport interface {
 	Start(ctx context.Context) error
 	SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error)
-	SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error
-	SetNotificationHandler(f func(mcp.JSONRPCNotification))
+	SendNotification(ctx context.Context, n jsonrpc.Message) error
+	SetNotificationHandler(f func(jsonrpc.Message))
 	SetRequestHandler(f jsonrpc.RequestHandler)
 	Close() error
 }
@@ -255,8 +255,7 @@ func (cn *conn) initialize(ctx context.Context) error {
 	if v, ok := cn.tr.(interface{ SetProtocolVersion(string) }); ok {
 		v.SetProtocolVersion(res.ProtocolVersion)
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
-	n.Method = string(mcp.MethodNotificationInitialized)
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: string(mcp.MethodNotificationInitialized)}
 	if err := cn.tr.SendNotification(ctx, n); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
@@ -317,7 +316,7 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)
 	}
-	req := jsonrpc.Message{JSONRPC: mcp.JSONRPC_VERSION, ID: json.RawMessage(`"` + id + `"`), Method: method}
+	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: json.RawMessage(`"` + id + `"`), Method: method}
 	if len(params) > 0 {
 		req.Params = params
 	}
@@ -400,9 +399,8 @@ func (cn *conn) cancelRequest(id string, why error) {
 	case errors.Is(why, context.DeadlineExceeded):
 		reason = "timed out"
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
-	n.Method = string(mcp.MethodNotificationCancelled)
-	n.Params.AdditionalFields = map[string]any{"requestId": id, "reason": reason}
+	params, _ := json.Marshal(map[string]string{"requestId": id, "reason": reason})
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: string(mcp.MethodNotificationCancelled), Params: params}
 	if err := cn.tr.SendNotification(ctx, n); err != nil {
 		cn.c.log.Debug("could not cancel upstream request", "id", id, "err", err)
 		return

@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
@@ -53,7 +50,7 @@ type pipeTransport struct {
 
 	mu      sync.Mutex
 	pending map[string]answerFunc // by raw id
-	onNote  func(mcp.JSONRPCNotification)
+	onNote  func(jsonrpc.Message)
 	onReq   jsonrpc.RequestHandler
 }
 
@@ -72,7 +69,7 @@ func (t *pipeTransport) Start(context.Context) error {
 
 func (t *pipeTransport) GetSessionId() string { return "" }
 
-func (t *pipeTransport) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (t *pipeTransport) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.mu.Lock()
 	t.onNote = f
 	t.mu.Unlock()
@@ -212,11 +209,9 @@ func oneLine(raw []byte) []byte {
 	return b.Bytes()
 }
 
-func (t *pipeTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return fmt.Errorf("%s: %w", n.Method, err)
-	}
+func (t *pipeTransport) SendNotification(ctx context.Context, n jsonrpc.Message) error {
+	params := oneLine(n.Params)
+	b := jsonrpc.AppendNotification(make([]byte, 0, len(params)+len(n.Method)+40), n.Method, params)
 	return t.write(ctx, append(b, '\n'))
 }
 
@@ -276,7 +271,7 @@ func (t *pipeTransport) deliver(line []byte) {
 	}
 	switch {
 	case env.Method != nil && !env.HasID():
-		t.notification(line)
+		t.notification(env, line)
 	case env.Method != nil:
 		t.request(env)
 	case env.HasID():
@@ -286,12 +281,14 @@ func (t *pipeTransport) deliver(line []byte) {
 	}
 }
 
-func (t *pipeTransport) notification(line []byte) {
-	var n mcp.JSONRPCNotification
-	if err := json.Unmarshal(line, &n); err != nil {
-		t.dropped("unreadable notification", line)
+func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte) {
+	method, ok := rawjson.String(env.Method)
+	if !ok {
+		t.dropped("a notification whose method is not a string", line)
 		return
 	}
+	// The reader reuses its buffer: the params are the handler's copy.
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method, Params: append(json.RawMessage(nil), env.Params...)}
 	t.mu.Lock()
 	f := t.onNote
 	t.mu.Unlock()

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -48,7 +46,7 @@ func pipePairLimit(t *testing.T, max int64) (*pipeTransport, *os.File, *os.File)
 func TestPipeTransportResultBytes(t *testing.T) {
 	tr, serverIn, serverOut := pipePair(t)
 	var notes []string
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { notes = append(notes, n.Method) })
+	tr.SetNotificationHandler(func(n jsonrpc.Message) { notes = append(notes, n.Method) })
 	result := `{ "z" : 1,"a":"\u00e9\"}", "n":[{},[]] }`
 	go func() {
 		line, err := bufio.NewReader(serverIn).ReadBytes('\n')

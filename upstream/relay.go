@@ -74,17 +74,15 @@ func (cn *conn) onServerRequest(ctx context.Context, req jsonrpc.Message) (*json
 }
 
 // relayNotification passes a notification on to OnNotification.
-func (cn *conn) relayNotification(n mcp.JSONRPCNotification) {
+// The params go as the server sent them, on one line.
+func (cn *conn) relayNotification(n jsonrpc.Message) {
 	f := cn.c.opts.OnNotification
 	if f == nil {
 		return
 	}
-	if len(n.Params.Meta) == 0 {
-		n.Params.Meta = nil // mcp-go fills in an empty one the server never sent
-	}
-	params, err := json.Marshal(n.Params)
-	if err != nil {
-		return
+	params := oneLine(n.Params)
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage(`{}`)
 	}
 	f(cn.c.cfg.Name, n.Method, params)
 }
@@ -99,9 +97,14 @@ func (c *Client) Notify(ctx context.Context, method string, params map[string]an
 	if cn == nil {
 		return nil
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
-	n.Method = method
-	n.Params.AdditionalFields = params
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method}
+	if len(params) > 0 {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s params: %w", method, err)
+		}
+		n.Params = b
+	}
 	return cn.tr.SendNotification(ctx, n)
 }
 

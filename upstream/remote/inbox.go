@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/jsonrpc"
 )
 
@@ -23,7 +21,7 @@ type inbox struct {
 
 	mu      sync.Mutex
 	pending map[string]chan *jsonrpc.Message // by the id's JSON
-	onNote  func(mcp.JSONRPCNotification)
+	onNote  func(jsonrpc.Message)
 	onReq   jsonrpc.RequestHandler
 	err     error // set once closed: why nothing more is answered
 }
@@ -32,7 +30,7 @@ func newInbox(log *slog.Logger, post func(ctx context.Context, what string, body
 	return &inbox{log: log, post: post, pending: map[string]chan *jsonrpc.Message{}}
 }
 
-func (in *inbox) setNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (in *inbox) setNotificationHandler(f func(jsonrpc.Message)) {
 	in.mu.Lock()
 	in.onNote = f
 	in.mu.Unlock()
@@ -107,7 +105,7 @@ func (in *inbox) deliver(ctx context.Context, data []byte) {
 	case m.IsRequest():
 		in.request(ctx, m)
 	case m.IsNotification():
-		in.notification(data)
+		in.notification(m)
 	case m.HasID():
 		in.response(&m)
 	default:
@@ -131,12 +129,7 @@ func (in *inbox) response(m *jsonrpc.Message) {
 	ch <- m
 }
 
-func (in *inbox) notification(data []byte) {
-	var n mcp.JSONRPCNotification
-	if err := json.Unmarshal(data, &n); err != nil {
-		in.log.Debug("ignored an unreadable notification", "err", err)
-		return
-	}
+func (in *inbox) notification(n jsonrpc.Message) {
 	in.mu.Lock()
 	f := in.onNote
 	in.mu.Unlock()

@@ -28,10 +28,8 @@ func request(id int64, method string) jsonrpc.Message {
 	return jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: strconv.AppendInt(nil, id, 10), Method: method}
 }
 
-func initialized() mcp.JSONRPCNotification {
-	n := mcp.JSONRPCNotification{JSONRPC: jsonrpc.Version}
-	n.Method = string(mcp.MethodNotificationInitialized)
-	return n
+func initialized() jsonrpc.Message {
+	return jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: string(mcp.MethodNotificationInitialized)}
 }
 
 // readID returns the id of the JSON-RPC message in r's body.
@@ -53,9 +51,8 @@ func noting(t *testing.T, url string) (*Streamable, context.Context, *[]string) 
 	ctx := ctxT(t)
 	tr.Start(ctx)
 	notes := new([]string)
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		p, _ := json.Marshal(n.Params.AdditionalFields)
-		*notes = append(*notes, n.Method+string(p))
+	tr.SetNotificationHandler(func(n jsonrpc.Message) {
+		*notes = append(*notes, n.Method+string(n.Params))
 	})
 	return tr, ctx, notes
 }

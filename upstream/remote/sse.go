@@ -10,8 +10,6 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/jsonrpc"
 )
 
@@ -131,7 +129,7 @@ func (t *SSE) read(er *eventReader, body io.Closer) {
 }
 
 // SetNotificationHandler sets who gets the server's notifications.
-func (t *SSE) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (t *SSE) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.in.setNotificationHandler(f)
 }
 
@@ -160,7 +158,7 @@ func (t *SSE) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Me
 }
 
 // SendNotification POSTs a notification.
-func (t *SSE) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *SSE) SendNotification(ctx context.Context, n jsonrpc.Message) error {
 	body, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", n.Method, err)

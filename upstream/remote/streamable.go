@@ -70,7 +70,7 @@ func (t *Streamable) Start(ctx context.Context) error {
 }
 
 // SetNotificationHandler sets who gets the server's notifications.
-func (t *Streamable) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (t *Streamable) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.in.setNotificationHandler(f)
 }
 
@@ -334,7 +334,7 @@ func (t *Streamable) resume(ctx context.Context, lastID string) (io.ReadCloser, 
 // SendNotification POSTs a notification. The initialized notification
 // also opens the GET stream, with Options.Listen: the session is set up
 // by then.
-func (t *Streamable) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *Streamable) SendNotification(ctx context.Context, n jsonrpc.Message) error {
 	body, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", n.Method, err)
