@@ -15,8 +15,8 @@ type RemoteError = jsonrpc.Error
 
 // Codes the relay uses (MCP Proxy Protocol 1.0).
 const (
-	codeRelayError       = -32000
-	codeAlreadyConnected = -32001
+	codeRelayError       = rpcwire.CodeServerError
+	codeAlreadyConnected = rpcwire.CodeAlreadyConnected
 )
 
 func isCode(err error, code int) bool {

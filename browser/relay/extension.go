@@ -32,8 +32,8 @@ type extPeer struct {
 // credentials (a legacy extension introduces itself instead), then route
 // what the extension sends.
 func (s *Server) serveExtension(k *socket) {
-	auth := map[string]any{"jsonrpc": "2.0", "id": "proxy:1", "method": "authenticate", "params": map[string]any{}}
-	if err := k.Send(auth); err != nil {
+	auth := jsonrpc.AppendRequest(nil, json.RawMessage(`"proxy:1"`), "authenticate", json.RawMessage(`{}`))
+	if err := k.Send(json.RawMessage(auth)); err != nil {
 		return
 	}
 	var me *extPeer

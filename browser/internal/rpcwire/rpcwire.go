@@ -41,6 +41,13 @@ func (c *Conn) Send(v any) error {
 	return c.WS.Write(ctx, websocket.MessageText, data)
 }
 
+// Error codes of the relay protocol (MCP Proxy Protocol 1.0), beside
+// JSON-RPC's own (package jsonrpc).
+const (
+	CodeServerError      = -32000 // the relay's or the extension's failure
+	CodeAlreadyConnected = -32001 // connect by a client connected already
+)
+
 // Message is a frame on a relay socket: a JSON-RPC message, and the
 // legacy protocol's routing member after it.
 type Message struct {
