@@ -287,6 +287,12 @@ func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte) {
 		t.dropped("a notification whose method is not a string", line)
 		return
 	}
+	if len(env.Params) > 0 && !rawjson.Valid(env.Params) {
+		// The envelope's scan skims the params; they go on to the
+		// client, so they must be JSON.
+		t.dropped("a notification whose params are not JSON", line)
+		return
+	}
 	// The reader reuses its buffer: the params are the handler's copy.
 	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method, Params: append(json.RawMessage(nil), env.Params...)}
 	t.mu.Lock()

@@ -138,3 +138,17 @@ func TestPipeTransportServerRequestID(t *testing.T) {
 		t.Errorf("answer without a handler = %s, want %s", line, want)
 	}
 }
+
+// TestPipeTransportNotificationParams: a notification's params reach the
+// handler as the server wrote them; params that are not JSON (which the
+// envelope's scan alone would let through) drop the notification.
+func TestPipeTransportNotificationParams(t *testing.T) {
+	tr, _, serverOut := pipePair(t)
+	got := make(chan string, 2)
+	tr.SetNotificationHandler(func(n jsonrpc.Message) { got <- n.Method + " " + string(n.Params) })
+	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":tru}}`)
+	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":18446744073709551617, "x":"\u00e9"}}`)
+	if g, want := <-got, `notifications/progress {"progress":18446744073709551617, "x":"\u00e9"}`; g != want {
+		t.Errorf("delivered first: %s\nwant: %s", g, want)
+	}
+}
