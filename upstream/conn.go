@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/nbpipe"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/remote"
 )
 
@@ -44,13 +45,15 @@ const resyncDelay = 50 * time.Millisecond
 type RPCError = jsonrpc.Error
 
 // serverError is the error member a server answered with. An error that
-// is not an object (some servers send a bare string) is an internal
-// error, as mcp-go's client has it.
+// is not a JSON object (some servers send a bare string) is an internal
+// error, as mcp-go's client has it. Its data is put on one line: it may
+// be passed on to a client that reads a message a line.
 func serverError(raw json.RawMessage) *RPCError {
 	e := jsonrpc.DecodeError(raw)
-	if len(raw) > 0 && raw[0] != '{' {
+	if len(raw) == 0 || raw[0] != '{' || !rawjson.Valid(raw) {
 		e.Code = jsonrpc.CodeInternalError
 	}
+	e.Data = oneLine(e.Data)
 	return e
 }
 
