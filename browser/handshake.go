@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/coder/websocket"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // errRefused is wrapped by errors of a relay that refused this client (a
@@ -38,7 +40,8 @@ func (c *Client) handshake(ctx context.Context, s *socket) (handshakeResult, err
 		method string
 		params any
 	}{{hsID, "mcp_handshake", params}, {s.ids.Add(1), "list_extensions", struct{}{}}} {
-		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id, "method": m.method, "params": m.params})
+		params, _ := json.Marshal(m.params) // strings only
+		msg := jsonrpc.AppendRequest(nil, strconv.AppendInt(nil, m.id, 10), m.method, params)
 		if err := s.conn.Write(ctx, websocket.MessageText, msg); err != nil {
 			return hs, fmt.Errorf("mcp_handshake: %w: %v", ErrRelayClosed, err)
 		}
@@ -63,10 +66,10 @@ func (c *Client) handshake(ctx context.Context, s *socket) (handshakeResult, err
 			continue
 		}
 		switch {
-		case len(f.ID) > 0 && idKey(f.ID) == want:
+		case len(f.ID) > 0 && jsonrpc.IDKey(f.ID) == want:
 			if len(f.Error) > 0 && string(f.Error) != "null" {
 				// The relay's own words and code, as it sent them.
-				return hs, fmt.Errorf("%w: mcp_handshake: %w", errRefused, decodeError(f.Error))
+				return hs, fmt.Errorf("%w: mcp_handshake: %w", errRefused, jsonrpc.DecodeError(f.Error))
 			}
 			_ = json.Unmarshal(f.Result, &hs)
 			if hs.Authenticated != nil && !*hs.Authenticated {

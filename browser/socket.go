@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/coder/websocket"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // ErrRelayClosed is wrapped by errors of calls cut off because the relay
@@ -82,7 +84,7 @@ func (s *socket) readLoop(ctx context.Context) {
 }
 
 func (s *socket) deliver(f frame) {
-	key := idKey(f.ID)
+	key := jsonrpc.IDKey(f.ID)
 	s.mu.Lock()
 	p := s.pending[key]
 	delete(s.pending, key)
@@ -91,7 +93,7 @@ func (s *socket) deliver(f frame) {
 		return // late answer to a call that gave up
 	}
 	if len(f.Error) > 0 && string(f.Error) != "null" {
-		p.reply <- reply{err: decodeError(f.Error)}
+		p.reply <- reply{err: jsonrpc.DecodeError(f.Error)}
 		return
 	}
 	p.reply <- reply{result: f.Result}
@@ -105,7 +107,7 @@ func (s *socket) deliverLegacy(f frame, data json.RawMessage) {
 	var key string
 	var p *pendingCall
 	if len(f.ID) > 0 {
-		key = idKey(f.ID)
+		key = jsonrpc.IDKey(f.ID)
 		p = s.pending[key]
 	}
 	if p == nil {
@@ -118,11 +120,11 @@ func (s *socket) deliverLegacy(f frame, data json.RawMessage) {
 	hasErr := len(f.Error) > 0 && string(f.Error) != "null"
 	switch {
 	case p == nil && hasErr:
-		params, _ := json.Marshal(map[string]string{"reason": decodeError(f.Error).Message})
-		s.notify(frame{Method: "disconnected", Params: params})
+		params, _ := json.Marshal(map[string]string{"reason": jsonrpc.DecodeError(f.Error).Message})
+		s.notify(frame{Message: jsonrpc.Message{Method: "disconnected", Params: params}})
 	case p == nil:
 	case hasErr:
-		p.reply <- reply{err: decodeError(f.Error)}
+		p.reply <- reply{err: jsonrpc.DecodeError(f.Error)}
 	case len(f.Result) > 0:
 		p.reply <- reply{result: f.Result}
 	default:
@@ -165,16 +167,16 @@ func (s *socket) call(ctx context.Context, method string, params any, forwarded 
 		s.mu.Unlock()
 	}()
 
-	if params == nil {
-		params = struct{}{}
+	raw := json.RawMessage("{}")
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		raw = b
 	}
-	msg, err := json.Marshal(struct {
-		JSONRPC      string `json:"jsonrpc"`
-		ID           int64  `json:"id"`
-		Method       string `json:"method"`
-		Params       any    `json:"params"`
-		ConnectionID string `json:"connectionId,omitempty"` // the legacy protocol routes by it
-	}{"2.0", mustAtoi(id), method, params, connID})
+	// The legacy protocol routes by connectionId, after the members.
+	msg, err := json.Marshal(frame{Message: *jsonrpc.NewRequest(json.RawMessage(id), method, raw), ConnectionID: connID})
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode params: %w", method, err)
 	}
@@ -195,11 +197,6 @@ func (s *socket) call(ctx context.Context, method string, params any, forwarded 
 		}
 		return nil, ctx.Err()
 	}
-}
-
-func mustAtoi(s string) int64 {
-	n, _ := strconv.ParseInt(s, 10, 64)
-	return n
 }
 
 // failForwarded fails the calls waiting on the extension, which will not

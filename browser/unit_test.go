@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 func jwt(t *testing.T, claims map[string]any) string {
@@ -97,7 +99,7 @@ func TestDecodeErrorShapes(t *testing.T) {
 		`{"code":-32001}`:                                  {Code: -32001, Message: "error without a message"},
 		`42`:                                               {Message: "malformed error: 42"},
 	} {
-		if got := decodeError(json.RawMessage(raw)); *got != want {
+		if got := jsonrpc.DecodeError(json.RawMessage(raw)); got.Code != want.Code || got.Message != want.Message {
 			t.Errorf("%s: got %+v, want %+v", raw, *got, want)
 		}
 	}

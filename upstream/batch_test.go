@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // TestBatchHoldsUntilFlush: requests sent under a Batch reach the server
@@ -24,7 +24,7 @@ func TestBatchHoldsUntilFlush(t *testing.T) {
 		for i := range 3 {
 			key := fmt.Sprintf(`"r%d-%d"`, round, i)
 			line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key))
-			tr.start(context.Background(), &b, key, line, func(resp *jsonrpc.Response, err error) {
+			tr.start(context.Background(), &b, key, line, func(resp *jsonrpc.Message, err error) {
 				if err != nil {
 					answers <- "error: " + err.Error()
 					return
@@ -81,7 +81,7 @@ func TestFlushAfterDroppedLine(t *testing.T) {
 	tr, serverIn, serverOut := pipePairLimit(t, 1024)
 	flushed := make(flushCounter, 1)
 	tr.start(context.Background(), nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"),
-		func(resp *jsonrpc.Response, err error) {
+		func(resp *jsonrpc.Message, err error) {
 			if err == nil {
 				tr.flushAfterRead(flushed) // as conn.start does on the reader
 			}
@@ -106,14 +106,14 @@ func TestFlushAfterDroppedLine(t *testing.T) {
 func TestReaderHoldsWhatItLetsOut(t *testing.T) {
 	tr, serverIn, serverOut := pipePair(t)
 	ctx := context.Background()
-	ignore := func(*jsonrpc.Response, error) {}
+	ignore := func(*jsonrpc.Message, error) {}
 	follow := func(i int) {
 		key := fmt.Sprintf(`"f%d"`, i)
 		tr.start(ctx, nil, key, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key)), ignore)
 	}
 	early := make(chan string, 1)
-	tr.start(ctx, nil, `"r0"`, []byte(`{"jsonrpc":"2.0","id":"r0","method":"ping"}`+"\n"), func(*jsonrpc.Response, error) { follow(0) })
-	tr.start(ctx, nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"), func(*jsonrpc.Response, error) {
+	tr.start(ctx, nil, `"r0"`, []byte(`{"jsonrpc":"2.0","id":"r0","method":"ping"}`+"\n"), func(*jsonrpc.Message, error) { follow(0) })
+	tr.start(ctx, nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"), func(*jsonrpc.Message, error) {
 		// f0 was sent by now, on this same reader: it must not be out yet.
 		if n := buffered(t, serverIn); n != 0 {
 			early <- fmt.Sprintf("the server could read %d bytes while the reader was delivering", n)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // list is one of the four catalog lists: the method that fetches it and the
@@ -120,7 +122,7 @@ func (cn *conn) listAll(ctx context.Context, l list) ([]json.RawMessage, error) 
 // onNotification runs on the transport's reader goroutine: it must never
 // call the server from here (the answer could only arrive through this very
 // goroutine), so list changes are handed to a timer.
-func (cn *conn) onNotification(n mcp.JSONRPCNotification) {
+func (cn *conn) onNotification(n jsonrpc.Message) {
 	switch n.Method {
 	case string(mcp.MethodNotificationToolsListChanged):
 		cn.markDirty(listTools)
@@ -130,7 +132,7 @@ func (cn *conn) onNotification(n mcp.JSONRPCNotification) {
 	case string(mcp.MethodNotificationPromptsListChanged):
 		cn.markDirty(listPrompts)
 	case string(mcp.MethodNotificationProgress):
-		cn.relayProgress(n)
+		cn.relayProgress(n.Params)
 	case string(mcp.MethodNotificationMessage), string(mcp.MethodNotificationResourceUpdated):
 		cn.relayNotification(n)
 	}

@@ -16,8 +16,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/nbpipe"
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/remote"
 )
 
@@ -28,9 +29,9 @@ const protocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 // (pipeTransport) or HTTP (package remote).
 type transport interface {
 	Start(ctx context.Context) error
-	SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error)
-	SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error
-	SetNotificationHandler(f func(mcp.JSONRPCNotification))
+	SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error)
+	SendNotification(ctx context.Context, n jsonrpc.Message) error
+	SetNotificationHandler(f func(jsonrpc.Message))
 	SetRequestHandler(f jsonrpc.RequestHandler)
 	Close() error
 }
@@ -41,13 +42,20 @@ const resyncDelay = 50 * time.Millisecond
 
 // RPCError is a JSON-RPC error returned by an upstream server, kept whole
 // so it can be passed on unchanged.
-type RPCError struct {
-	Code    int
-	Message string
-	Data    json.RawMessage
-}
+type RPCError = jsonrpc.Error
 
-func (e *RPCError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+// serverError is the error member a server answered with. An error that
+// is not a JSON object (some servers send a bare string) is an internal
+// error, as mcp-go's client has it. Its data is put on one line: it may
+// be passed on to a client that reads a message a line.
+func serverError(raw json.RawMessage) *RPCError {
+	e := jsonrpc.DecodeError(raw)
+	if len(raw) == 0 || raw[0] != '{' || !rawjson.Valid(raw) {
+		e.Code = jsonrpc.CodeInternalError
+	}
+	e.Data = oneLine(e.Data)
+	return e
+}
 
 // conn is one live connection to a server: created by connect, ended by
 // close or by the server going away.
@@ -250,8 +258,7 @@ func (cn *conn) initialize(ctx context.Context) error {
 	if v, ok := cn.tr.(interface{ SetProtocolVersion(string) }); ok {
 		v.SetProtocolVersion(res.ProtocolVersion)
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
-	n.Method = string(mcp.MethodNotificationInitialized)
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: string(mcp.MethodNotificationInitialized)}
 	if err := cn.tr.SendNotification(ctx, n); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
@@ -312,7 +319,7 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)
 	}
-	req := jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method}
+	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: json.RawMessage(`"` + id + `"`), Method: method}
 	if len(params) > 0 {
 		req.Params = params
 	}
@@ -335,14 +342,14 @@ func (cn *conn) ownID(prefix, suffix string) string {
 // result, the server's error as an *RPCError, or what went wrong on the
 // way, with notifications/cancelled sent when ctx ended it or mcpx
 // aborted it (a limit, or the caller's cancel).
-func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Response, err error) (json.RawMessage, error) {
+func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Message, err error) (json.RawMessage, error) {
 	if err != nil {
 		if a, ok := err.(aborted); ok {
-			go cn.cancelRequest(mcp.NewRequestId(id), a.cause)
+			go cn.cancelRequest(id, a.cause)
 			return nil, a.cause
 		}
 		if ctx.Err() != nil {
-			go cn.cancelRequest(mcp.NewRequestId(id), context.Cause(ctx))
+			go cn.cancelRequest(id, context.Cause(ctx))
 			return nil, ctx.Err()
 		}
 		if childGone(err) && cn.proc != nil {
@@ -353,8 +360,8 @@ func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Re
 		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	if resp.Error != nil {
-		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
+	if resp.HasError() {
+		return nil, serverError(resp.Error)
 	}
 	if len(resp.Result) == 0 {
 		return json.RawMessage(`{}`), nil
@@ -366,9 +373,9 @@ func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Re
 // ctx ends whatever the layers below are doing: the HTTP transports
 // watch ctx, but the OAuth token read under them may wait on the OS
 // keychain, which does not. What is left ends with the connection.
-func (cn *conn) send(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+func (cn *conn) send(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	type reply struct {
-		resp *jsonrpc.Response
+		resp *jsonrpc.Message
 		err  error
 	}
 	ch := make(chan reply, 1)
@@ -384,18 +391,7 @@ func (cn *conn) send(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Respons
 	}
 }
 
-func rawData(v any) json.RawMessage {
-	if v == nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-func (cn *conn) cancelRequest(id mcp.RequestId, why error) {
+func (cn *conn) cancelRequest(id string, why error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	reason := "cancelled by the client"
@@ -406,14 +402,13 @@ func (cn *conn) cancelRequest(id mcp.RequestId, why error) {
 	case errors.Is(why, context.DeadlineExceeded):
 		reason = "timed out"
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
-	n.Method = string(mcp.MethodNotificationCancelled)
-	n.Params.AdditionalFields = map[string]any{"requestId": id, "reason": reason}
+	params, _ := json.Marshal(map[string]string{"requestId": id, "reason": reason})
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: string(mcp.MethodNotificationCancelled), Params: params}
 	if err := cn.tr.SendNotification(ctx, n); err != nil {
-		cn.c.log.Debug("could not cancel upstream request", "id", id.String(), "err", err)
+		cn.c.log.Debug("could not cancel upstream request", "id", id, "err", err)
 		return
 	}
-	cn.c.log.Debug("cancelled upstream request", "id", id.String(), "reason", reason)
+	cn.c.log.Debug("cancelled upstream request", "id", id, "reason", reason)
 }
 
 // checkAlive pings a remote server after a transport error; a failed ping

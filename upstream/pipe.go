@@ -5,18 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/frame"
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // pipeTransport speaks newline-delimited JSON-RPC on a child's stdin and
@@ -53,7 +50,7 @@ type pipeTransport struct {
 
 	mu      sync.Mutex
 	pending map[string]answerFunc // by raw id
-	onNote  func(mcp.JSONRPCNotification)
+	onNote  func(jsonrpc.Message)
 	onReq   jsonrpc.RequestHandler
 }
 
@@ -72,7 +69,7 @@ func (t *pipeTransport) Start(context.Context) error {
 
 func (t *pipeTransport) GetSessionId() string { return "" }
 
-func (t *pipeTransport) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (t *pipeTransport) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.mu.Lock()
 	t.onNote = f
 	t.mu.Unlock()
@@ -110,26 +107,20 @@ func (t *pipeTransport) fail(err error) {
 // answerFunc receives the answer to one request, or why there is none,
 // exactly once. It runs on the transport's reader, or on the goroutine
 // that found the request could not go out, and must not block.
-type answerFunc func(*jsonrpc.Response, error)
+type answerFunc func(*jsonrpc.Message, error)
 
 // SendRequest writes the request and waits for its answer, ctx or the
 // end of the transport.
-func (t *pipeTransport) SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
-	id, err := json.Marshal(req.ID)
-	if err != nil {
-		return nil, fmt.Errorf("request id: %w", err)
-	}
-	line, err := requestLine(id, req.Method, req.Params)
-	if err != nil {
-		return nil, err
-	}
+func (t *pipeTransport) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
+	id := req.ID
+	line := requestLine(id, req.Method, req.Params)
 	type reply struct {
-		resp *jsonrpc.Response
+		resp *jsonrpc.Message
 		err  error
 	}
 	ch := make(chan reply, 1)
 	key := string(id)
-	if !t.await(key, func(resp *jsonrpc.Response, err error) { ch <- reply{resp, err} }) {
+	if !t.await(key, func(resp *jsonrpc.Message, err error) { ch <- reply{resp, err} }) {
 		return nil, t.lost
 	}
 	// Written here rather than posted: a write cut short reports why.
@@ -199,29 +190,10 @@ func (t *pipeTransport) forget(key string) bool {
 }
 
 // requestLine is a request as one line.
-func requestLine(id json.RawMessage, method string, params any) ([]byte, error) {
-	var raw []byte
-	switch p := params.(type) {
-	case nil:
-	case json.RawMessage:
-		raw = p
-	default:
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s params: %w", method, err)
-		}
-		raw = b
-	}
-	line := make([]byte, 0, len(raw)+len(id)+len(method)+48)
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
-	line = append(line, id...)
-	line = append(line, `,"method":`...)
-	line = rawjson.AppendString(line, method)
-	if len(raw) > 0 {
-		line = append(line, `,"params":`...)
-		line = append(line, oneLine(raw)...)
-	}
-	return append(line, "}\n"...), nil
+func requestLine(id json.RawMessage, method string, params json.RawMessage) []byte {
+	params = oneLine(params)
+	line := make([]byte, 0, len(params)+len(id)+len(method)+48)
+	return append(jsonrpc.AppendRequest(line, id, method, params), '\n')
 }
 
 // oneLine keeps a message on one line: params with a newline inside
@@ -237,11 +209,9 @@ func oneLine(raw []byte) []byte {
 	return b.Bytes()
 }
 
-func (t *pipeTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return fmt.Errorf("%s: %w", n.Method, err)
-	}
+func (t *pipeTransport) SendNotification(ctx context.Context, n jsonrpc.Message) error {
+	params := oneLine(n.Params)
+	b := jsonrpc.AppendNotification(make([]byte, 0, len(params)+len(n.Method)+40), n.Method, params)
 	return t.write(ctx, append(b, '\n'))
 }
 
@@ -294,14 +264,14 @@ func (t *pipeTransport) flushAfterRead(f Flusher) {
 }
 
 func (t *pipeTransport) deliver(line []byte) {
-	env, err := frame.ReadEnvelope(line)
+	env, err := jsonrpc.ReadEnvelope(line)
 	if err != nil {
 		t.dropped("not a JSON object", line)
 		return
 	}
 	switch {
 	case env.Method != nil && !env.HasID():
-		t.notification(line)
+		t.notification(env, line)
 	case env.Method != nil:
 		t.request(env)
 	case env.HasID():
@@ -311,12 +281,20 @@ func (t *pipeTransport) deliver(line []byte) {
 	}
 }
 
-func (t *pipeTransport) notification(line []byte) {
-	var n mcp.JSONRPCNotification
-	if err := json.Unmarshal(line, &n); err != nil {
-		t.dropped("unreadable notification", line)
+func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte) {
+	method, ok := rawjson.String(env.Method)
+	if !ok {
+		t.dropped("a notification whose method is not a string", line)
 		return
 	}
+	if len(env.Params) > 0 && !rawjson.Valid(env.Params) {
+		// The envelope's scan skims the params; they go on to the
+		// client, so they must be JSON.
+		t.dropped("a notification whose params are not JSON", line)
+		return
+	}
+	// The reader reuses its buffer: the params are the handler's copy.
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method, Params: append(json.RawMessage(nil), env.Params...)}
 	t.mu.Lock()
 	f := t.onNote
 	t.mu.Unlock()
@@ -325,7 +303,7 @@ func (t *pipeTransport) notification(line []byte) {
 	}
 }
 
-func (t *pipeTransport) response(env frame.Envelope) {
+func (t *pipeTransport) response(env jsonrpc.Envelope) {
 	t.mu.Lock()
 	answer := t.pending[string(env.ID)]
 	delete(t.pending, string(env.ID))
@@ -333,40 +311,37 @@ func (t *pipeTransport) response(env frame.Envelope) {
 	if answer == nil {
 		return // an answer to a request given up on
 	}
-	resp := &jsonrpc.Response{JSONRPC: mcp.JSONRPC_VERSION}
-	if env.Error != nil && string(env.Error) != "null" {
-		var e mcp.JSONRPCErrorDetails
-		if json.Unmarshal(env.Error, &e) != nil {
-			e = mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "the server sent an unreadable error"}
-		}
-		resp.Error = &e
+	// The reader reuses its buffer: the members are the caller's copies.
+	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version}
+	if env.HasError() {
+		resp.Error = append(json.RawMessage(nil), env.Error...)
 	} else {
-		// The reader reuses its buffer: the result is the caller's copy.
 		resp.Result = append(json.RawMessage(nil), env.Result...)
 	}
 	answer(resp, nil)
 }
 
 // request answers a request from the server on a goroutine of its own.
-func (t *pipeTransport) request(env frame.Envelope) {
+func (t *pipeTransport) request(env jsonrpc.Envelope) {
 	method, _ := rawjson.String(env.Method)
-	id := append(json.RawMessage(nil), env.ID...)
-	var params any
+	// The reader reuses its buffer: the members are the handler's copies.
+	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: append(json.RawMessage(nil), env.ID...), Method: method}
 	if len(env.Params) > 0 {
-		params = append(json.RawMessage(nil), env.Params...)
+		req.Params = append(json.RawMessage(nil), env.Params...)
 	}
 	t.mu.Lock()
 	f := t.onReq
 	t.mu.Unlock()
 	go func() {
-		var reqID mcp.RequestId
-		_ = json.Unmarshal(id, &reqID)
-		var resp *jsonrpc.Response
+		var resp *jsonrpc.Message
 		if f != nil {
-			resp, _ = f(context.Background(), jsonrpc.Request{JSONRPC: mcp.JSONRPC_VERSION, ID: reqID, Method: method, Params: params})
+			var err error
+			if resp, err = f(context.Background(), req); err != nil {
+				resp = jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+			}
 		}
 		if resp == nil {
-			resp = jsonrpc.NewError(reqID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+method, nil)
+			resp = jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpx does not support " + method})
 		}
 		b, err := json.Marshal(resp)
 		if err != nil {

@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/upstream/frame"
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // pipePair is a pipeTransport and the server's ends of its pipes.
@@ -48,7 +46,7 @@ func pipePairLimit(t *testing.T, max int64) (*pipeTransport, *os.File, *os.File)
 func TestPipeTransportResultBytes(t *testing.T) {
 	tr, serverIn, serverOut := pipePair(t)
 	var notes []string
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { notes = append(notes, n.Method) })
+	tr.SetNotificationHandler(func(n jsonrpc.Message) { notes = append(notes, n.Method) })
 	result := `{ "z" : 1,"a":"\u00e9\"}", "n":[{},[]] }`
 	go func() {
 		line, err := bufio.NewReader(serverIn).ReadBytes('\n')
@@ -60,7 +58,7 @@ func TestPipeTransportResultBytes(t *testing.T) {
 		fmt.Fprintf(serverOut, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n")
 		fmt.Fprintf(serverOut, "{\"result\":%s , \"id\":%s,\"jsonrpc\":\"2.0\"}\n", result, req.ID)
 	}()
-	resp, err := tr.SendRequest(context.Background(), jsonrpc.Request{ID: mcp.NewRequestId("r1"), Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)})
+	resp, err := tr.SendRequest(context.Background(), jsonrpc.Message{ID: json.RawMessage(`"r1"`), Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +80,7 @@ func TestPipeTransportDeafServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	big := json.RawMessage(`{"s":"` + strings.Repeat("x", 1<<20) + `"}`)
-	_, err := tr.SendRequest(ctx, jsonrpc.Request{ID: mcp.NewRequestId(int64(1)), Method: "tools/call", Params: big})
+	_, err := tr.SendRequest(ctx, jsonrpc.Message{ID: json.RawMessage(`1`), Method: "tools/call", Params: big})
 	if !errors.Is(err, errDeaf) {
 		t.Fatalf("err = %v, want errDeaf", err)
 	}
@@ -94,7 +92,7 @@ func TestPipeTransportDeafServer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the connection was not told that the transport broke")
 	}
-	if _, err := tr.SendRequest(context.Background(), jsonrpc.Request{ID: mcp.NewRequestId(int64(2)), Method: "ping"}); !errors.Is(err, errDeaf) {
+	if _, err := tr.SendRequest(context.Background(), jsonrpc.Message{ID: json.RawMessage(`2`), Method: "ping"}); !errors.Is(err, errDeaf) {
 		t.Errorf("a request after the break: %v, want errDeaf", err)
 	}
 }
@@ -103,13 +101,70 @@ func TestPipeTransportDeafServer(t *testing.T) {
 // as a JSON string whatever it holds (Go's quoting would write \x7f).
 func TestRequestLineIsJSON(t *testing.T) {
 	for _, method := range []string{"tools/call", "x/\x7f", "é/ü", `a"b\c`} {
-		line, err := requestLine(json.RawMessage(`"mcpx-1"`), method, json.RawMessage(`{"a":1}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		line := requestLine(json.RawMessage(`"mcpx-1"`), method, json.RawMessage(`{"a":1}`))
 		var m struct{ Method string }
 		if err := json.Unmarshal(line, &m); err != nil || m.Method != method {
 			t.Errorf("requestLine(%q) = %s: method %q, %v", method, line, m.Method, err)
+		}
+	}
+}
+
+// TestPipeTransportServerRequestID: a request from the server is answered
+// with its id as the server wrote it, a number past 2^53 included (read
+// through a float64, its last digit would change), and its params reach
+// the handler as sent.
+func TestPipeTransportServerRequestID(t *testing.T) {
+	tr, serverIn, serverOut := pipePair(t)
+	got := make(chan jsonrpc.Message, 1)
+	tr.SetRequestHandler(func(_ context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
+		got <- req
+		return jsonrpc.NewResult(req.ID, json.RawMessage(`{"roots":[]}`)), nil
+	})
+	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","id":9007199254740993,"method":"roots/list","params":{"x":[1, 2]}}`)
+	line, err := bufio.NewReader(serverIn).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":9007199254740993,"result":{"roots":[]}}` + "\n"; string(line) != want {
+		t.Errorf("answer = %s, want %s", line, want)
+	}
+	if req := <-got; req.Method != "roots/list" || string(req.Params) != `{"x":[1, 2]}` {
+		t.Errorf("the handler got %s %s", req.Method, req.Params)
+	}
+	tr.SetRequestHandler(nil)
+	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","id":"s-1","method":"sampling/createMessage"}`)
+	line, _ = bufio.NewReader(serverIn).ReadBytes('\n')
+	if want := `{"jsonrpc":"2.0","id":"s-1","error":{"code":-32601,"message":"mcpx does not support sampling/createMessage"}}` + "\n"; string(line) != want {
+		t.Errorf("answer without a handler = %s, want %s", line, want)
+	}
+}
+
+// TestPipeTransportNotificationParams: a notification's params reach the
+// handler as the server wrote them; params that are not JSON (which the
+// envelope's scan alone would let through) drop the notification.
+func TestPipeTransportNotificationParams(t *testing.T) {
+	tr, _, serverOut := pipePair(t)
+	got := make(chan string, 2)
+	tr.SetNotificationHandler(func(n jsonrpc.Message) { got <- n.Method + " " + string(n.Params) })
+	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":tru}}`)
+	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":18446744073709551617, "x":"\u00e9"}}`)
+	if g, want := <-got, `notifications/progress {"progress":18446744073709551617, "x":"\u00e9"}`; g != want {
+		t.Errorf("delivered first: %s\nwant: %s", g, want)
+	}
+}
+
+// TestServerError: the error member of a server's answer, in the shapes
+// servers send, as mcpx passes it on: a bare string or unreadable bytes
+// are an internal error, data is kept and put on one line.
+func TestServerError(t *testing.T) {
+	for raw, want := range map[string]RPCError{
+		`{"code":-32602,"message":"bad","data":{"a":` + "\n" + `1}}`: {Code: -32602, Message: "bad", Data: json.RawMessage(`{"a":1}`)},
+		`"cursor_invalid"`:              {Code: jsonrpc.CodeInternalError, Message: "cursor_invalid"},
+		`{"code":-32000,"message":tru}`: {Code: jsonrpc.CodeInternalError, Message: `malformed error: {"code":-32000,"message":tru}`},
+	} {
+		got := serverError(json.RawMessage(raw))
+		if got.Code != want.Code || got.Message != want.Message || string(got.Data) != string(want.Data) {
+			t.Errorf("serverError(%s) = %+v, want %+v", raw, *got, want)
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/nbpipe"
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
 )
 
 // errDeaf breaks a connection whose server stopped reading its stdin in

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -122,8 +120,12 @@ func (cn *conn) unroute(token string, routed bool) {
 // relayProgress passes an upstream progress notification to the request
 // it belongs to. Progress for an unknown token (a request that has already
 // been answered) is dropped, as the protocol requires.
-func (cn *conn) relayProgress(n mcp.JSONRPCNotification) {
-	own, ok := n.Params.AdditionalFields["progressToken"].(string)
+func (cn *conn) relayProgress(params json.RawMessage) {
+	raw, err := rawjson.Get(params, "progressToken")
+	if err != nil {
+		return
+	}
+	own, ok := rawjson.String(raw)
 	if !ok {
 		return
 	}
@@ -139,15 +141,9 @@ func (cn *conn) relayProgress(n mcp.JSONRPCNotification) {
 	if route.report == nil {
 		return
 	}
-	out := make(map[string]any, len(n.Params.AdditionalFields)+1)
-	for k, v := range n.Params.AdditionalFields {
-		out[k] = v
-	}
-	out["progressToken"] = route.token
-	if len(n.Params.Meta) > 0 {
-		out["_meta"] = n.Params.Meta
-	}
-	b, err := json.Marshal(out)
+	// The caller's token in place of mcpx's; every other byte is the
+	// server's (a progress of 2^64 keeps its digits).
+	b, _, err := rawjson.Replace(oneLine(params), "progressToken", route.token)
 	if err != nil {
 		return
 	}

@@ -56,3 +56,19 @@ func TestRouteProgressOwnToken(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayProgressKeepsBytes: a server's progress reaches the caller with
+// the caller's token put back and every other byte as the server wrote
+// it, on one line: a progress past 2^53 keeps its digits, _meta and
+// members mcpx does not know stay. A token no call holds is dropped.
+func TestRelayProgressKeepsBytes(t *testing.T) {
+	cn := &conn{}
+	var got []string
+	cn.route("mcpx-3", progressRoute{token: json.RawMessage(`{"k":[1]}`), report: func(p json.RawMessage) { got = append(got, string(p)) }})
+	cn.relayProgress(json.RawMessage("{\"progressToken\":\"mcpx-3\",\n \"progress\":18446744073709551617,\"total\":1e3,\"_meta\":{\"x\":true},\"extra\":\"\\u00e9\"}"))
+	cn.relayProgress(json.RawMessage(`{"progressToken":"mcpx-4","progress":1}`))
+	want := `{"progressToken":{"k":[1]},"progress":18446744073709551617,"total":1e3,"_meta":{"x":true},"extra":"\u00e9"}`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("relayed %q, want [%s]", got, want)
+	}
+}

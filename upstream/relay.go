@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // ServerRequestFunc answers a request an upstream server sends to mcpx
@@ -48,41 +48,41 @@ func clientCapabilities(relay bool) mcp.ClientCapabilities {
 
 // onServerRequest answers a request from the server over the raw
 // transport, so nothing in its params or in the answer is lost.
-func (cn *conn) onServerRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+func (cn *conn) onServerRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	if req.Method == string(mcp.MethodPing) {
 		return jsonrpc.NewResult(req.ID, json.RawMessage(`{}`)), nil
 	}
 	handler := cn.c.opts.OnServerRequest
 	if !relayedRequests[req.Method] || handler == nil {
-		return jsonrpc.NewError(req.ID, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil), nil
+		return jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpx does not support " + req.Method}), nil
 	}
+	// Compacted: a remote server's params may span lines, and the client
+	// mcpx relays them to may read one message a line.
 	params, err := json.Marshal(req.Params)
 	if err != nil {
-		return jsonrpc.NewError(req.ID, mcp.INVALID_PARAMS, "unreadable params", nil), nil
+		return jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unreadable params"}), nil
 	}
 	res, err := handler(ctx, cn.c.cfg.Name, req.Method, params)
 	if err != nil {
 		var rpc *RPCError
 		if errors.As(err, &rpc) {
-			return jsonrpc.NewError(req.ID, rpc.Code, rpc.Message, rpc.Data), nil
+			return jsonrpc.NewError(req.ID, rpc), nil
 		}
-		return jsonrpc.NewError(req.ID, mcp.INTERNAL_ERROR, cn.c.opts.Redact(err.Error()), nil), nil
+		return jsonrpc.NewError(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: cn.c.opts.Redact(err.Error())}), nil
 	}
 	return jsonrpc.NewResult(req.ID, res), nil
 }
 
 // relayNotification passes a notification on to OnNotification.
-func (cn *conn) relayNotification(n mcp.JSONRPCNotification) {
+// The params go as the server sent them, on one line.
+func (cn *conn) relayNotification(n jsonrpc.Message) {
 	f := cn.c.opts.OnNotification
 	if f == nil {
 		return
 	}
-	if len(n.Params.Meta) == 0 {
-		n.Params.Meta = nil // mcp-go fills in an empty one the server never sent
-	}
-	params, err := json.Marshal(n.Params)
-	if err != nil {
-		return
+	params := oneLine(n.Params)
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage(`{}`)
 	}
 	f(cn.c.cfg.Name, n.Method, params)
 }
@@ -97,9 +97,14 @@ func (c *Client) Notify(ctx context.Context, method string, params map[string]an
 	if cn == nil {
 		return nil
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION}
-	n.Method = method
-	n.Params.AdditionalFields = params
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method}
+	if len(params) > 0 {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s params: %w", method, err)
+		}
+		n.Params = b
+	}
 	return cn.tr.SendNotification(ctx, n)
 }
 

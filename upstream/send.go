@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // This file sends requests without a goroutine waiting for their answer:
@@ -134,14 +134,9 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)
 	}
-	line, err := requestLine(json.RawMessage(key), method, params)
-	if err != nil {
-		cn.unroute(id, routed)
-		done(nil, err)
-		return noAbort
-	}
+	line := requestLine(json.RawMessage(key), method, params)
 	var stopWatch func() bool
-	finish := func(resp *jsonrpc.Response, err error) {
+	finish := func(resp *jsonrpc.Message, err error) {
 		if stopWatch != nil {
 			stopWatch()
 		}

@@ -6,8 +6,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
 
@@ -26,17 +25,10 @@ func (cn *conn) tooLong(e *frame.TooLongError) []byte {
 	}
 	cn.c.log.Warn("the server's answer is too large: "+e.Error(), "id", string(e.ID))
 	data, _ := json.Marshal(map[string]int64{"size": e.Size, "limit": e.Limit})
-	msg, _ := json.Marshal(map[string]any{
-		"jsonrpc": mcp.JSONRPC_VERSION,
-		"id":      e.ID,
-		"error": map[string]any{
-			"code":    mcp.INTERNAL_ERROR,
-			"message": fmt.Sprintf("server %q: the answer of %s is over the limit of %s (maxMessageBytes)", cn.c.cfg.Name, frame.Bytes(e.Size), frame.Bytes(e.Limit)),
-			"data":    json.RawMessage(data),
-		},
-	})
 	out := append([]byte(nil), e.Prefix...) // "data: " on an SSE stream
-	return append(append(out, msg...), '\n')
+	out = jsonrpc.AppendError(out, e.ID, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: data,
+		Message: fmt.Sprintf("server %q: the answer of %s is over the limit of %s (maxMessageBytes)", cn.c.cfg.Name, frame.Bytes(e.Size), frame.Bytes(e.Limit))})
+	return append(out, '\n')
 }
 
 // httpClient is the client of a remote server: every response body (a

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -107,13 +108,13 @@ func readTarget(params json.RawMessage) (target, *Error) {
 		return true
 	})
 	if err != nil {
-		return t, errorf(CodeInvalidParams, "invalid params: must be an object")
+		return t, jsonrpc.Errorf(CodeInvalidParams, "invalid params: must be an object")
 	}
 	if !hasState {
-		return t, errorf(CodeInvalidParams, "invalid requestState: must be a string")
+		return t, jsonrpc.Errorf(CodeInvalidParams, "invalid requestState: must be a string")
 	}
 	if t.responsesFound && (len(t.responses) == 0 || t.responses[0] != '{') {
-		return t, errorf(CodeInvalidParams, "invalid inputResponses: must be an object of answers by key")
+		return t, jsonrpc.Errorf(CodeInvalidParams, "invalid inputResponses: must be an object of answers by key")
 	}
 	return t, nil
 }
@@ -148,7 +149,7 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		// call (any replica can).
 		params, _, err := rawjson.Replace(req.Params, "requestState", []byte(quote(p.Upstream)))
 		if err != nil {
-			respond(nil, errorf(CodeInvalidParams, "invalid params: %v", err), false)
+			respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid params: %v", err), false)
 			return
 		}
 		s.start(ctx, req, t, params, notify, respond)
@@ -158,7 +159,7 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 	c := s.calls[p.Call]
 	s.mu.Unlock()
 	if c == nil {
-		respond(nil, errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
+		respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
 		return
 	}
 	if e := c.deliver(p.Round, t); e != nil {
@@ -274,7 +275,7 @@ func (c *call) abandon() {
 	if cancel != nil {
 		cancel()
 	}
-	w(nil, errorf(CodeInternalError, "request cancelled"), false)
+	w(nil, jsonrpc.Errorf(CodeInternalError, "request cancelled"), false)
 }
 
 // asked is the source asking the client something: it waits for the
@@ -370,17 +371,17 @@ func (c *call) deliver(round int, t target) *Error {
 	var answers map[string]json.RawMessage
 	if t.responsesFound {
 		if err := json.Unmarshal(t.responses, &answers); err != nil {
-			return errorf(CodeInvalidParams, "invalid inputResponses: %v", err)
+			return jsonrpc.Errorf(CodeInvalidParams, "invalid inputResponses: %v", err)
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.waiter != nil || round != c.round || c.finished {
-		return errorf(CodeInvalidParams, "invalid requestState: already used (each input_required result's requestState is answered once)")
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid requestState: already used (each input_required result's requestState is answered once)")
 	}
 	for key, a := range c.open {
 		if res, ok := answers[key]; ok && (len(res) == 0 || res[0] != '{') {
-			return errorf(CodeInvalidParams, "invalid inputResponses: %q must be the result object of %s", key, a.method)
+			return jsonrpc.Errorf(CodeInvalidParams, "invalid inputResponses: %q must be the result object of %s", key, a.method)
 		}
 	}
 	c.round++
@@ -426,7 +427,7 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	s.forget(c)
 	c.mu.Lock()
 	for _, a := range c.open { // nobody will answer them now
-		a.reply <- reply{err: errorf(CodeInternalError, "the call ended")}
+		a.reply <- reply{err: jsonrpc.Errorf(CodeInternalError, "the call ended")}
 	}
 	c.open, c.finished = nil, true
 	c.mu.Unlock()
@@ -476,7 +477,7 @@ func allowed(caps Capabilities, method string, params json.RawMessage) error {
 			need = "roots"
 		}
 	default:
-		return errorf(CodeMethodNotFound, "%s cannot be asked of a client of revision %s", method, Modern)
+		return jsonrpc.Errorf(CodeMethodNotFound, "%s cannot be asked of a client of revision %s", method, Modern)
 	}
 	if need == "" {
 		return nil

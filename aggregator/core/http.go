@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -100,7 +101,7 @@ const notesQueue = 256
 func (s *Server) checkHeaders(h http.Header, method string, params json.RawMessage) *Error {
 	version := h.Get(HeaderProtocolVersion)
 	if version == "" {
-		return errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with a request of revision %s", HeaderProtocolVersion, Modern)
+		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with a request of revision %s", HeaderProtocolVersion, Modern)
 	}
 	var metaVersion string
 	if meta, _ := rawjson.Get(params, "_meta"); meta != nil {
@@ -109,14 +110,14 @@ func (s *Server) checkHeaders(h http.Header, method string, params json.RawMessa
 		}
 	}
 	if metaVersion != "" && metaVersion != version {
-		return errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match _meta %s %q", HeaderProtocolVersion, version, metaProtocolVersion, metaVersion)
+		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match _meta %s %q", HeaderProtocolVersion, version, metaProtocolVersion, metaVersion)
 	}
 	got := h.Get(headerMethod)
 	if got == "" {
-		return errorf(CodeHeaderMismatch, "header mismatch: the %s header is required", headerMethod)
+		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: the %s header is required", headerMethod)
 	}
 	if got != method {
-		return errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's method %q", headerMethod, got, method)
+		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's method %q", headerMethod, got, method)
 	}
 	var field string
 	switch method {
@@ -131,10 +132,10 @@ func (s *Server) checkHeaders(h http.Header, method string, params json.RawMessa
 	body, _ := rawjson.String(raw)
 	name := h.Get(headerName)
 	if name == "" {
-		return errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with %s", headerName, method)
+		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with %s", headerName, method)
 	}
 	if name != body {
-		return errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's %s %q", headerName, name, field, body)
+		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's %s %q", headerName, name, field, body)
 	}
 	if method == "tools/call" {
 		if tool, ok := s.cat.Tool(body); ok {
@@ -193,23 +194,23 @@ func checkParamHeaders(h http.Header, tool, params json.RawMessage) *Error {
 		value := lookup(args, b.path)
 		if value == nil || string(value) == "null" {
 			if got != "" {
-				return errorf(CodeHeaderMismatch, "header mismatch: %s is set but argument %s is absent", header, strings.Join(b.path, "."))
+				return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s is set but argument %s is absent", header, strings.Join(b.path, "."))
 			}
 			continue
 		}
 		want, ok := primitive(value)
 		if !ok {
-			return errorf(CodeHeaderMismatch, "header mismatch: argument %s of %s must be a string, integer or boolean", strings.Join(b.path, "."), header)
+			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: argument %s of %s must be a string, integer or boolean", strings.Join(b.path, "."), header)
 		}
 		if got == "" {
-			return errorf(CodeHeaderMismatch, "header mismatch: %s is required: argument %s is set", header, strings.Join(b.path, "."))
+			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s is required: argument %s is set", header, strings.Join(b.path, "."))
 		}
 		decoded, ok := decodeHeader(got)
 		if !ok {
-			return errorf(CodeHeaderMismatch, "header mismatch: %s is not valid base64", header)
+			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s is not valid base64", header)
 		}
 		if !sameValue(decoded, want, value) {
-			return errorf(CodeHeaderMismatch, "header mismatch: %s does not match argument %s", header, strings.Join(b.path, "."))
+			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s does not match argument %s", header, strings.Join(b.path, "."))
 		}
 	}
 	return nil
@@ -280,7 +281,7 @@ func acceptsSSE(h http.Header) bool {
 // transport gives its code.
 func writeError(w http.ResponseWriter, id json.RawMessage, e *Error) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.httpStatus())
+	w.WriteHeader(httpStatus(e))
 	w.Write(response(id, nil, e))
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -42,7 +43,7 @@ func (s *Server) listen(ctx context.Context, req *Request, notify func([]byte)) 
 		Notifications *listenFilter `json:"notifications"`
 	}
 	if err := json.Unmarshal(req.Params, &p); err != nil || p.Notifications == nil {
-		return errorf(CodeInvalidParams, "invalid params: subscriptions/listen needs a notifications object (toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions)")
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid params: subscriptions/listen needs a notifications object (toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions)")
 	}
 	f := p.Notifications
 	tag := append(append([]byte(`{"`+metaSubscriptionID+`":`), req.ID...), '}')

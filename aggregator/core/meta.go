@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -77,17 +78,17 @@ func ParseMeta(params json.RawMessage) (Meta, *Error) {
 	if len(params) > 0 && string(params) != "null" {
 		var err error
 		if params[0] != '{' {
-			return m, errorf(CodeInvalidParams, "invalid params: must be an object")
+			return m, jsonrpc.Errorf(CodeInvalidParams, "invalid params: must be an object")
 		}
 		if raw, err = rawjson.Get(params, "_meta"); err != nil {
-			return m, errorf(CodeInvalidParams, "invalid params: %v", err)
+			return m, jsonrpc.Errorf(CodeInvalidParams, "invalid params: %v", err)
 		}
 	}
 	if len(raw) == 0 || string(raw) == "null" {
-		return m, errorf(CodeInvalidParams, "missing _meta: a request of revision %s carries %s and %s in params._meta", Modern, metaProtocolVersion, metaClientCapabilities)
+		return m, jsonrpc.Errorf(CodeInvalidParams, "missing _meta: a request of revision %s carries %s and %s in params._meta", Modern, metaProtocolVersion, metaClientCapabilities)
 	}
 	if raw[0] != '{' {
-		return m, errorf(CodeInvalidParams, "invalid _meta: must be an object")
+		return m, jsonrpc.Errorf(CodeInvalidParams, "invalid _meta: must be an object")
 	}
 	var version, caps, info, level []byte
 	rawjson.Scan(raw, func(k rawjson.Key, v []byte) bool {
@@ -107,13 +108,13 @@ func ParseMeta(params json.RawMessage) (Meta, *Error) {
 	})
 	var ok bool
 	if m.Version, ok = rawjson.String(version); !ok || m.Version == "" {
-		return m, errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be a version string", metaProtocolVersion)
+		return m, jsonrpc.Errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be a version string", metaProtocolVersion)
 	}
 	if m.Version != Modern {
 		return m, unsupportedVersion(m.Version)
 	}
 	if len(caps) == 0 || caps[0] != '{' {
-		return m, errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be an object", metaClientCapabilities)
+		return m, jsonrpc.Errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be an object", metaClientCapabilities)
 	}
 	present := func(r []byte) bool { return len(r) > 0 && string(r) != "null" }
 	err := rawjson.Scan(caps, func(k rawjson.Key, v []byte) bool {
@@ -132,14 +133,14 @@ func ParseMeta(params json.RawMessage) (Meta, *Error) {
 		return true
 	})
 	if err != nil {
-		return m, errorf(CodeInvalidParams, "invalid _meta field %q: %v", metaClientCapabilities, err)
+		return m, jsonrpc.Errorf(CodeInvalidParams, "invalid _meta field %q: %v", metaClientCapabilities, err)
 	}
 	if info != nil && info[0] != '{' {
-		return m, errorf(CodeInvalidParams, "invalid _meta field %q: must be an object", metaClientInfo)
+		return m, jsonrpc.Errorf(CodeInvalidParams, "invalid _meta field %q: must be an object", metaClientInfo)
 	}
 	if level != nil {
 		if m.LogLevel, ok = rawjson.String(level); !ok || logLevelRank(m.LogLevel) < 0 {
-			return m, errorf(CodeInvalidParams, "invalid _meta field %q: want one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
+			return m, jsonrpc.Errorf(CodeInvalidParams, "invalid _meta field %q: want one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
 		}
 	}
 	return m, nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -199,9 +200,9 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 		return nil, s.listen(ctx, req, notify)
 	}
 	if removed[req.Method] {
-		return nil, errorf(CodeMethodNotFound, "method not found: %s is not part of revision %s", req.Method, Modern)
+		return nil, jsonrpc.Errorf(CodeMethodNotFound, "method not found: %s is not part of revision %s", req.Method, Modern)
 	}
-	return nil, errorf(CodeMethodNotFound, "method not found: %s", req.Method)
+	return nil, jsonrpc.Errorf(CodeMethodNotFound, "method not found: %s", req.Method)
 }
 
 // Serve answers one modern request through respond, as Handle does, but
@@ -308,7 +309,7 @@ func isEmptyObject(rest []byte) bool {
 func (s *Server) peer(req *Request, notify func([]byte), ask func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)) *Peer {
 	if ask == nil {
 		ask = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			return nil, errorf(CodeMethodNotFound, "%s cannot be asked of a client during %s", method, req.Method)
+			return nil, jsonrpc.Errorf(CodeMethodNotFound, "%s cannot be asked of a client during %s", method, req.Method)
 		}
 	}
 	level := logLevelRank(req.Meta.LogLevel)

@@ -425,11 +425,11 @@ func (e *Extension) ForwardCDPEvent(tabID int, method string, params any) error 
 	if params == nil {
 		params = map[string]any{}
 	}
-	msg := rpcwire.Notification("forwardCDPEvent", map[string]any{"tabId": tabID, "method": method, "params": params})
+	p := map[string]any{"tabId": tabID, "method": method, "params": params}
 	if e.dialect == Legacy {
-		delete(msg, "jsonrpc")
+		return e.Send(map[string]any{"method": "forwardCDPEvent", "params": p})
 	}
-	return e.Send(msg)
+	return e.Send(rpcwire.Notification("forwardCDPEvent", p))
 }
 
 // Send sends v as one frame as it is (a string or []byte unchanged, else

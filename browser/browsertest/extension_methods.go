@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // record notes a request the extension got.
@@ -127,7 +128,7 @@ func (e *Extension) serveLegacy(s *extSocket, conn string, m message) {
 // connectionOf returns the relay connection a request id belongs to: the
 // text before the first colon, or "" in direct mode (a plain id).
 func connectionOf(id json.RawMessage) string {
-	c, _, ok := strings.Cut(rpcwire.IDString(id), ":")
+	c, _, ok := strings.Cut(jsonrpc.IDKey(id), ":")
 	if !ok {
 		return ""
 	}

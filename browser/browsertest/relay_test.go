@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx/mcpx/browser/internal/rpcwire"
 	"github.com/mcpx/mcpx/internal/testenv"
+	"github.com/mcpx/mcpx/jsonrpc"
 
 	"github.com/coder/websocket"
 )
@@ -158,7 +158,7 @@ func TestIDMapping(t *testing.T) {
 	}
 	want := []string{"proxy:1"}
 	for _, id := range ids {
-		want = append(want, s.connID+":"+rpcwire.IDString(mustJSON(id)))
+		want = append(want, s.connID+":"+jsonrpc.IDKey(mustJSON(id)))
 	}
 	if strings.Join(seen, " ") != strings.Join(want, " ") {
 		t.Fatalf("extension saw ids %q, want %q", seen, want)
@@ -461,7 +461,7 @@ func TestFramesRecorded(t *testing.T) {
 				t.Errorf("conn %q", f.Conn)
 			}
 		case SideExtension:
-			ext = append(ext, rpcwire.IDString(m.ID))
+			ext = append(ext, jsonrpc.IDKey(m.ID))
 			if !strings.HasPrefix(f.Conn, "extension#") {
 				t.Errorf("conn %q", f.Conn)
 			}

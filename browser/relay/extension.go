@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+	"github.com/mcpx/mcpx/jsonrpc"
 
 	"github.com/coder/websocket"
 )
@@ -31,8 +32,8 @@ type extPeer struct {
 // credentials (a legacy extension introduces itself instead), then route
 // what the extension sends.
 func (s *Server) serveExtension(k *socket) {
-	auth := map[string]any{"jsonrpc": "2.0", "id": "proxy:1", "method": "authenticate", "params": map[string]any{}}
-	if err := k.Send(auth); err != nil {
+	auth := jsonrpc.AppendRequest(nil, json.RawMessage(`"proxy:1"`), "authenticate", json.RawMessage(`{}`))
+	if err := k.Send(json.RawMessage(auth)); err != nil {
 		return
 	}
 	var me *extPeer
@@ -57,7 +58,7 @@ func (s *Server) serveExtension(k *socket) {
 		switch {
 		case m.Method == "extension_handshake":
 			me, reason = s.handshakeLegacy(k, m)
-		case m.Method == "" && rpcwire.IDString(m.ID) == "proxy:1":
+		case m.Method == "" && jsonrpc.IDKey(m.ID) == "proxy:1":
 			me, reason = s.authenticateExtension(k, m)
 		default:
 			continue // until it has authenticated, nothing else counts
@@ -202,7 +203,7 @@ func (s *Server) fromExtension(me *extPeer, m message, data json.RawMessage) {
 	case m.Method != "": // extensions do not ask the relay anything
 		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeMethodNotFound, "Method not found: "+m.Method))
 	case m.HasID():
-		id := rpcwire.IDString(m.ID)
+		id := jsonrpc.IDKey(m.ID)
 		connID, _, ok := strings.Cut(id, ":")
 		if !ok || strings.HasPrefix(id, "proxy:") {
 			return
@@ -258,7 +259,7 @@ func (s *Server) fromLegacy(me *extPeer, m message, data json.RawMessage) {
 	s.mu.Lock()
 	c := s.conns[m.ConnectionID]
 	if m.ConnectionID == "" { // an echoed mapped id names it
-		connID, _, _ := strings.Cut(rpcwire.IDString(m.ID), ":")
+		connID, _, _ := strings.Cut(jsonrpc.IDKey(m.ID), ":")
 		c = s.conns[connID]
 	}
 	if c == nil && m.ConnectionID == "" { // the only connection with a request open
@@ -276,7 +277,7 @@ func (s *Server) fromLegacy(me *extPeer, m message, data json.RawMessage) {
 	var next json.RawMessage
 	ok := false
 	if c != nil && c.ext == me {
-		p, ok = c.take(rpcwire.IDString(m.ID))
+		p, ok = c.take(jsonrpc.IDKey(m.ID))
 		if !ok {
 			p, ok = c.takeOldest()
 		}
@@ -298,24 +299,25 @@ func (s *Server) fromLegacy(me *extPeer, m message, data json.RawMessage) {
 // result or error as they are (a bare error string becomes {code,
 // message}), or else the whole object as the result.
 func replyLegacy(m message, data json.RawMessage) json.RawMessage {
+	// The id is null here: answer puts the request's in its place.
+	reply := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: json.RawMessage("null")}
 	switch {
-	case len(m.Error) > 0 && string(m.Error) != "null":
-		e := m.Error
+	case m.HasError():
+		reply.Error = m.Error
 		var msg string
-		if json.Unmarshal(e, &msg) == nil {
-			e, _ = json.Marshal(rpcwire.Error{Code: codeServerError, Message: msg})
+		if json.Unmarshal(m.Error, &msg) == nil {
+			reply.Error, _ = json.Marshal(&jsonrpc.Error{Code: codeServerError, Message: msg})
 		}
-		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "error": e})
-		return out
 	case len(m.Result) > 0:
-		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "result": m.Result})
-		return out
+		reply.Result = m.Result
+	default:
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(data, &obj)
+		delete(obj, "connectionId")
+		delete(obj, "id")
+		reply.Result, _ = json.Marshal(obj)
 	}
-	var obj map[string]json.RawMessage
-	_ = json.Unmarshal(data, &obj)
-	delete(obj, "connectionId")
-	delete(obj, "id")
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "result": obj})
+	out, _ := json.Marshal(reply)
 	return out
 }
 

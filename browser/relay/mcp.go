@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+	"github.com/mcpx/mcpx/jsonrpc"
 
 	"github.com/coder/websocket"
 )
@@ -233,9 +234,10 @@ func (s *Server) disconnect(me *mcpPeer, reason string) {
 	if c == nil {
 		return
 	}
-	msg := rpcwire.Notification("disconnected", map[string]any{"connection_id": c.id, "reason": reason})
+	params, _ := json.Marshal(map[string]string{"connection_id": c.id, "reason": reason})
+	msg := rpcwire.Message{Message: jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: "disconnected", Params: params}}
 	if c.ext.dialect == dialectLegacy {
-		msg["connectionId"] = c.id
+		msg.ConnectionID = c.id
 	}
 	_ = c.ext.sock.Send(msg)
 }
@@ -251,7 +253,7 @@ func (s *Server) mcpGone(me *mcpPeer) {
 // forward passes a request to me's extension under a mapped id (and, for
 // a legacy extension, its connectionId).
 func (s *Server) forward(me *mcpPeer, m message, data json.RawMessage) {
-	id := rpcwire.IDString(m.ID)
+	id := jsonrpc.IDKey(m.ID)
 	if strings.HasPrefix(id, "proxy:") || strings.HasPrefix(id, "ext:") {
 		_ = me.sock.Send(rpcwire.ErrorResponse(m.ID, codeInvalidRequest, "Invalid Request: ids starting with proxy: or ext: are reserved"))
 		return

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // serve starts srv on a free loopback port and returns host:port.
@@ -141,7 +142,7 @@ func TestLocalModeNeedsNoToken(t *testing.T) {
 	defer ec.CloseNow()
 	var auth message
 	readJSON(t, ec, &auth)
-	if auth.Method != "authenticate" || rpcwire.IDString(auth.ID) != "proxy:1" {
+	if auth.Method != "authenticate" || jsonrpc.IDKey(auth.ID) != "proxy:1" {
 		t.Fatalf("first frame %+v, want authenticate proxy:1", auth)
 	}
 	writeJSON(t, ec, map[string]any{"jsonrpc": "2.0", "id": "proxy:1", "result": map[string]any{"name": "Chrome 156", "client_id": "chrome-1", "currentTab": nil}})

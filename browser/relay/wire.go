@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/mcpx/mcpx/browser/internal/rpcwire"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // socket is one accepted WebSocket: one reader (its handler), one writer
@@ -23,11 +24,11 @@ type message = rpcwire.Message
 
 // Error codes of the protocol.
 const (
-	codeServerError      = -32000
-	codeAlreadyConnected = -32001
-	codeParseError       = -32700
-	codeInvalidRequest   = -32600
-	codeMethodNotFound   = -32601
+	codeServerError      = rpcwire.CodeServerError
+	codeAlreadyConnected = rpcwire.CodeAlreadyConnected
+	codeParseError       = jsonrpc.CodeParseError
+	codeInvalidRequest   = jsonrpc.CodeInvalidRequest
+	codeMethodNotFound   = jsonrpc.CodeMethodNotFound
 )
 
 // newUUID returns a random version 4 UUID.

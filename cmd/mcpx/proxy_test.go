@@ -238,7 +238,7 @@ wait:
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"q"}}`)
 	testenv.Eventually(t, 10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "cancelled upstream request") },
 		"mcpx did not cancel the upstream request:\n%s", c.stderr)
-	if !strings.Contains(c.stderr.String(), "id=string:mcpx-") {
+	if !strings.Contains(c.stderr.String(), "id=mcpx-") {
 		t.Errorf("the upstream cancel should carry mcpx's own request id:\n%s", c.stderr.String())
 	}
 	// A fence: another long call on the same server, whose answer comes

@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // inbox routes the messages a server sends, whichever stream they come
@@ -22,17 +20,17 @@ type inbox struct {
 	post func(ctx context.Context, what string, body []byte) error
 
 	mu      sync.Mutex
-	pending map[string]chan *jsonrpc.Response // by the id's JSON
-	onNote  func(mcp.JSONRPCNotification)
+	pending map[string]chan *jsonrpc.Message // by the id's JSON
+	onNote  func(jsonrpc.Message)
 	onReq   jsonrpc.RequestHandler
 	err     error // set once closed: why nothing more is answered
 }
 
 func newInbox(log *slog.Logger, post func(ctx context.Context, what string, body []byte) error) *inbox {
-	return &inbox{log: log, post: post, pending: map[string]chan *jsonrpc.Response{}}
+	return &inbox{log: log, post: post, pending: map[string]chan *jsonrpc.Message{}}
 }
 
-func (in *inbox) setNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (in *inbox) setNotificationHandler(f func(jsonrpc.Message)) {
 	in.mu.Lock()
 	in.onNote = f
 	in.mu.Unlock()
@@ -47,14 +45,13 @@ func (in *inbox) setRequestHandler(f jsonrpc.RequestHandler) {
 // expect encodes a request about to be sent and registers it: its answer
 // will come on the channel. Call done once the answer came or was given
 // up on.
-func (in *inbox) expect(req jsonrpc.Request) (body []byte, answer <-chan *jsonrpc.Response, done func(), err error) {
+func (in *inbox) expect(req jsonrpc.Message) (body []byte, answer <-chan *jsonrpc.Message, done func(), err error) {
 	body, err = json.Marshal(req)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("encode %s: %w", req.Method, err)
 	}
-	b, _ := json.Marshal(req.ID)
-	key := string(b)
-	ch := make(chan *jsonrpc.Response, 1)
+	key := string(req.ID)
+	ch := make(chan *jsonrpc.Message, 1)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.err != nil {
@@ -93,38 +90,30 @@ func (in *inbox) closedErr() error {
 	return in.err
 }
 
-// message is any JSON-RPC message, told apart by its members.
-type message struct {
-	ID     json.RawMessage          `json:"id"`
-	Method string                   `json:"method"`
-	Params json.RawMessage          `json:"params"`
-	Result json.RawMessage          `json:"result"`
-	Error  *mcp.JSONRPCErrorDetails `json:"error"`
-}
-
 // deliver routes one message. A notification is handled before deliver
 // returns, so that notifications keep their order and come before a later
 // answer; a request is answered on a goroutine of its own, under ctx.
 func (in *inbox) deliver(ctx context.Context, data []byte) {
-	var m message
+	var m jsonrpc.Message
 	if err := json.Unmarshal(data, &m); err != nil {
 		in.log.Debug("ignored a message that is not JSON-RPC", "err", err, "bytes", len(data))
 		return
 	}
-	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
-	case m.Method != "" && hasID:
+	case m.IsRequest() && !validID(m.ID):
+		in.log.Debug("ignored a request whose id is neither a string nor a number", "id", string(m.ID))
+	case m.IsRequest():
 		in.request(ctx, m)
-	case m.Method != "":
-		in.notification(data)
-	case hasID:
-		in.response(m)
+	case m.IsNotification():
+		in.notification(m)
+	case m.HasID():
+		in.response(&m)
 	default:
 		in.log.Debug("ignored a message with neither method nor id", "bytes", len(data))
 	}
 }
 
-func (in *inbox) response(m message) {
+func (in *inbox) response(m *jsonrpc.Message) {
 	in.mu.Lock()
 	ch := in.pending[string(m.ID)]
 	delete(in.pending, string(m.ID))
@@ -133,21 +122,14 @@ func (in *inbox) response(m message) {
 		in.log.Debug("ignored an answer to no request waiting", "id", string(m.ID))
 		return
 	}
-	var id mcp.RequestId
-	_ = json.Unmarshal(m.ID, &id)
-	resp := &jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: id, Result: m.Result, Error: m.Error}
-	if resp.Error == nil && len(resp.Result) == 0 {
-		resp.Result = json.RawMessage(`{}`)
+	m.Params = nil
+	if !m.HasError() && len(m.Result) == 0 {
+		m.Result = json.RawMessage(`{}`)
 	}
-	ch <- resp
+	ch <- m
 }
 
-func (in *inbox) notification(data []byte) {
-	var n mcp.JSONRPCNotification
-	if err := json.Unmarshal(data, &n); err != nil {
-		in.log.Debug("ignored an unreadable notification", "err", err)
-		return
-	}
+func (in *inbox) notification(n jsonrpc.Message) {
 	in.mu.Lock()
 	f := in.onNote
 	in.mu.Unlock()
@@ -156,30 +138,22 @@ func (in *inbox) notification(data []byte) {
 	}
 }
 
-func (in *inbox) request(ctx context.Context, m message) {
-	var id mcp.RequestId
-	if err := json.Unmarshal(m.ID, &id); err != nil {
-		in.log.Debug("ignored a request with an unreadable id", "id", string(m.ID))
-		return
-	}
-	req := jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: id, Method: m.Method}
-	if len(m.Params) > 0 {
-		req.Params = m.Params
-	}
+func (in *inbox) request(ctx context.Context, req jsonrpc.Message) {
+	id := req.ID
 	in.mu.Lock()
 	f := in.onReq
 	in.mu.Unlock()
 	go func() {
-		var resp *jsonrpc.Response
+		var resp *jsonrpc.Message
 		if f != nil {
 			var err error
 			resp, err = f(ctx, req)
 			if err != nil {
-				resp = jsonrpc.NewError(id, mcp.INTERNAL_ERROR, err.Error(), nil)
+				resp = jsonrpc.NewError(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
 			}
 		}
 		if resp == nil {
-			resp = jsonrpc.NewError(id, mcp.METHOD_NOT_FOUND, "mcpx does not support "+req.Method, nil)
+			resp = jsonrpc.NewError(id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpx does not support " + req.Method})
 		}
 		body, err := json.Marshal(resp)
 		if err == nil {
@@ -189,4 +163,10 @@ func (in *inbox) request(ctx context.Context, m message) {
 			in.log.Debug("could not answer the server's request", "method", req.Method, "err", err)
 		}
 	}()
+}
+
+// validID reports whether id is a string or a number, as JSON-RPC asks
+// of a request's id: an answer to anything else could not be matched.
+func validID(id json.RawMessage) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9')
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // These fixtures do what no reference server does on purpose: forget a
@@ -23,14 +24,12 @@ import (
 // the SSE endpoint elsewhere. The everyday paths run against the
 // reference server in package upstream (TestEverything*).
 
-func request(id int64, method string) jsonrpc.Request {
-	return jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: mcp.NewRequestId(id), Method: method}
+func request(id int64, method string) jsonrpc.Message {
+	return jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: strconv.AppendInt(nil, id, 10), Method: method}
 }
 
-func initialized() mcp.JSONRPCNotification {
-	n := mcp.JSONRPCNotification{JSONRPC: jsonrpc.Version}
-	n.Method = string(mcp.MethodNotificationInitialized)
-	return n
+func initialized() jsonrpc.Message {
+	return jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: string(mcp.MethodNotificationInitialized)}
 }
 
 // readID returns the id of the JSON-RPC message in r's body.
@@ -52,9 +51,8 @@ func noting(t *testing.T, url string) (*Streamable, context.Context, *[]string) 
 	ctx := ctxT(t)
 	tr.Start(ctx)
 	notes := new([]string)
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		p, _ := json.Marshal(n.Params.AdditionalFields)
-		*notes = append(*notes, n.Method+string(p))
+	tr.SetNotificationHandler(func(n jsonrpc.Message) {
+		*notes = append(*notes, n.Method+string(n.Params))
 	})
 	return tr, ctx, notes
 }
@@ -197,7 +195,7 @@ func TestStreamableEventStream(t *testing.T) {
 	defer srv.Close()
 
 	tr, ctx, notes := noting(t, srv.URL)
-	tr.SetRequestHandler(func(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+	tr.SetRequestHandler(func(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 		return jsonrpc.NewResult(req.ID, json.RawMessage(`{"roots":[]}`)), nil
 	})
 	resp, err := tr.SendRequest(ctx, request(1, "tools/call"))

@@ -10,9 +10,7 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // SSE is a client of the HTTP+SSE transport of protocol 2024-11-05: one
@@ -131,7 +129,7 @@ func (t *SSE) read(er *eventReader, body io.Closer) {
 }
 
 // SetNotificationHandler sets who gets the server's notifications.
-func (t *SSE) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (t *SSE) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.in.setNotificationHandler(f)
 }
 
@@ -139,7 +137,7 @@ func (t *SSE) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
 func (t *SSE) SetRequestHandler(f jsonrpc.RequestHandler) { t.in.setRequestHandler(f) }
 
 // SendRequest POSTs the request and waits for its answer on the stream.
-func (t *SSE) SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+func (t *SSE) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	body, answer, done, err := t.in.expect(req)
 	if err != nil {
 		return nil, err
@@ -160,7 +158,7 @@ func (t *SSE) SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Re
 }
 
 // SendNotification POSTs a notification.
-func (t *SSE) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *SSE) SendNotification(ctx context.Context, n jsonrpc.Message) error {
 	body, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", n.Method, err)

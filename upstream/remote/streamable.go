@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx/mcpx/upstream/jsonrpc"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // Headers of the streamable HTTP transport.
@@ -70,7 +70,7 @@ func (t *Streamable) Start(ctx context.Context) error {
 }
 
 // SetNotificationHandler sets who gets the server's notifications.
-func (t *Streamable) SetNotificationHandler(f func(mcp.JSONRPCNotification)) {
+func (t *Streamable) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.in.setNotificationHandler(f)
 }
 
@@ -156,7 +156,7 @@ func (t *Streamable) post(ctx context.Context, method string, params, body []byt
 // SendRequest POSTs the request and returns its answer, read from the
 // JSON body or from the SSE stream the server opened for it (whose
 // notifications and requests are delivered on the way).
-func (t *Streamable) SendRequest(ctx context.Context, req jsonrpc.Request) (*jsonrpc.Response, error) {
+func (t *Streamable) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	body, answer, done, err := t.in.expect(req)
 	if err != nil {
 		return nil, err
@@ -178,9 +178,8 @@ func (t *Streamable) SendRequest(ctx context.Context, req jsonrpc.Request) (*jso
 }
 
 // roundTrip POSTs a request and returns its answer.
-func (t *Streamable) roundTrip(ctx context.Context, req jsonrpc.Request, body []byte, answer <-chan *jsonrpc.Response) (*jsonrpc.Response, error) {
-	params, _ := req.Params.(json.RawMessage)
-	resp, err := t.post(ctx, req.Method, params, body)
+func (t *Streamable) roundTrip(ctx context.Context, req jsonrpc.Message, body []byte, answer <-chan *jsonrpc.Message) (*jsonrpc.Message, error) {
+	resp, err := t.post(ctx, req.Method, req.Params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +240,7 @@ func (t *Streamable) roundTrip(ctx context.Context, req jsonrpc.Request, body []
 // server may end a long request's stream and keep its answer for the
 // client to collect that way (2025-11-25, "resumability"). A stream that
 // broke off fails the request.
-func (t *Streamable) readStream(ctx context.Context, body io.Reader, answer <-chan *jsonrpc.Response) error {
+func (t *Streamable) readStream(ctx context.Context, body io.Reader, answer <-chan *jsonrpc.Message) error {
 	er := newEventReader(body)
 	var resumed io.Closer
 	defer func() {
@@ -287,7 +286,7 @@ const (
 
 // deliverUntil delivers er's events until the answer came (nil) or the
 // stream ended (its error; io.EOF when it ended cleanly).
-func (t *Streamable) deliverUntil(ctx context.Context, er *eventReader, answer <-chan *jsonrpc.Response) error {
+func (t *Streamable) deliverUntil(ctx context.Context, er *eventReader, answer <-chan *jsonrpc.Message) error {
 	for {
 		ev, err := er.next()
 		if err != nil {
@@ -335,7 +334,7 @@ func (t *Streamable) resume(ctx context.Context, lastID string) (io.ReadCloser, 
 // SendNotification POSTs a notification. The initialized notification
 // also opens the GET stream, with Options.Listen: the session is set up
 // by then.
-func (t *Streamable) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *Streamable) SendNotification(ctx context.Context, n jsonrpc.Message) error {
 	body, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", n.Method, err)

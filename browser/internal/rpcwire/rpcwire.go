@@ -1,17 +1,19 @@
-// Package rpcwire holds the JSON-RPC pieces that mcpx's relay server and
-// the test kit's scripted peers both write on their WebSockets: the
-// envelope they route by, the messages they build, and a connection that
-// one writer at a time sends on.
+// Package rpcwire holds what mcpx's relay server, its client and the test
+// kit's scripted peers share on their WebSockets: the frame they route by
+// (a [jsonrpc.Message] with the legacy protocol's connectionId), the
+// messages they build, and a connection that one writer at a time sends
+// on.
 package rpcwire
 
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // WriteTimeout bounds one write to one socket: a peer that stops reading
@@ -39,53 +41,42 @@ func (c *Conn) Send(v any) error {
 	return c.WS.Write(ctx, websocket.MessageText, data)
 }
 
-// Message is the part of a frame a relay routes by. ConnectionID is the
-// legacy protocol's routing field.
+// Error codes of the relay protocol (MCP Proxy Protocol 1.0), beside
+// JSON-RPC's own (package jsonrpc).
+const (
+	CodeServerError      = -32000 // the relay's or the extension's failure
+	CodeAlreadyConnected = -32001 // connect by a client connected already
+)
+
+// Message is a frame on a relay socket: a JSON-RPC message, and the
+// legacy protocol's routing member after it.
 type Message struct {
-	ID           json.RawMessage `json:"id,omitempty"`
-	Method       string          `json:"method,omitempty"`
-	Params       json.RawMessage `json:"params,omitempty"`
-	Result       json.RawMessage `json:"result,omitempty"`
-	Error        json.RawMessage `json:"error,omitempty"`
-	ConnectionID string          `json:"connectionId,omitempty"`
-}
-
-// HasID reports whether m carries a non-null id.
-func (m Message) HasID() bool { return len(m.ID) > 0 && string(m.ID) != "null" }
-
-// IDString returns an id's canonical text: a string's value, or a
-// number's JSON text.
-func IDString(id json.RawMessage) string {
-	var s string
-	if json.Unmarshal(id, &s) == nil {
-		return s
-	}
-	return strings.TrimSpace(string(id))
-}
-
-// Error is a JSON-RPC error object.
-type Error struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	jsonrpc.Message
+	ConnectionID string `json:"connectionId,omitempty"`
 }
 
 // Response is a JSON-RPC result for the request with this id.
-func Response(id json.RawMessage, result any) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "id": id, "result": result}
+func Response(id json.RawMessage, result any) json.RawMessage {
+	res, err := json.Marshal(result)
+	if err != nil {
+		return ErrorResponse(id, jsonrpc.CodeInternalError, "encode the result: "+err.Error())
+	}
+	return jsonrpc.AppendResult(make([]byte, 0, jsonrpc.ResultSize(id, res)), id, res)
 }
 
 // ErrorResponse is a JSON-RPC error for the request with this id (null
 // when there is none).
-func ErrorResponse(id json.RawMessage, code int, msg string) map[string]any {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	return map[string]any{"jsonrpc": "2.0", "id": id, "error": Error{code, msg}}
+func ErrorResponse(id json.RawMessage, code int, msg string) json.RawMessage {
+	return jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: code, Message: msg})
 }
 
 // Notification is a JSON-RPC notification.
-func Notification(method string, params any) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
+func Notification(method string, params any) json.RawMessage {
+	p, err := json.Marshal(params)
+	if err != nil {
+		p = nil // params of ours: maps of plain values
+	}
+	return jsonrpc.AppendNotification(nil, method, p)
 }
 
 // Encode marshals v, passing a json.RawMessage through untouched (Marshal
