@@ -133,6 +133,8 @@ func (cn *conn) onNotification(n mcp.JSONRPCNotification) {
 		cn.relayProgress(n)
 	case string(mcp.MethodNotificationMessage), string(mcp.MethodNotificationResourceUpdated):
 		cn.relayNotification(n)
+	case methodSubscriptionsAcknowledged:
+		cn.listen.acknowledged()
 	}
 }
 

@@ -69,6 +69,10 @@ type conn struct {
 	// paramHeaders holds, by tool name, the arguments a modern tools/call
 	// over HTTP also sends as headers (see checkTools).
 	paramHeaders atomic.Pointer[map[string][]remote.ParamHeader]
+	// listen keeps the subscriptions/listen stream of a modern
+	// connection open (see listen.go); it runs only once the connection
+	// is found modern.
+	listen *listener
 
 	ids atomic.Int64
 
@@ -87,27 +91,12 @@ type conn struct {
 	closed  bool
 }
 
-// connect makes one attempt: start the transport, initialize, list the
-// catalog, all within the server's timeout. A child found to speak both
-// eras is started again to be initialized (see connectOnce).
+// connect makes one attempt: start the transport, make the handshake
+// and list the catalog, all within the server's timeout.
 func (c *Client) connect(ctx context.Context) (*conn, error) {
-	cn, err := c.connectOnce(ctx)
-	if errors.Is(err, errBothEras) {
-		c.mu.Lock()
-		c.era = EraLegacy
-		c.mu.Unlock()
-		cn, err = c.connectOnce(ctx)
-	}
-	return cn, err
-}
-
-// connectOnce starts the transport, makes the handshake and lists the
-// catalog. A child that answered server/discover listing a legacy
-// version too, and then refused initialize on the same session (as the
-// Go SDK does), fails with errBothEras, so the child is started again.
-func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	life, cancel := context.WithCancel(ctx)
 	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}
+	cn.listen = newListener(cn)
 	ok := false
 	defer func() {
 		if !ok {
@@ -142,9 +131,6 @@ func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	known := c.era
 	c.mu.Unlock()
 	if err := cn.handshake(tctx, known); err != nil {
-		if errors.Is(err, errBothEras) {
-			return nil, err
-		}
 		return nil, cn.explain("initialize", timeout, tctx, err)
 	}
 	c.mu.Lock()
@@ -170,6 +156,9 @@ func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 		}()
 	} else if every := c.opts.Heartbeat; every > 0 {
 		go cn.heartbeat(life, every)
+	}
+	if cn.modern() {
+		go cn.listen.run(life)
 	}
 	ok = true
 	return cn, nil

@@ -70,16 +70,26 @@ func (r *Remembered) Era() Era { return EraOf(r.ProtocolVersion) }
 // server's timeout is then initialize's.
 func probeTimeout(timeout time.Duration) time.Duration { return min(timeout/3, 3*time.Second) }
 
-// handshake makes the connection speak the server's era: server/discover
-// first, falling back to initialize when the server answers it with an
-// error that is not modern (or, over stdio, not in time); initialize
-// first when the server was legacy the last time (known), so that a start
-// does not repeat the probe, trying server/discover after all when
-// initialize fails with the server's error (it changed era since).
+// handshake makes the connection speak the era the server's protocol
+// key asks for. Under auto (the default), server/discover first, falling
+// back to initialize when the server answers it with an error that is
+// not modern (or, over stdio, not in time): a server that speaks both
+// eras is modern, where mcpx hears its changes on subscriptions/listen
+// (see listen.go). initialize comes first when the server was legacy the
+// last time (known), so that a start does not repeat the probe, trying
+// server/discover after all when initialize fails with the server's
+// error (it changed era since). legacy only initializes; modern only
+// discovers.
 func (cn *conn) handshake(ctx context.Context, known Era) error {
-	if cn.c.cfg.Transport == config.TransportSSE {
+	switch {
+	case cn.c.cfg.Transport == config.TransportSSE || cn.c.cfg.Protocol == config.ProtocolLegacy:
 		// The SSE transport ended with the legacy era: nothing to probe.
 		return cn.initialize(ctx)
+	case cn.c.cfg.Protocol == config.ProtocolModern:
+		if err := cn.discover(ctx); err != nil {
+			return fmt.Errorf("protocol modern: %w", err)
+		}
+		return nil
 	}
 	if known == EraLegacy {
 		err := cn.initialize(ctx)
@@ -94,20 +104,6 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 		return err
 	}
 	err := cn.discover(ctx)
-	if errors.Is(err, errBothEras) && cn.proc != nil {
-		// Some servers (mcpx among them) still take initialize after
-		// server/discover: ask, briefly, before paying for a new child,
-		// which for an mcpx behind mcpx would start all its own servers
-		// twice.
-		ictx, cancel := context.WithTimeout(ctx, probeTimeout(cn.c.timeout()))
-		ierr := cn.initialize(ictx)
-		cancel()
-		if ierr == nil {
-			return nil
-		}
-		cn.c.log.Debug("initialize after server/discover refused: starting the server again", "err", cn.c.opts.Redact(ierr.Error()))
-		return err // connect starts the child again
-	}
 	if err == nil || !cn.fallsBack(ctx, err) {
 		return err
 	}
@@ -130,7 +126,7 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 	var rpc *RPCError
 	var status *remote.StatusError
 	switch {
-	case errors.As(err, &rpc), errors.Is(err, errNotModern), errors.Is(err, errBothEras):
+	case errors.As(err, &rpc), errors.Is(err, errNotModern):
 		return true
 	case errors.As(err, &status):
 		return status.Status >= 400 && status.Status < 500 && status.Status != 401 && status.Status != 403
@@ -142,10 +138,6 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 
 // errNotModern is a server/discover result that names no modern version.
 var errNotModern = errors.New("the server supports no modern protocol version")
-
-// errBothEras is a server/discover result that names a legacy version
-// too, without Options.PreferModern: the legacy era loses nothing.
-var errBothEras = errors.New("the server speaks the legacy era too")
 
 // discover is the modern handshake: server/discover with mcpx's _meta.
 // A server that refuses the version but lists one mcpx speaks is asked
@@ -193,10 +185,6 @@ func (cn *conn) discover(ctx context.Context) error {
 		setVersion("")
 		return fmt.Errorf("%w (it lists %q)", errNotModern, res.SupportedVersions)
 	}
-	if !cn.c.opts.PreferModern && slices.ContainsFunc(res.SupportedVersions, isLegacyVersion) {
-		setVersion("")
-		return fmt.Errorf("%w (it lists %q)", errBothEras, res.SupportedVersions)
-	}
 	if res.ServerInfo == nil {
 		res.ServerInfo = &mcp.Implementation{}
 		_ = json.Unmarshal(res.Meta[metaServerInfo], res.ServerInfo)
@@ -210,10 +198,6 @@ func (cn *conn) discover(ctx context.Context) error {
 
 // modern reports whether the connection speaks the modern era.
 func (cn *conn) modern() bool { return cn.meta.Load() != nil }
-
-// isLegacyVersion reports whether v is a version of the legacy era that
-// mcpx speaks.
-func isLegacyVersion(v string) bool { return v < modernVersion && mcp.IsValidProtocolVersion(v) }
 
 // supports reports whether an UnsupportedProtocolVersion error's data
 // lists the version mcpx speaks.

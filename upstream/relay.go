@@ -77,6 +77,8 @@ func (cn *conn) relayNotification(n mcp.JSONRPCNotification) {
 	if f == nil {
 		return
 	}
+	// The id of mcpx's own listen stream means nothing to the clients.
+	delete(n.Params.Meta, metaSubscriptionID)
 	if len(n.Params.Meta) == 0 {
 		n.Params.Meta = nil // mcp-go fills in an empty one the server never sent
 	}
