@@ -48,11 +48,8 @@ type goSDKServer struct {
 
 func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, &mcp.ServerOptions{
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-	})
-	addChangeTools(srv)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, testenv.SubscribeOptions())
+	testenv.AddChangeTools(srv, watchedURI)
 	type in struct {
 		Message string `json:"message"`
 	}

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/internal/testenv"
@@ -20,31 +17,6 @@ import (
 // watchedURI is the resource of the test servers whose updates a test
 // subscribes to.
 const watchedURI = "test://watched"
-
-// addChangeTools gives a Go SDK server what makes changes while mcpx
-// runs: grow adds a tool (grown-1, grown-2, ...), touch says the watched
-// resource was updated.
-func addChangeTools(srv *mcp.Server) {
-	var grown atomic.Int64
-	srv.AddResource(&mcp.Resource{URI: watchedURI, Name: "watched"},
-		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: watchedURI, Text: "now"}}}, nil
-		})
-	srv.AddTool(&mcp.Tool{Name: "grow", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			name := fmt.Sprintf("grown-%d", grown.Add(1))
-			srv.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
-				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-					return &mcp.CallToolResult{}, nil
-				})
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
-		})
-	srv.AddTool(&mcp.Tool{Name: "touch", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI})
-			return &mcp.CallToolResult{}, err
-		})
-}
 
 // updates collects the resources/updated notifications a Client relays.
 type updates struct {
