@@ -418,13 +418,25 @@ func (cn *conn) checkAlive() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if _, err := cn.request(ctx, "ping", nil); err != nil {
+		if err := cn.ping(ctx); err != nil {
 			var rpc *RPCError
 			if !errors.As(err, &rpc) {
 				cn.markLost(fmt.Errorf("server stopped answering: %w", err))
 			}
 		}
 	}()
+}
+
+// ping asks the server whether it is there: ping, or, in the modern era,
+// which has no ping (a modern server answers it method not found, over
+// HTTP with a 404), server/discover.
+func (cn *conn) ping(ctx context.Context) error {
+	if cn.modern() {
+		_, err := cn.request(ctx, "server/discover", json.RawMessage(`{}`))
+		return err
+	}
+	_, err := cn.request(ctx, "ping", nil)
+	return err
 }
 
 // heartbeat pings a remote server while the connection lives: nothing
@@ -440,7 +452,7 @@ func (cn *conn) heartbeat(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 			pctx, cancel := context.WithTimeout(ctx, min(every, 10*time.Second))
-			_, err := cn.request(pctx, "ping", nil)
+			err := cn.ping(pctx)
 			cancel()
 			var rpc *RPCError
 			if err != nil && ctx.Err() == nil && !errors.As(err, &rpc) {

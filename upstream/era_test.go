@@ -40,6 +40,7 @@ var supportedVersions = regexp.MustCompile(`"supportedVersions":\[[^\]]*\]`)
 // a test may change) and records the method of every POST.
 type goSDKServer struct {
 	url  string
+	hs   *httptest.Server
 	era  atomic.Value // string
 	mu   sync.Mutex
 	seen []string // "method version-header", one per POST
@@ -141,7 +142,7 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 		}
 	}))
 	t.Cleanup(hs.Close)
-	s.url = hs.URL
+	s.url, s.hs = hs.URL, hs
 	return s
 }
 
@@ -384,6 +385,33 @@ func TestInputRequired(t *testing.T) {
 	}
 	if len(asked) != 2 {
 		t.Errorf("the client was asked again under PassInputRequired: %q", asked)
+	}
+}
+
+// TestModernHeartbeat: the heartbeat of a modern server is
+// server/discover, not ping, which the modern era has not (the Go SDK
+// answers it 404): beat after beat, the connection stays up.
+func TestModernHeartbeat(t *testing.T) {
+	t.Parallel()
+	s := startGoSDKServer(t, modernOnly)
+	opts := fastOptions()
+	opts.Heartbeat = 20 * time.Millisecond
+	c := connect(t, remoteServer("gosdk", s.url+"/mcp"), opts)
+	s.methods()
+	beats := 0
+	testenv.Eventually(t, 10*time.Second, func() bool {
+		for _, m := range s.methods() {
+			if m == "ping" {
+				t.Fatal("a modern server was sent ping")
+			}
+			if m == "server/discover" {
+				beats++
+			}
+		}
+		return beats >= 3
+	}, "fewer than 3 heartbeats (server/discover)")
+	if st := c.Status(); st.State != upstream.StateConnected || st.Restarts != 0 {
+		t.Errorf("after %d heartbeats: %s, %d restarts (%s)", beats, st.State, st.Restarts, st.Err)
 	}
 }
 
