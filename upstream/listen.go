@@ -73,7 +73,8 @@ type listener struct {
 	cancel context.CancelFunc // ends the stream open now; nil when none
 	stale  bool               // the filter changed since the stream opened
 	// gap says a stream ended before the one opening now, so changes
-	// may have gone unheard: its acknowledgement resyncs every list.
+	// may have gone unheard: its acknowledgement resyncs every list it
+	// asks about.
 	gap bool
 }
 
@@ -103,8 +104,16 @@ func (l *listener) acknowledged() {
 	if !gap {
 		return
 	}
-	for _, li := range []list{listTools, listResources, listTemplates, listPrompts} {
-		l.cn.markDirty(li)
+	f := l.cn.listenFilter()
+	if f.ToolsListChanged {
+		l.cn.markDirty(listTools)
+	}
+	if f.ResourcesListChanged {
+		l.cn.markDirty(listResources)
+		l.cn.markDirty(listTemplates)
+	}
+	if f.PromptsListChanged {
+		l.cn.markDirty(listPrompts)
 	}
 }
 

@@ -78,6 +78,29 @@ func TestListen(t *testing.T) {
 	}
 }
 
+// TestListenReopened: when the listen stream breaks (the server drops
+// every connection), mcpx opens it again, and a tool added after that
+// still reaches the catalog.
+func TestListenReopened(t *testing.T) {
+	t.Parallel()
+	s := startGoSDKServer(t, modernOnly)
+	c := connect(t, remoteServer("gosdk", s.url+"/mcp"), fastOptions())
+	grows := func(what string) {
+		before := len(c.Tools())
+		testenv.Eventually(t, 15*time.Second, func() bool {
+			callTool(t, c, "grow", map[string]any{}) // a call on a dropped connection may fail
+			time.Sleep(20 * time.Millisecond)
+			return len(c.Tools()) > before
+		}, "%s: the catalog still has %d tools after grow", what, before)
+	}
+	grows("the first stream")
+	s.hs.CloseClientConnections()
+	grows("after the stream broke")
+	if n := slices.Index(s.methods(), "subscriptions/listen"); n < 0 {
+		t.Error("no subscriptions/listen after the connections were dropped")
+	}
+}
+
 // TestListenStdio: the Go SDK's reference server over stdio, modern: a
 // tool it adds reaches the catalog, and its watched resource's updates
 // (it makes one every few seconds) reach OnNotification.
