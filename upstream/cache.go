@@ -32,16 +32,11 @@ type Remembered struct {
 	Saved           time.Time          `json:"saved"` // when written; the catalog is unchanged since
 	ServerInfo      mcp.Implementation `json:"serverInfo"`
 	ProtocolVersion string             `json:"protocolVersion"`
-	// LegacyOnly says the server refused server/discover: the next start
-	// goes straight to initialize. A legacy version without it (a server
-	// connected legacy by its protocol key, or by an mcpx that did so
-	// with every dual-era server) is probed again.
-	LegacyOnly   bool              `json:"legacyOnly,omitempty"`
-	Capabilities json.RawMessage   `json:"capabilities,omitempty"`
-	Tools        []json.RawMessage `json:"tools"`
-	Resources    []json.RawMessage `json:"resources"`
-	Templates    []json.RawMessage `json:"resourceTemplates"`
-	Prompts      []json.RawMessage `json:"prompts"`
+	Capabilities    json.RawMessage    `json:"capabilities,omitempty"`
+	Tools           []json.RawMessage  `json:"tools"`
+	Resources       []json.RawMessage  `json:"resources"`
+	Templates       []json.RawMessage  `json:"resourceTemplates"`
+	Prompts         []json.RawMessage  `json:"prompts"`
 
 	mark fileMark // the file as read or written
 }

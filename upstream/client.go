@@ -189,7 +189,7 @@ type Client struct {
 	readyOnce sync.Once
 	tail      stderrTail
 	logLevel  string      // asked for by the client; applied on every connect
-	era       Era         // the era to start in, as the server last spoke it (see startEra); "" unknown
+	era       Era         // the era the server last spoke (or was remembered with); "" unknown
 	slots     *fifo       // maxConcurrent; nil for no limit
 	limits    *callLimits // callTimeout and maxCallTime; nil for none
 	proc      *process    // the child of the attempt or connection under way, for Kill
@@ -535,7 +535,7 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.status.ConnectTime = elapsed
 	c.status.ServerInfo = cn.serverInfo
 	c.status.ProtocolVersion = cn.protocol
-	c.era = startEra(EraOf(cn.protocol), cn.legacyOnly)
+	c.era = EraOf(cn.protocol)
 	c.countLocked()
 	c.mu.Unlock()
 	c.changed() // before the disk write: the catalog is the client's at once

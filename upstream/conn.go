@@ -60,9 +60,6 @@ type conn struct {
 
 	serverInfo mcp.Implementation
 	protocol   string
-	// legacyOnly says the server was found legacy by a probe (it refused
-	// server/discover), not by its protocol key.
-	legacyOnly bool
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
 	// meta is what goes first in every request's _meta when the server is

@@ -94,9 +94,6 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 	if known == EraLegacy {
 		err := cn.initialize(ctx)
 		var rpc *RPCError
-		if err == nil {
-			cn.legacyOnly = true
-		}
 		if err == nil || !errors.As(err, &rpc) {
 			return err
 		}
@@ -111,23 +108,7 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 		return err
 	}
 	cn.c.log.Debug("server/discover failed: falling back to initialize", "err", cn.c.opts.Redact(err.Error()))
-	if err := cn.initialize(ctx); err != nil {
-		return err
-	}
-	cn.legacyOnly = true
-	return nil
-}
-
-// startEra is the era a connect starts in (see handshake) after the
-// server spoke era: legacy only when a probe found it legacy-only, so
-// that a dual-era server connected legacy by its protocol key (or by an
-// mcpx that did so with every dual-era server) is probed again under
-// auto.
-func startEra(era Era, legacyOnly bool) Era {
-	if era == EraLegacy && !legacyOnly {
-		return ""
-	}
-	return era
+	return cn.initialize(ctx)
 }
 
 // fallsBack reports whether a failed server/discover means a legacy

@@ -215,34 +215,6 @@ func TestEraChosen(t *testing.T) {
 	}
 }
 
-// TestEraLegacyByKey: a dual-era server connected legacy by its protocol
-// key is remembered legacy, but not as legacy-only: with the key back at
-// auto, the next start probes and speaks the modern era, as it would
-// after a cache written by an mcpx that spoke legacy to every dual-era
-// server.
-func TestEraLegacyByKey(t *testing.T) {
-	t.Parallel()
-	s := startGoSDKServer(t, dualEra)
-	opts := fastOptions()
-	opts.CacheDir = t.TempDir()
-	cfg := remoteServer("gosdk", s.url+"/mcp")
-	cfg.Protocol = config.ProtocolLegacy
-	c := connect(t, cfg, opts)
-	if v := c.Status().ProtocolVersion; upstream.EraOf(v) != upstream.EraLegacy {
-		t.Fatalf("protocol legacy: version %q", v)
-	}
-	c.Close()
-	s.methods()
-	cfg.Protocol = config.ProtocolAuto
-	c = connect(t, cfg, opts)
-	if v := c.Status().ProtocolVersion; upstream.EraOf(v) != upstream.EraModern {
-		t.Errorf("auto after legacy by key: version %q, want modern", v)
-	}
-	if seen := s.methods(); len(seen) == 0 || seen[0] != "server/discover" {
-		t.Errorf("auto after legacy by key: POSTs %q, want server/discover first", seen)
-	}
-}
-
 // TestEraModernRequired: under protocol modern, a legacy-only server is a
 // failed connect that says why, not a fallback to initialize.
 func TestEraModernRequired(t *testing.T) {

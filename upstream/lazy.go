@@ -319,7 +319,7 @@ func (c *Client) remember() {
 	c.catalog = r.Catalog()
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
-	c.era = startEra(r.Era(), r.LegacyOnly)
+	c.era = r.Era()
 	c.countLocked()
 	c.mu.Unlock()
 	c.markKnown()
@@ -370,7 +370,7 @@ func (c *Client) store(cn *conn) {
 	c.remembered = true
 	c.mu.Unlock()
 	caps, _ := json.Marshal(cn.caps)
-	r := &Remembered{Saved: saved.saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol, LegacyOnly: cn.legacyOnly,
+	r := &Remembered{Saved: saved.saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
 		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts}
 	if !saved.saved.IsZero() {
 		if data, err := r.encode(c.cfg); err == nil && sha256.Sum256(data) == saved.sum {
