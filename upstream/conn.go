@@ -92,8 +92,25 @@ type conn struct {
 }
 
 // connect makes one attempt: start the transport, make the handshake
-// and list the catalog, all within the server's timeout.
+// and list the catalog, all within the server's timeout. A child found
+// to speak both eras is started again to be initialized (see
+// connectOnce).
 func (c *Client) connect(ctx context.Context) (*conn, error) {
+	cn, err := c.connectOnce(ctx)
+	if errors.Is(err, errBothEras) {
+		c.mu.Lock()
+		c.era = EraLegacy
+		c.mu.Unlock()
+		cn, err = c.connectOnce(ctx)
+	}
+	return cn, err
+}
+
+// connectOnce starts the transport, makes the handshake and lists the
+// catalog. A child that answered server/discover listing a legacy
+// version too, and then refused initialize on the same session (as the
+// Go SDK does), fails with errBothEras, so the child is started again.
+func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	life, cancel := context.WithCancel(ctx)
 	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}
 	cn.listen = newListener(cn)
@@ -131,6 +148,9 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 	known := c.era
 	c.mu.Unlock()
 	if err := cn.handshake(tctx, known); err != nil {
+		if errors.Is(err, errBothEras) {
+			return nil, err
+		}
 		return nil, cn.explain("initialize", timeout, tctx, err)
 	}
 	c.mu.Lock()

@@ -73,13 +73,16 @@ func probeTimeout(timeout time.Duration) time.Duration { return min(timeout/3, 3
 // handshake makes the connection speak the era the server's protocol
 // key asks for. Under auto (the default), server/discover first, falling
 // back to initialize when the server answers it with an error that is
-// not modern (or, over stdio, not in time): a server that speaks both
-// eras is modern, where mcpx hears its changes on subscriptions/listen
-// (see listen.go). initialize comes first when the server was legacy the
-// last time (known), so that a start does not repeat the probe, trying
-// server/discover after all when initialize fails with the server's
-// error (it changed era since). legacy only initializes; modern only
-// discovers.
+// not modern (or, over stdio, not in time), or lists a legacy version
+// too (errBothEras): a server that speaks both eras is legacy, since
+// only that era carries the requests its tools send the client in the
+// middle of a call (sampling, elicitation, roots), which a tool written
+// for the legacy era sends whatever the era of the session (the Go SDK
+// refuses them in a modern one). initialize comes first when the server
+// was legacy the last time (known), so that a start does not repeat the
+// probe, trying server/discover after all when initialize fails with the
+// server's error (it changed era since). legacy only initializes; modern
+// only discovers, and speaks the modern era to a server that speaks both.
 func (cn *conn) handshake(ctx context.Context, known Era) error {
 	switch {
 	case cn.c.cfg.Transport == config.TransportSSE || cn.c.cfg.Protocol == config.ProtocolLegacy:
@@ -104,6 +107,20 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 		return err
 	}
 	err := cn.discover(ctx)
+	if errors.Is(err, errBothEras) && cn.proc != nil {
+		// Some servers (mcpx among them) still take initialize after
+		// server/discover: ask, briefly, before paying for a new child,
+		// which for an mcpx behind mcpx would start all its own servers
+		// twice.
+		ictx, cancel := context.WithTimeout(ctx, probeTimeout(cn.c.timeout()))
+		ierr := cn.initialize(ictx)
+		cancel()
+		if ierr == nil {
+			return nil
+		}
+		cn.c.log.Debug("initialize after server/discover refused: starting the server again", "err", cn.c.opts.Redact(ierr.Error()))
+		return err // connect starts the child again
+	}
 	if err == nil || !cn.fallsBack(ctx, err) {
 		return err
 	}
@@ -126,7 +143,7 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 	var rpc *RPCError
 	var status *remote.StatusError
 	switch {
-	case errors.As(err, &rpc), errors.Is(err, errNotModern):
+	case errors.As(err, &rpc), errors.Is(err, errNotModern), errors.Is(err, errBothEras):
 		return true
 	case errors.As(err, &status):
 		return status.Status >= 400 && status.Status < 500 && status.Status != 401 && status.Status != 403
@@ -138,6 +155,10 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 
 // errNotModern is a server/discover result that names no modern version.
 var errNotModern = errors.New("the server supports no modern protocol version")
+
+// errBothEras is a server/discover result that names a legacy version
+// too, under protocol auto: the legacy era loses nothing (see handshake).
+var errBothEras = errors.New("the server speaks the legacy era too")
 
 // discover is the modern handshake: server/discover with mcpx's _meta.
 // A server that refuses the version but lists one mcpx speaks is asked
@@ -185,6 +206,10 @@ func (cn *conn) discover(ctx context.Context) error {
 		setVersion("")
 		return fmt.Errorf("%w (it lists %q)", errNotModern, res.SupportedVersions)
 	}
+	if cn.c.cfg.Protocol != config.ProtocolModern && slices.ContainsFunc(res.SupportedVersions, isLegacyVersion) {
+		setVersion("")
+		return fmt.Errorf("%w (it lists %q)", errBothEras, res.SupportedVersions)
+	}
 	if res.ServerInfo == nil {
 		res.ServerInfo = &mcp.Implementation{}
 		_ = json.Unmarshal(res.Meta[metaServerInfo], res.ServerInfo)
@@ -198,6 +223,10 @@ func (cn *conn) discover(ctx context.Context) error {
 
 // modern reports whether the connection speaks the modern era.
 func (cn *conn) modern() bool { return cn.meta.Load() != nil }
+
+// isLegacyVersion reports whether v is a version of the legacy era that
+// mcpx speaks.
+func isLegacyVersion(v string) bool { return v < modernVersion && mcp.IsValidProtocolVersion(v) }
 
 // supports reports whether an UnsupportedProtocolVersion error's data
 // lists the version mcpx speaks.

@@ -12,9 +12,9 @@ import (
 
 // BenchmarkCallEra: one tools/call at a time on the stdio hot path
 // (Client.Send) to the same upstream, the Go SDK's dual-era reference
-// server, connected once in each era: modern (the default for a
-// dual-era server: server/discover, _meta spliced into every request)
-// and legacy (its protocol key says so: initialize). The eras take turns in rounds of 100
+// server, connected once in each era by its protocol key: modern
+// (server/discover, _meta spliced into every request) and legacy
+// (initialize). The eras take turns in rounds of 100
 // calls, so that both see the same machine; it reports µs per call of
 // each and modern/legacy.
 //
@@ -34,7 +34,7 @@ func BenchmarkCallEra(b *testing.B) {
 		}
 		return c
 	}
-	modern := dial(config.ProtocolAuto)
+	modern := dial(config.ProtocolModern)
 	legacy := dial(config.ProtocolLegacy)
 	if e := EraOf(modern.Status().ProtocolVersion); e != EraModern {
 		b.Fatalf("the first connection is %s, want modern", e)

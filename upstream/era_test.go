@@ -44,7 +44,7 @@ type goSDKServer struct {
 	era  atomic.Value // string
 	mu   sync.Mutex
 	seen []string // "method version-header", one per POST
-	last []byte   // the body of the last POST
+	last []byte   // the body of the last tools/call
 }
 
 func startGoSDKServer(t testing.TB, era string) *goSDKServer {
@@ -104,7 +104,9 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 		version := r.Header.Get("Mcp-Protocol-Version")
 		s.mu.Lock()
 		s.seen = append(s.seen, msg.Method+" "+version)
-		s.last = body
+		if msg.Method == "tools/call" {
+			s.last = body
+		}
 		s.mu.Unlock()
 		modern := version >= "2026-07-28"
 		switch s.era.Load().(string) {
@@ -153,6 +155,9 @@ func (s *goSDKServer) methods() []string {
 	out := make([]string, 0, len(s.seen))
 	for _, m := range s.seen {
 		method, _, _ := strings.Cut(m, " ")
+		if method == "notifications/cancelled" {
+			continue // a listen stream's, cancelled as a client closed: no request
+		}
 		out = append(out, method)
 	}
 	s.seen = nil
@@ -165,9 +170,10 @@ func remoteServer(name, url string) config.Server {
 
 // TestEraChosen connects to the Go SDK as a dual-era server, as a
 // modern-only one and as a legacy-only one, under each protocol key:
-// auto speaks the era the server speaks, modern when it speaks both
-// (server/discover first, initialize after a refusal); legacy never
-// probes; modern never falls back. echo works against all, and a second
+// auto speaks the era the server speaks, legacy when it speaks both
+// (server/discover first, initialize after a refusal or a legacy version
+// listed too); legacy never probes; modern never falls back, and speaks
+// modern to a server that speaks both. echo works against all, and a second
 // start with the same cache goes straight to the era remembered, without
 // the probe it made the first time.
 func TestEraChosen(t *testing.T) {
@@ -180,7 +186,8 @@ func TestEraChosen(t *testing.T) {
 		again    []string // and on the second, with the era remembered
 		notAgain string   // a method the second start must not send
 	}{
-		{dualEra, "", upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
+		{dualEra, "", upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
+		{dualEra, config.ProtocolModern, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
 		{dualEra, config.ProtocolLegacy, upstream.EraLegacy, []string{"initialize"}, []string{"initialize"}, "server/discover"},
 		{modernOnly, config.ProtocolAuto, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
 		{modernOnly, config.ProtocolModern, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
@@ -277,15 +284,15 @@ func TestEraReprobed(t *testing.T) {
 }
 
 // TestEraStdio: over stdio, the Go SDK's reference server (dual-era) is
-// found modern by server/discover, and legacy under protocol legacy, and
-// the fixture (legacy, which answers server/discover with method not
+// legacy (started again for initialize after server/discover), and
+// modern under protocol modern, and the fixture (legacy, which answers server/discover with method not
 // found) falls back to initialize.
 func TestEraStdio(t *testing.T) {
 	t.Parallel()
 	reference := testenv.GoTool(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	gosdk := config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}
-	gosdkLegacy := gosdk
-	gosdkLegacy.Protocol = config.ProtocolLegacy
+	gosdkModern := gosdk
+	gosdkModern.Protocol = config.ProtocolModern
 	for _, tc := range []struct {
 		name string
 		srv  config.Server
@@ -293,8 +300,8 @@ func TestEraStdio(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"gosdk", gosdk, upstream.EraModern, "test_simple_text", map[string]any{}},
-		{"gosdk-legacy", gosdkLegacy, upstream.EraLegacy, "test_simple_text", map[string]any{}},
+		{"gosdk", gosdk, upstream.EraLegacy, "test_simple_text", map[string]any{}},
+		{"gosdk-modern", gosdkModern, upstream.EraModern, "test_simple_text", map[string]any{}},
 		{"fixture", stdioServer("fixture"), upstream.EraLegacy, "echo", map[string]any{"message": "hi"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -410,13 +417,14 @@ func TestModernLogLevel(t *testing.T) {
 }
 
 // TestModernProgress: progress of a call to a modern server (the Go SDK's
-// reference server over stdio, dual-era, so modern) reaches the caller
+// reference server over stdio, under protocol modern) reaches the caller
 // with its own token, ahead of the result.
 func TestModernProgress(t *testing.T) {
 	t.Parallel()
 	reference := testenv.GoTool(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	opts := fastOptions()
-	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}, opts)
+	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second,
+		Protocol: config.ProtocolModern}, opts)
 	if v := c.Status().ProtocolVersion; upstream.EraOf(v) != upstream.EraModern {
 		t.Fatalf("protocol %q, want modern", v)
 	}

@@ -39,8 +39,8 @@ func (u *updates) all() []json.RawMessage {
 	return slices.Clone(u.seen)
 }
 
-// TestListen: on a modern server (the Go SDK, dual-era and modern-only,
-// over HTTP), mcpx opens subscriptions/listen and hears on it a tool
+// TestListen: on a modern server (the Go SDK, dual-era under protocol
+// modern and modern-only, over HTTP), mcpx opens subscriptions/listen and hears on it a tool
 // added while it runs, which reaches its catalog, and the updates of a
 // resource subscribed to, which reach OnNotification without the
 // stream's own id; resources/subscribe becomes the stream's filter
@@ -53,9 +53,9 @@ func TestListen(t *testing.T) {
 		protocol config.Protocol
 		modern   bool
 	}{
-		{dualEra, "", true},
+		{dualEra, config.ProtocolModern, true},
 		{modernOnly, "", true},
-		{dualEra, config.ProtocolLegacy, false},
+		{dualEra, "", false},
 	} {
 		t.Run(fmt.Sprintf("%s/protocol=%s", tc.era, tc.protocol), func(t *testing.T) {
 			t.Parallel()
@@ -101,7 +101,8 @@ func TestListenReopened(t *testing.T) {
 	}
 }
 
-// TestListenStdio: the Go SDK's reference server over stdio, modern: a
+// TestListenStdio: the Go SDK's reference server over stdio, modern by
+// its protocol key: a
 // tool it adds reaches the catalog, and its watched resource's updates
 // (it makes one every few seconds) reach OnNotification.
 func TestListenStdio(t *testing.T) {
@@ -110,7 +111,8 @@ func TestListenStdio(t *testing.T) {
 	var got updates
 	opts := fastOptions()
 	opts.OnNotification = got.note
-	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}, opts)
+	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second,
+		Protocol: config.ProtocolModern}, opts)
 	if v := c.Status().ProtocolVersion; upstream.EraOf(v) != upstream.EraModern {
 		t.Fatalf("protocol %q, want modern", v)
 	}

@@ -59,8 +59,9 @@ func (s *changingServer) methods() []string {
 	return slices.Compact(slices.Sorted(slices.Values(s.seen)))
 }
 
-// TestUpstreamChanges: the Go SDK as a dual-era and as a modern-only
-// upstream, both spoken to in the modern era, change while mcpx runs: a
+// TestUpstreamChanges: the Go SDK as a dual-era (under protocol modern)
+// and as a modern-only upstream, both spoken to in the modern era,
+// change while mcpx runs: a
 // tool added and a resource updated on each reach a legacy client of
 // serve --stdio (list_changed, resources/updated after
 // resources/subscribe) and a modern client of serve --http (on its
@@ -71,7 +72,7 @@ func TestUpstreamChanges(t *testing.T) {
 		"modern": startChangingServer(t, "modern", true),
 	}
 	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{
-		"dual":   map[string]any{"url": servers["dual"].url},
+		"dual":   map[string]any{"url": servers["dual"].url, "protocol": "modern"},
 		"modern": map[string]any{"url": servers["modern"].url},
 	}})
 
