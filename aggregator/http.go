@@ -119,6 +119,7 @@ type httpHandler struct {
 	sessions map[string]*httpSession
 	closed   bool
 	wg       sync.WaitGroup // session cores
+	views    profileViews   // the catalogs of modern requests on /mcp/NAME
 }
 
 func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host string, loopback bool) *httpHandler {

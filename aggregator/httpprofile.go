@@ -1,10 +1,14 @@
 package aggregator
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/aggregator/core"
 )
 
 // profileOf is the profile a request's path names: NAME of /mcp/NAME or
@@ -28,4 +32,45 @@ func (h *httpHandler) profiled(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// modernCore is the session core that serves the modern requests of a
+// path: the whole catalog's on /mcp, profile view's own on /mcp/NAME.
+func (h *httpHandler) modernCore(view string) (*core.Server, error) {
+	if view == "" {
+		return h.a.Modern()
+	}
+	return h.views.get(h.ctx, h.a, view).Modern()
+}
+
+// profileViews holds, by profile, the catalog the modern requests on
+// /mcp/NAME are served from. A modern request belongs to no session, so
+// each profile has one catalog (and with it one core) for as long as mcpx
+// serves, made at the first such request: over the shared servers, with
+// no per-session ones, following the config's reloads as a session's
+// does.
+type profileViews struct {
+	mu sync.Mutex
+	by map[string]*Aggregator
+}
+
+// get returns profile view's catalog, made and started on first use and
+// closed when ctx ends.
+func (p *profileViews) get(ctx context.Context, a *Aggregator, view string) *Aggregator {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c := p.by[view]; c != nil {
+		return c
+	}
+	c := a.childCatalog(nil, view)
+	c.Start(ctx)
+	context.AfterFunc(ctx, func() {
+		a.children.Delete(c)
+		c.Close()
+	})
+	if p.by == nil {
+		p.by = map[string]*Aggregator{}
+	}
+	p.by[view] = c
+	return c
 }

@@ -37,6 +37,13 @@ func (a *Aggregator) sessionCatalog(view string) *Aggregator {
 	if len(own) == 0 && view == "" {
 		return nil
 	}
+	return a.childCatalog(own, view)
+}
+
+// childCatalog returns a new Aggregator over a's sources and own, shown
+// through profile view, registered with a so that its rebuilds follow
+// a's.
+func (a *Aggregator) childCatalog(own []config.Server, view string) *Aggregator {
 	cfg := *a.cfg
 	cfg.Servers = own
 	cfg.Browser = nil

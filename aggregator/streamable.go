@@ -244,11 +244,7 @@ func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, data 
 	if err != nil || !core.IsModernHTTP(r.Header, m.Params) {
 		return false // the legacy path answers what does not parse
 	}
-	if profileOf(r) != "" {
-		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "revision "+core.Modern+" is served on /mcp; profiles (/mcp/NAME) serve initialize sessions only")
-		return true
-	}
-	srv, err := h.a.Modern()
+	srv, err := h.modernCore(profileOf(r))
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, mcp.INTERNAL_ERROR, err.Error())
 		return true

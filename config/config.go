@@ -136,7 +136,28 @@ type Server struct {
 	// Trust is the server's own trust key, "" when unset: see
 	// [Config.TrustOf].
 	Trust Trust
+	// Protocol is the protocol era mcpx speaks to the server:
+	// ProtocolAuto (or "", the default) probes, and speaks the legacy era
+	// to a server that speaks both; ProtocolLegacy and ProtocolModern
+	// insist on one.
+	Protocol Protocol
 }
+
+// Protocol is a server's protocol key: which era mcpx speaks to it.
+type Protocol string
+
+const (
+	// ProtocolAuto asks server/discover and falls back to initialize when
+	// the server is not modern, or is legacy too: only the legacy era
+	// carries what a legacy tool asks the client in the middle of a call.
+	ProtocolAuto Protocol = "auto"
+	// ProtocolLegacy always starts with initialize (MCP 2025-11-25 and
+	// before), never probing.
+	ProtocolLegacy Protocol = "legacy"
+	// ProtocolModern speaks only MCP 2026-07-28, also to a server that
+	// speaks both: one that does not is a failed connect, not a fallback.
+	ProtocolModern Protocol = "modern"
+)
 
 // Filter selects capabilities by name with shell-style globs (path.Match).
 // An empty Allow allows everything; Deny wins over Allow.

@@ -37,6 +37,9 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown transport", srv(`{"url": "http://h/mcp", "transport": "ftp"}`), "s", "transport", `unknown transport "ftp"`},
 		{"unknown type", srv(`{"url": "http://h/mcp", "type": "websocket"}`), "s", "type", `unknown transport "websocket"`},
+		{"unknown protocol", srv(`{"command": "c", "protocol": "2026"}`), "s", "protocol", `unknown protocol "2026" (want auto, legacy or modern)`},
+		{"protocol not a string", srv(`{"command": "c", "protocol": true}`), "s", "protocol", "want a string"},
+		{"modern over sse", srv(`{"url": "http://h/sse", "protocol": "modern"}`), "s", "protocol", "the sse transport is of the legacy era"},
 		{"transport not a string", srv(`{"url": "http://h/mcp", "transport": 1}`), "s", "transport", "want a string"},
 		{"neither command nor url", srv(`{"args": ["x"]}`), "s", "", "neither command nor url"},
 		{"both command and url", srv(`{"command": "c", "url": "http://h/mcp"}`), "s", "", "both command and url"},

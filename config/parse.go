@@ -112,7 +112,7 @@ var serverKeys = []string{
 	"command", "args", "env", "cwd", "url", "headers", "auth", "prefix", "enabled",
 	"disabled", "timeout", "tools", "prompts", "transport", "type", "transportType",
 	"callTimeout", "maxCallTime", "maxConcurrent", "lazy", "idleTimeout", "perSession",
-	"maxResultBytes", "trust",
+	"maxResultBytes", "trust", "protocol",
 }
 
 func (p *parser) server(name string, v any) (Server, bool) {
@@ -151,6 +151,9 @@ func (p *parser) server(name string, v any) (Server, bool) {
 	s.Limits = r.limits(s.Limits)
 	r.serverLifecycle(&s)
 	s.Trust = r.serverTrust()
+	if v, ok := r.protocol(); ok {
+		s.Protocol = v
+	}
 	r.warnUnknown(serverKeys...)
 
 	switch {
@@ -200,6 +203,9 @@ func (p *parser) server(name string, v any) (Server, bool) {
 			}
 		}
 	}
+	if s.Transport == TransportSSE && s.Protocol == ProtocolModern {
+		r.fail("protocol", "protocol %q needs http or stdio: the sse transport is of the legacy era", s.Protocol)
+	}
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return s, false
@@ -211,6 +217,20 @@ func (p *parser) server(name string, v any) (Server, bool) {
 		s.Problem = r.unset.String()
 	}
 	return s, true
+}
+
+// protocol reads the protocol key: auto, legacy or modern, any case.
+func (r *reader) protocol() (Protocol, bool) {
+	v, ok := r.str("protocol")
+	if !ok {
+		return "", false
+	}
+	switch p := Protocol(strings.ToLower(v)); p {
+	case ProtocolAuto, ProtocolLegacy, ProtocolModern:
+		return p, true
+	}
+	r.fail("protocol", "unknown protocol %q (want auto, legacy or modern)", v)
+	return "", false
 }
 
 // transport reads "transport", "type" (Claude Code, VS Code) and

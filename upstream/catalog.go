@@ -135,6 +135,8 @@ func (cn *conn) onNotification(n jsonrpc.Message) {
 		cn.relayProgress(n.Params)
 	case string(mcp.MethodNotificationMessage), string(mcp.MethodNotificationResourceUpdated):
 		cn.relayNotification(n)
+	case methodSubscriptionsAcknowledged:
+		cn.listen.acknowledged()
 	}
 }
 

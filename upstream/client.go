@@ -86,12 +86,6 @@ type Options struct {
 	// Offline never starts a server: each shows its remembered catalog
 	// only (mcpx list --cached).
 	Offline bool
-	// PreferModern connects a server that speaks both eras in the modern
-	// one. By default such a server gets initialize: only the legacy era
-	// carries its server-initiated requests, resources/subscribe and the
-	// GET notification stream to mcpx's legacy clients. A server that
-	// speaks only the modern era is modern either way.
-	PreferModern bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -611,6 +605,9 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 		return nil, err
 	}
 	defer c.release()
+	if isSubscription(method) && cn.modern() {
+		return c.subscribeModern(cn, method, params)
+	}
 	res, err := cn.request(ctx, method, params)
 	res, err = c.settle(ctx, cn, method, params, res, err)
 	if err == nil && answersInput(ctx, cn, res) {

@@ -77,6 +77,10 @@ type conn struct {
 	// paramHeaders holds, by tool name, the arguments a modern tools/call
 	// over HTTP also sends as headers (see checkTools).
 	paramHeaders atomic.Pointer[map[string][]remote.ParamHeader]
+	// listen keeps the subscriptions/listen stream of a modern
+	// connection open (see listen.go); it runs only once the connection
+	// is found modern.
+	listen *listener
 
 	ids atomic.Int64
 
@@ -95,9 +99,10 @@ type conn struct {
 	closed  bool
 }
 
-// connect makes one attempt: start the transport, initialize, list the
-// catalog, all within the server's timeout. A child found to speak both
-// eras is started again to be initialized (see connectOnce).
+// connect makes one attempt: start the transport, make the handshake
+// and list the catalog, all within the server's timeout. A child found
+// to speak both eras is started again to be initialized (see
+// connectOnce).
 func (c *Client) connect(ctx context.Context) (*conn, error) {
 	cn, err := c.connectOnce(ctx)
 	if errors.Is(err, errBothEras) {
@@ -116,6 +121,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	life, cancel := context.WithCancel(ctx)
 	cn := &conn{c: c, cancel: cancel, lost: make(chan struct{}), dirty: map[string]bool{}}
+	cn.listen = newListener(cn)
 	ok := false
 	defer func() {
 		if !ok {
@@ -178,6 +184,9 @@ func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 		}()
 	} else if every := c.opts.Heartbeat; every > 0 {
 		go cn.heartbeat(life, every)
+	}
+	if cn.modern() {
+		go cn.listen.run(life)
 	}
 	ok = true
 	return cn, nil
@@ -421,13 +430,25 @@ func (cn *conn) checkAlive() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if _, err := cn.request(ctx, "ping", nil); err != nil {
+		if err := cn.ping(ctx); err != nil {
 			var rpc *RPCError
 			if !errors.As(err, &rpc) {
 				cn.markLost(fmt.Errorf("server stopped answering: %w", err))
 			}
 		}
 	}()
+}
+
+// ping asks the server whether it is there: ping, or, in the modern era,
+// which has no ping (a modern server answers it method not found, over
+// HTTP with a 404), server/discover.
+func (cn *conn) ping(ctx context.Context) error {
+	if cn.modern() {
+		_, err := cn.request(ctx, "server/discover", json.RawMessage(`{}`))
+		return err
+	}
+	_, err := cn.request(ctx, "ping", nil)
+	return err
 }
 
 // heartbeat pings a remote server while the connection lives: nothing
@@ -443,7 +464,7 @@ func (cn *conn) heartbeat(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 			pctx, cancel := context.WithTimeout(ctx, min(every, 10*time.Second))
-			_, err := cn.request(pctx, "ping", nil)
+			err := cn.ping(pctx)
 			cancel()
 			var rpc *RPCError
 			if err != nil && ctx.Err() == nil && !errors.As(err, &rpc) {

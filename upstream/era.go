@@ -70,16 +70,29 @@ func (r *Remembered) Era() Era { return EraOf(r.ProtocolVersion) }
 // server's timeout is then initialize's.
 func probeTimeout(timeout time.Duration) time.Duration { return min(timeout/3, 3*time.Second) }
 
-// handshake makes the connection speak the server's era: server/discover
-// first, falling back to initialize when the server answers it with an
-// error that is not modern (or, over stdio, not in time); initialize
-// first when the server was legacy the last time (known), so that a start
-// does not repeat the probe, trying server/discover after all when
-// initialize fails with the server's error (it changed era since).
+// handshake makes the connection speak the era the server's protocol
+// key asks for. Under auto (the default), server/discover first, falling
+// back to initialize when the server answers it with an error that is
+// not modern (or, over stdio, not in time), or lists a legacy version
+// too (errBothEras): a server that speaks both eras is legacy, since
+// only that era carries the requests its tools send the client in the
+// middle of a call (sampling, elicitation, roots), which a tool written
+// for the legacy era sends whatever the era of the session (the Go SDK
+// refuses them in a modern one). initialize comes first when the server
+// was legacy the last time (known), so that a start does not repeat the
+// probe, trying server/discover after all when initialize fails with the
+// server's error (it changed era since). legacy only initializes; modern
+// only discovers, and speaks the modern era to a server that speaks both.
 func (cn *conn) handshake(ctx context.Context, known Era) error {
-	if cn.c.cfg.Transport == config.TransportSSE {
+	switch {
+	case cn.c.cfg.Transport == config.TransportSSE || cn.c.cfg.Protocol == config.ProtocolLegacy:
 		// The SSE transport ended with the legacy era: nothing to probe.
 		return cn.initialize(ctx)
+	case cn.c.cfg.Protocol == config.ProtocolModern:
+		if err := cn.discover(ctx); err != nil {
+			return fmt.Errorf("protocol modern: %w", err)
+		}
+		return nil
 	}
 	if known == EraLegacy {
 		err := cn.initialize(ctx)
@@ -144,7 +157,7 @@ func (cn *conn) fallsBack(ctx context.Context, err error) bool {
 var errNotModern = errors.New("the server supports no modern protocol version")
 
 // errBothEras is a server/discover result that names a legacy version
-// too, without Options.PreferModern: the legacy era loses nothing.
+// too, under protocol auto: the legacy era loses nothing (see handshake).
 var errBothEras = errors.New("the server speaks the legacy era too")
 
 // discover is the modern handshake: server/discover with mcpx's _meta.
@@ -193,7 +206,7 @@ func (cn *conn) discover(ctx context.Context) error {
 		setVersion("")
 		return fmt.Errorf("%w (it lists %q)", errNotModern, res.SupportedVersions)
 	}
-	if !cn.c.opts.PreferModern && slices.ContainsFunc(res.SupportedVersions, isLegacyVersion) {
+	if cn.c.cfg.Protocol != config.ProtocolModern && slices.ContainsFunc(res.SupportedVersions, isLegacyVersion) {
 		setVersion("")
 		return fmt.Errorf("%w (it lists %q)", errBothEras, res.SupportedVersions)
 	}

@@ -12,9 +12,9 @@ import (
 
 // BenchmarkCallEra: one tools/call at a time on the stdio hot path
 // (Client.Send) to the same upstream, the Go SDK's dual-era reference
-// server, connected once in each era: modern (PreferModern:
-// server/discover, _meta spliced into every request) and legacy (a cache
-// that remembers it legacy makes mcpx initialize). The eras take turns in rounds of 100
+// server, connected once in each era by its protocol key: modern
+// (server/discover, _meta spliced into every request) and legacy
+// (initialize). The eras take turns in rounds of 100
 // calls, so that both see the same machine; it reports µs per call of
 // each and modern/legacy.
 //
@@ -22,8 +22,10 @@ import (
 func BenchmarkCallEra(b *testing.B) {
 	reference := testenv.GoTool(b, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	cfg := config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}
-	dial := func(cacheDir string) *Client {
-		c := New(cfg, &Options{CacheDir: cacheDir, PreferModern: true})
+	dial := func(protocol config.Protocol) *Client {
+		cfg := cfg
+		cfg.Protocol = protocol
+		c := New(cfg, nil)
 		c.Start(context.Background())
 		b.Cleanup(func() { c.Close() })
 		<-c.Ready()
@@ -32,12 +34,8 @@ func BenchmarkCallEra(b *testing.B) {
 		}
 		return c
 	}
-	modern := dial("")
-	legacyCache := b.TempDir()
-	if err := saveRemembered(legacyCache, cfg, &Remembered{ProtocolVersion: "2025-11-25"}); err != nil {
-		b.Fatal(err)
-	}
-	legacy := dial(legacyCache)
+	modern := dial(config.ProtocolModern)
+	legacy := dial(config.ProtocolLegacy)
 	if e := EraOf(modern.Status().ProtocolVersion); e != EraModern {
 		b.Fatalf("the first connection is %s, want modern", e)
 	}

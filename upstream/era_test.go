@@ -40,15 +40,17 @@ var supportedVersions = regexp.MustCompile(`"supportedVersions":\[[^\]]*\]`)
 // a test may change) and records the method of every POST.
 type goSDKServer struct {
 	url  string
+	hs   *httptest.Server
 	era  atomic.Value // string
 	mu   sync.Mutex
 	seen []string // "method version-header", one per POST
-	last []byte   // the body of the last POST
+	last []byte   // the body of the last tools/call
 }
 
 func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, nil)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, testenv.SubscribeOptions())
+	testenv.AddChangeTools(srv, watchedURI)
 	type in struct {
 		Message string `json:"message"`
 	}
@@ -102,7 +104,9 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 		version := r.Header.Get("Mcp-Protocol-Version")
 		s.mu.Lock()
 		s.seen = append(s.seen, msg.Method+" "+version)
-		s.last = body
+		if msg.Method == "tools/call" {
+			s.last = body
+		}
 		s.mu.Unlock()
 		modern := version >= "2026-07-28"
 		switch s.era.Load().(string) {
@@ -140,7 +144,7 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 		}
 	}))
 	t.Cleanup(hs.Close)
-	s.url = hs.URL
+	s.url, s.hs = hs.URL, hs
 	return s
 }
 
@@ -151,6 +155,9 @@ func (s *goSDKServer) methods() []string {
 	out := make([]string, 0, len(s.seen))
 	for _, m := range s.seen {
 		method, _, _ := strings.Cut(m, " ")
+		if method == "notifications/cancelled" {
+			continue // a listen stream's, cancelled as a client closed: no request
+		}
 		out = append(out, method)
 	}
 	s.seen = nil
@@ -162,34 +169,37 @@ func remoteServer(name, url string) config.Server {
 }
 
 // TestEraChosen connects to the Go SDK as a dual-era server, as a
-// modern-only one and as a legacy-only one: mcpx speaks the era each
-// speaks (server/discover first, initialize after a refusal), echo works
-// against all, and a second start with the same cache goes straight to
-// the era remembered, without the probe it made the first time.
+// modern-only one and as a legacy-only one, under each protocol key:
+// auto speaks the era the server speaks, legacy when it speaks both
+// (server/discover first, initialize after a refusal or a legacy version
+// listed too); legacy never probes; modern never falls back, and speaks
+// modern to a server that speaks both. echo works against all, and a second
+// start with the same cache goes straight to the era remembered, without
+// the probe it made the first time.
 func TestEraChosen(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		era          string
-		preferModern bool
-		want         upstream.Era
-		first        []string // the handshake's POSTs on the first start
-		again        []string // and on the second, with the era remembered
-		notAgain     string   // a method the second start must not send
+		era      string
+		protocol config.Protocol
+		want     upstream.Era
+		first    []string // the handshake's POSTs on the first start
+		again    []string // and on the second, with the era remembered
+		notAgain string   // a method the second start must not send
 	}{
-		// A dual-era server is legacy unless PreferModern: only that era
-		// carries its server-initiated requests to legacy clients.
-		{dualEra, false, upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
-		{dualEra, true, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
-		{modernOnly, false, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
-		{legacyOnly, true, upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
+		{dualEra, "", upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
+		{dualEra, config.ProtocolModern, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
+		{dualEra, config.ProtocolLegacy, upstream.EraLegacy, []string{"initialize"}, []string{"initialize"}, "server/discover"},
+		{modernOnly, config.ProtocolAuto, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
+		{modernOnly, config.ProtocolModern, upstream.EraModern, []string{"server/discover"}, []string{"server/discover"}, "initialize"},
+		{legacyOnly, config.ProtocolAuto, upstream.EraLegacy, []string{"server/discover", "initialize"}, []string{"initialize"}, "server/discover"},
 	} {
-		t.Run(fmt.Sprintf("%s/preferModern=%t", tc.era, tc.preferModern), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/protocol=%s", tc.era, tc.protocol), func(t *testing.T) {
 			t.Parallel()
 			s := startGoSDKServer(t, tc.era)
 			opts := fastOptions()
 			opts.CacheDir = t.TempDir()
-			opts.PreferModern = tc.preferModern
 			cfg := remoteServer("gosdk", s.url+"/mcp")
+			cfg.Protocol = tc.protocol
 			for i, want := range [][]string{tc.first, tc.again} {
 				c := connect(t, cfg, opts)
 				st := c.Status()
@@ -209,6 +219,23 @@ func TestEraChosen(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEraModernRequired: under protocol modern, a legacy-only server is a
+// failed connect that says why, not a fallback to initialize.
+func TestEraModernRequired(t *testing.T) {
+	t.Parallel()
+	s := startGoSDKServer(t, legacyOnly)
+	cfg := remoteServer("gosdk", s.url+"/mcp")
+	cfg.Protocol = config.ProtocolModern
+	c := startClient(t, cfg, nil)
+	st := c.Status()
+	if st.State != upstream.StateFailed || !strings.Contains(st.Err, "protocol modern") {
+		t.Errorf("state %s (%s), want failed, naming protocol modern", st.State, st.Err)
+	}
+	if seen := s.methods(); slices.Contains(seen, "initialize") {
+		t.Errorf("protocol modern sent initialize: %q", seen)
 	}
 }
 
@@ -257,30 +284,29 @@ func TestEraReprobed(t *testing.T) {
 }
 
 // TestEraStdio: over stdio, the Go SDK's reference server (dual-era) is
-// found modern by server/discover under PreferModern and is legacy
-// without it, and the fixture (legacy, which answers server/discover
-// with method not found) falls back to initialize.
+// legacy (started again for initialize after server/discover), and
+// modern under protocol modern, and the fixture (legacy, which answers server/discover with method not
+// found) falls back to initialize.
 func TestEraStdio(t *testing.T) {
 	t.Parallel()
 	reference := testenv.GoTool(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	gosdk := config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}
+	gosdkModern := gosdk
+	gosdkModern.Protocol = config.ProtocolModern
 	for _, tc := range []struct {
-		name         string
-		srv          config.Server
-		preferModern bool
-		want         upstream.Era
-		tool         string
-		args         map[string]any
+		name string
+		srv  config.Server
+		want upstream.Era
+		tool string
+		args map[string]any
 	}{
-		{"gosdk-modern", gosdk, true, upstream.EraModern, "test_simple_text", map[string]any{}},
-		{"gosdk", gosdk, false, upstream.EraLegacy, "test_simple_text", map[string]any{}},
-		{"fixture", stdioServer("fixture"), true, upstream.EraLegacy, "echo", map[string]any{"message": "hi"}},
+		{"gosdk", gosdk, upstream.EraLegacy, "test_simple_text", map[string]any{}},
+		{"gosdk-modern", gosdkModern, upstream.EraModern, "test_simple_text", map[string]any{}},
+		{"fixture", stdioServer("fixture"), upstream.EraLegacy, "echo", map[string]any{"message": "hi"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			opts := fastOptions()
-			opts.PreferModern = tc.preferModern
-			c := connect(t, tc.srv, opts)
+			c := connect(t, tc.srv, fastOptions())
 			if v := c.Status().ProtocolVersion; upstream.EraOf(v) != tc.want {
 				t.Errorf("protocol %q, want era %s", v, tc.want)
 			}
@@ -341,6 +367,33 @@ func TestInputRequired(t *testing.T) {
 	}
 }
 
+// TestModernHeartbeat: the heartbeat of a modern server is
+// server/discover, not ping, which the modern era has not (the Go SDK
+// answers it 404): beat after beat, the connection stays up.
+func TestModernHeartbeat(t *testing.T) {
+	t.Parallel()
+	s := startGoSDKServer(t, modernOnly)
+	opts := fastOptions()
+	opts.Heartbeat = 20 * time.Millisecond
+	c := connect(t, remoteServer("gosdk", s.url+"/mcp"), opts)
+	s.methods()
+	beats := 0
+	testenv.Eventually(t, 10*time.Second, func() bool {
+		for _, m := range s.methods() {
+			if m == "ping" {
+				t.Fatal("a modern server was sent ping")
+			}
+			if m == "server/discover" {
+				beats++
+			}
+		}
+		return beats >= 3
+	}, "fewer than 3 heartbeats (server/discover)")
+	if st := c.Status(); st.State != upstream.StateConnected || st.Restarts != 0 {
+		t.Errorf("after %d heartbeats: %s, %d restarts (%s)", beats, st.State, st.Restarts, st.Err)
+	}
+}
+
 // TestModernLogLevel: a modern server has no logging/setLevel; the level
 // a client sets travels in every later request's _meta instead.
 func TestModernLogLevel(t *testing.T) {
@@ -364,14 +417,14 @@ func TestModernLogLevel(t *testing.T) {
 }
 
 // TestModernProgress: progress of a call to a modern server (the Go SDK's
-// reference server over stdio, under PreferModern) reaches the caller
+// reference server over stdio, under protocol modern) reaches the caller
 // with its own token, ahead of the result.
 func TestModernProgress(t *testing.T) {
 	t.Parallel()
 	reference := testenv.GoTool(t, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	opts := fastOptions()
-	opts.PreferModern = true
-	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second}, opts)
+	c := connect(t, config.Server{Name: "gosdk", Transport: config.TransportStdio, Command: reference, Enabled: true, Timeout: 10 * time.Second,
+		Protocol: config.ProtocolModern}, opts)
 	if v := c.Status().ProtocolVersion; upstream.EraOf(v) != upstream.EraModern {
 		t.Fatalf("protocol %q, want modern", v)
 	}

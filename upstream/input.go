@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -105,28 +106,51 @@ func (c *Client) resolveInput(ctx context.Context, method string, params, res js
 	}
 }
 
-// askInput asks each question through OnServerRequest and returns the
-// answers as an inputResponses object, by the questions' keys.
+// askInput asks the questions through OnServerRequest, all at once, as
+// the server asked them (a legacy client gets them as concurrent
+// requests, a modern one in one input_required), and returns the
+// answers as an inputResponses object, by the questions' keys. The first
+// failure cancels the other questions.
 func (c *Client) askInput(ctx context.Context, questions map[string]inputRequest) (json.RawMessage, error) {
 	handler := c.opts.OnServerRequest
-	answers := make(map[string]json.RawMessage, len(questions))
-	for key, q := range questions {
+	for _, q := range questions {
 		if !relayedRequests[q.Method] || handler == nil {
 			return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "the server asks for " + q.Method + ", which mcpx cannot relay"}
 		}
-		params := q.Params
-		if len(params) == 0 {
-			params = json.RawMessage(`{}`)
-		}
-		res, err := handler(ctx, c.cfg.Name, q.Method, params)
-		if err != nil {
-			var rpc *RPCError
-			if errors.As(err, &rpc) {
-				return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		answers = make(map[string]json.RawMessage, len(questions))
+		failed  error
+		wg      sync.WaitGroup
+	)
+	for key, q := range questions {
+		wg.Go(func() {
+			params := q.Params
+			if len(params) == 0 {
+				params = json.RawMessage(`{}`)
 			}
-			return nil, fmt.Errorf("ask the client (%s): %w", q.Method, err)
-		}
-		answers[key] = res
+			res, err := handler(ctx, c.cfg.Name, q.Method, params)
+			var rpc *RPCError
+			if err != nil && !errors.As(err, &rpc) {
+				err = fmt.Errorf("ask the client (%s): %w", q.Method, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				answers[key] = res
+			case failed == nil:
+				failed = err
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		return nil, failed
 	}
 	return json.Marshal(answers)
 }

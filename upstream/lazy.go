@@ -179,8 +179,16 @@ func (c *Client) Carry(from *Client) {
 func (c *Client) resubscribe(ctx context.Context, cn *conn) {
 	c.mu.Lock()
 	subs := maps.Clone(c.subscribed)
+	if cn.modern() {
+		// Its listen stream asks for them (see listen.go).
+		for uri := range subs {
+			c.life.subs[uri] = true
+		}
+		subs = nil
+	}
 	c.mu.Unlock()
 	if len(subs) == 0 {
+		poke(c.life.activity)
 		return
 	}
 	timeout := c.timeout()

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +81,7 @@ func (cn *conn) relayNotification(n jsonrpc.Message) {
 	if f == nil {
 		return
 	}
-	params := oneLine(n.Params)
+	params := withoutSubscriptionID(oneLine(n.Params))
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage(`{}`)
 	}
@@ -138,4 +139,29 @@ func (cn *conn) setLogLevel(ctx context.Context, level string) error {
 		return fmt.Errorf("logging/setLevel: %w", err)
 	}
 	return nil
+}
+
+// withoutSubscriptionID is params without the id of mcpx's own listen
+// stream in its _meta, which means nothing to the clients: the params as
+// they came when there is none (most notifications: one substring scan).
+func withoutSubscriptionID(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(metaSubscriptionID)) {
+		return params
+	}
+	var p map[string]json.RawMessage
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p["_meta"], &meta) != nil {
+		return params
+	}
+	delete(meta, metaSubscriptionID)
+	if len(meta) == 0 {
+		delete(p, "_meta")
+	} else {
+		p["_meta"], _ = json.Marshal(meta)
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
 }

@@ -58,11 +58,15 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		res, err = c.settle(ctx, cn, method, params, res, err)
 		if err == nil && answersInput(ctx, cn, res) {
 			// A modern server asks the client for input: rare, and
-			// it waits for a person, so not on the reader.
+			// it waits for a person, so not on the reader, which then
+			// flushes nothing done writes: this goroutine does.
 			go func() {
 				ctx, stop := c.limitCall(ctx, method, params)
 				defer stop()
 				done(c.resolveInput(ctx, method, params, res))
+				if f := flusherOf(ctx); f != nil {
+					f.Flush()
+				}
 			}()
 			return
 		}

@@ -117,11 +117,14 @@ func TestConformance(t *testing.T) {
 // as they are fixed.
 var knownModernFailures = map[string]string{
 	// mcpx speaks to the everything-server over stdio as a legacy client
-	// (initialize) until the upstream side is dual-era: the server then
-	// asks with elicitation/create, which carries no key, and mcpx can
-	// only name the question itself ("input-1"), where the scenario
-	// expects the server's own key, "user_name". A modern upstream's
-	// input_required passes through with its keys.
+	// (initialize): a dual-era server is legacy unless its protocol key
+	// says modern, since its legacy tools (test_elicitation, ...) ask the
+	// client in the middle of a call, which only that era carries. The
+	// server then asks with elicitation/create, which carries no key, and
+	// mcpx can only name the question itself ("input-1"), where the
+	// scenario expects the server's own key, "user_name". A modern
+	// upstream's input_required passing through with its keys (protocol
+	// modern, and modern-to-modern passthrough) would fix it.
 	"input-required-result-basic-elicitation": "legacy upstream: the elicitation's key is the server's, lost over initialize",
 }
 

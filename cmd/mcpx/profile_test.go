@@ -156,6 +156,47 @@ func TestProfileHTTP(t *testing.T) {
 	}, "/mcp/b still lists fy's tools after profile b changed to fx; stderr:\n%s", srv.stderr.String())
 }
 
+// TestProfileModern: the Go SDK's modern client at /mcp/a and /mcp/b
+// stays on revision 2026-07-28, served statelessly, and sees only the
+// profile's tools: a tool outside the profile is not callable.
+func TestProfileModern(t *testing.T) {
+	srv := startHTTP(t, writeConfig(t, profilesDoc()), nil)
+	ctx := t.Context()
+	for path, want := range map[string]struct{ has, hasNot []string }{
+		"/mcp/a": {[]string{"fx_echo", "proxy"}, []string{"fx_fail", "fy_echo"}},
+		"/mcp/b": {[]string{"fy_echo"}, []string{"fx_echo"}},
+		"/mcp":   {[]string{"fx_echo", "fy_echo", "fx_fail"}, nil},
+	} {
+		client := mcp.NewClient(&mcp.Implementation{Name: "modern-test", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url + path, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v; stderr:\n%s", path, err, srv.stderr.String())
+		}
+		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+			t.Errorf("%s: negotiated %q, want 2026-07-28", path, v)
+		}
+		var names []string
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatalf("%s: tools/list: %v", path, err)
+			}
+			names = append(names, tool.Name)
+		}
+		checkNames(t, path, names, want.has, want.hasNot)
+		if path == "/mcp/b" {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fx_echo", Arguments: map[string]any{"message": "hi"}})
+			if err == nil && !res.IsError {
+				t.Errorf("tools/call fx_echo at /mcp/b = %+v, want an error", res)
+			}
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fy_echo", Arguments: map[string]any{"message": "hi"}})
+			if err != nil || res.IsError {
+				t.Errorf("tools/call fy_echo at /mcp/b = %+v, %v", res, err)
+			}
+		}
+		cs.Close()
+	}
+}
+
 // TestProfileSSE: /sse/NAME serves a profile on the legacy SSE transport,
 // seen by the official Go SDK's SSE client: each path lists its profile's
 // tools, /sse the whole catalog, and an unknown profile does not connect.
@@ -187,21 +228,28 @@ func TestProfileSSE(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v; stderr:\n%s", path, err, srv.stderr.String())
 		}
-		for _, n := range want.has {
-			if !slices.Contains(names, n) {
-				t.Errorf("%s lists %v, without %s", path, names, n)
-			}
-		}
-		for _, n := range want.hasNot {
-			if slices.Contains(names, n) {
-				t.Errorf("%s lists %v, with %s", path, names, n)
-			}
-		}
+		checkNames(t, path, names, want.has, want.hasNot)
 	}
 	if _, err := tools("/sse/nope"); err == nil {
 		t.Error("/sse/nope connected, want an unknown profile refused")
 	}
 	if code, _, body := do(t, "GET", srv.url+"/sse/nope", map[string]string{"Accept": "text/event-stream"}, ""); code != 404 || !strings.Contains(body, "the profiles: a, b") {
 		t.Errorf("GET /sse/nope: %d %q, want 404 naming a and b", code, body)
+	}
+}
+
+// checkNames checks that the tools a path lists include has and none of
+// hasNot.
+func checkNames(t *testing.T, path string, names, has, hasNot []string) {
+	t.Helper()
+	for _, n := range has {
+		if !slices.Contains(names, n) {
+			t.Errorf("%s lists %v, without %s", path, names, n)
+		}
+	}
+	for _, n := range hasNot {
+		if slices.Contains(names, n) {
+			t.Errorf("%s lists %v, with %s", path, names, n)
+		}
 	}
 }
