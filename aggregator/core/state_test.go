@@ -69,3 +69,35 @@ func TestStates(t *testing.T) {
 		})
 	}
 }
+
+// TestPassthroughState: a state that keeps an upstream's own requestState
+// carries it and the route to that upstream under the signature, and is
+// told apart from a bridge state by naming no call.
+func TestPassthroughState(t *testing.T) {
+	s, err := NewStates("", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := argumentsDigest([]byte(`{}`))
+	state := s.mint(statePayload{Method: "tools/call", Target: "up_confirm", Digest: digest, Upstream: "round-1", Route: "up\x00confirm"})
+	p, err := s.open(state, "tools/call", "up_confirm", digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Call != "" || p.Upstream != "round-1" || p.Route != "up\x00confirm" {
+		t.Errorf("payload = %+v, want no call, the upstream's state and its route", p)
+	}
+}
+
+func TestWithout(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"name":"a","requestState":"x","arguments":{}}`: `{"name":"a","arguments":{}}`,
+		`{"requestState":"x"}`:                           `{}`,
+		`{"name":"a"}`:                                   `{"name":"a"}`,
+	} {
+		got, err := without([]byte(in), "requestState")
+		if err != nil || string(got) != want {
+			t.Errorf("without(%s) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+}
