@@ -24,7 +24,7 @@ import (
 type modernUpstream struct {
 	url       string
 	started   atomic.Int32 // calls of block that began
-	cancelled atomic.Int32 // calls of block that saw their context end
+	cancelled atomic.Int32 // POSTs of block the client closed before the answer
 }
 
 func startModernUpstream(t *testing.T) *modernUpstream {
@@ -70,17 +70,39 @@ func startModernUpstream(t *testing.T) *modernUpstream {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})
-	// block waits for its call to be cancelled, and counts that it was.
+	// block runs until its call is cancelled, or the test ends.
+	stop := make(chan struct{})
 	srv.AddTool(&mcp.Tool{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			u.started.Add(1)
-			<-ctx.Done()
-			u.cancelled.Add(1)
-			return nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-stop:
+				return nil, errors.New("the test ended")
+			}
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
-	hs := httptest.NewServer(h)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A modern client cancels a request over HTTP by closing it:
+		// counted here, where the server sees it close before its answer.
+		// (The Go SDK's stateless handler neither ends the tool's context
+		// nor returns then: block ends with the test.)
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Name") == "block" {
+			answered := make(chan struct{})
+			defer context.AfterFunc(r.Context(), func() {
+				select {
+				case <-answered:
+				default:
+					u.cancelled.Add(1)
+				}
+			})()
+			defer close(answered)
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(hs.Close)
+	t.Cleanup(func() { close(stop) }) // before Close, which waits for the handlers
 	u.url = hs.URL
 	return u
 }
