@@ -170,7 +170,7 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		respond(nil, errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
 		return
 	}
-	if e := c.deliver(p.Round, t); e != nil {
+	if e := c.deliver(p.Round, t, req.Meta.ProgressToken, notify); e != nil {
 		respond(nil, e, false)
 		return
 	}
@@ -281,11 +281,7 @@ func (c *call) attach(ctx context.Context, token json.RawMessage, notify func([]
 	if c.expiry != nil {
 		c.expiry.Stop()
 	}
-	c.waiter, c.notify = respond, notify
-	if len(token) == 0 || string(token) == "null" {
-		token = nil
-	}
-	c.token = token
+	c.waiter, c.notify, c.token = respond, notify, nilIfNull(token)
 	if len(c.fresh)+len(c.open) > 0 && c.gather == nil {
 		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
 	}
@@ -415,8 +411,10 @@ func (c *call) expire() {
 
 // deliver hands the answers of a retry to the questions they answer. The
 // state's round must be the call's: each input_required is answered
-// once, and a replay is refused.
-func (c *call) deliver(round int, t target) *Error {
+// once, and a replay is refused. What the source sends once answered
+// goes to the retry (notify, under its progressToken), even before the
+// retry attaches.
+func (c *call) deliver(round int, t target, token json.RawMessage, notify func([]byte)) *Error {
 	var answers map[string]json.RawMessage
 	if t.responsesFound {
 		if err := json.Unmarshal(t.responses, &answers); err != nil {
@@ -434,6 +432,7 @@ func (c *call) deliver(round int, t target) *Error {
 		}
 	}
 	c.round++
+	c.notify, c.token = notify, nilIfNull(token)
 	for key, a := range c.open {
 		if res, ok := answers[key]; ok {
 			delete(c.open, key)
@@ -456,6 +455,14 @@ func (c *call) end(o outcome, onReader bool) {
 	c.mu.Unlock()
 	res, e := c.s.finish(c, o)
 	w(res, e, onReader)
+}
+
+// nilIfNull is a progressToken, nil when the request carries none.
+func nilIfNull(token json.RawMessage) json.RawMessage {
+	if len(token) == 0 || string(token) == "null" {
+		return nil
+	}
+	return token
 }
 
 // forget drops c from the calls waiting for a retry.
