@@ -69,8 +69,8 @@ func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
 func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	a := c.a
-	if method != "tools/call" || !a.isReady() {
-		return nil, false
+	if method != "tools/call" || !a.isReady() || peer.Route != "" {
+		return nil, false // a passthrough retry goes where its route says: Call
 	}
 	name, err := paramString(params, "name")
 	if err != nil || name == proxytool.Name || !a.served(name) {
@@ -82,8 +82,14 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 		a.listeners.Delete(l)
 		a.callers.forget(l)
 	}
+	ctx = upstream.PassInputRequired(ctx) // passthrough.go
 	cancel, ok = a.sendTool(c.callContext(ctx, l, peer), name, params, func(res json.RawMessage, err error) {
 		end()
+		if err == nil && peer.SetRoute != nil && inputRequired(res) {
+			if r := a.routeOf(method, params); r != "" {
+				peer.SetRoute(r)
+			}
+		}
 		res, rpcErr := a.toolOutcome(name, res, err)
 		if rpcErr != nil {
 			done(nil, &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data})
@@ -132,7 +138,9 @@ func (c coreCatalog) listener(peer *core.Peer) *listener {
 // Call serves one request of a modern client as the catalog serves a
 // legacy session's (serveCall), with the client as a listener for as
 // long as the call lasts: what the source asks of the client meanwhile
-// reaches peer, as it reaches a legacy session.
+// reaches peer, as it reaches a legacy session. A modern upstream's
+// input_required passes through, and its retry goes back to that
+// upstream (passthrough.go).
 func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
 	a := c.a
 	l := c.listener(peer)
@@ -140,8 +148,24 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 	defer a.listeners.Delete(l)
 	defer a.callers.forget(l)
 	ctx = c.callContext(ctx, l, peer)
-	res, rpcErr := a.serveCall(ctx, method, params)
+	ctx, pass := passInput(ctx, method, params) // passthrough.go
+	var res json.RawMessage
+	var rpcErr *rpcError
+	if pass && peer.Route != "" {
+		res, rpcErr = a.routed(ctx, method, params, peer.Route)
+	} else {
+		res, rpcErr = a.serveCall(ctx, method, params)
+	}
 	if rpcErr == nil {
+		if pass && peer.SetRoute != nil && inputRequired(res) {
+			r := peer.Route
+			if r == "" {
+				r = a.routeOf(method, params)
+			}
+			if r != "" {
+				peer.SetRoute(r)
+			}
+		}
 		return res, nil
 	}
 	e := &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data}

@@ -42,6 +42,7 @@ type call struct {
 	id             string // set when it first waits for a retry
 	method, target string
 	args           json.RawMessage // for the digest a state carries
+	caps           Capabilities    // of the client, for what a source may ask it
 	cancel         func()          // ends the source's call
 
 	mu       sync.Mutex
@@ -54,6 +55,8 @@ type call struct {
 	waiter   Respond  // the client request waiting on the call
 	stop     func() bool
 	notify   func([]byte)
+	token    json.RawMessage // the waiting request's progressToken; nil: none
+	route    string          // where the catalog sent the call (Peer.SetRoute)
 	gather   *time.Timer
 	expiry   *time.Timer
 	finished bool
@@ -136,7 +139,7 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		return
 	}
 	if !t.statePresent {
-		s.start(ctx, req, t, req.Params, notify, respond)
+		s.start(ctx, req, t, req.Params, "", notify, respond)
 		return
 	}
 	p, err := s.states.open(t.state, req.Method, t.key(), argumentsDigest(t.args))
@@ -145,14 +148,20 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		return
 	}
 	if p.Call == "" {
-		// The source's own state: pass it and the answers on, as a new
-		// call (any replica can).
-		params, _, err := rawjson.Replace(req.Params, "requestState", []byte(quote(p.Upstream)))
+		// A passthrough state: the source's own state and the answers go
+		// on, as a new call (any replica can), to the source that asked.
+		// A source that gave no state is sent none.
+		var params json.RawMessage
+		if p.Upstream != "" {
+			params, _, err = rawjson.Replace(req.Params, "requestState", []byte(quote(p.Upstream)))
+		} else {
+			params, err = without(req.Params, "requestState")
+		}
 		if err != nil {
 			respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid params: %v", err), false)
 			return
 		}
-		s.start(ctx, req, t, params, notify, respond)
+		s.start(ctx, req, t, params, p.Route, notify, respond)
 		return
 	}
 	s.mu.Lock()
@@ -162,25 +171,36 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
 		return
 	}
-	if e := c.deliver(p.Round, t); e != nil {
+	if e := c.deliver(p.Round, t, req.Meta.ProgressToken, notify); e != nil {
 		respond(nil, e, false)
 		return
 	}
-	c.attach(ctx, notify, respond)
+	c.attach(ctx, req.Meta.ProgressToken, notify, respond)
 }
 
 // start sends the request to the catalog: without a goroutine when the
 // catalog is a Sender that takes it, else on one of its own. The call
 // outlives the client request that started it when it waits for a retry.
-func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, notify func([]byte), respond Respond) {
-	c := &call{s: s, method: req.Method, target: t.key(), args: t.args}
+// route is a passthrough state's (Peer.Route).
+func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, route string, notify func([]byte), respond Respond) {
+	c := &call{s: s, method: req.Method, target: t.key(), args: t.args, caps: req.Meta.Capabilities}
 	peer := s.peer(req, c.forward, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		if err := allowed(req.Meta.Capabilities, method, params); err != nil {
 			return nil, err
 		}
 		return c.asked(ctx, method, params)
 	})
-	c.attach(ctx, notify, respond)
+	peer.Route, peer.SetRoute = route, c.setRoute
+	notifyPeer := peer.Notify
+	peer.Notify = func(method string, params json.RawMessage) {
+		if method == "notifications/progress" {
+			if params = c.progress(params); params == nil {
+				return
+			}
+		}
+		notifyPeer(method, params)
+	}
+	c.attach(ctx, req.Meta.ProgressToken, notify, respond)
 	cctx := context.WithoutCancel(ctx)
 	if sender, ok := s.cat.(Sender); ok && req.Method == "tools/call" {
 		cancel, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
@@ -211,6 +231,31 @@ func (c *call) setCancel(cancel func()) {
 	}
 }
 
+// setRoute records where the catalog sent the call (Peer.SetRoute).
+func (c *call) setRoute(route string) {
+	c.mu.Lock()
+	c.route = route
+	c.mu.Unlock()
+}
+
+// progress is the source's progress params for the client request
+// waiting on the call: under that request's progressToken, which on a
+// retry is not the one the call was started with; nil when that request
+// asked for no progress.
+func (c *call) progress(params json.RawMessage) json.RawMessage {
+	c.mu.Lock()
+	token := c.token
+	c.mu.Unlock()
+	if token == nil {
+		return nil
+	}
+	out, _, err := rawjson.Replace(params, "progressToken", token)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
 // forward writes a notification of the source (progress, a log message)
 // to the client request waiting on the call, if any.
 func (c *call) forward(b []byte) {
@@ -223,8 +268,9 @@ func (c *call) forward(b []byte) {
 }
 
 // attach has a client request wait on c: for its result, or its next
-// questions (and any still unanswered), gathered for Gather.
-func (c *call) attach(ctx context.Context, notify func([]byte), respond Respond) {
+// questions (and any still unanswered), gathered for Gather. token is
+// the request's progressToken: the call's progress goes out under it.
+func (c *call) attach(ctx context.Context, token json.RawMessage, notify func([]byte), respond Respond) {
 	c.mu.Lock()
 	if c.out != nil {
 		o := *c.out
@@ -236,7 +282,7 @@ func (c *call) attach(ctx context.Context, notify func([]byte), respond Respond)
 	if c.expiry != nil {
 		c.expiry.Stop()
 	}
-	c.waiter, c.notify = respond, notify
+	c.waiter, c.notify, c.token = respond, notify, nilIfNull(token)
 	if len(c.fresh)+len(c.open) > 0 && c.gather == nil {
 		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
 	}
@@ -249,7 +295,7 @@ func (c *call) attach(ctx context.Context, notify func([]byte), respond Respond)
 // takeWaiter detaches the waiting request; c.mu held.
 func (c *call) takeWaiter() Respond {
 	w := c.waiter
-	c.waiter, c.notify = nil, nil
+	c.waiter, c.notify, c.token = nil, nil, nil
 	if c.stop != nil {
 		c.stop()
 		c.stop = nil
@@ -366,8 +412,10 @@ func (c *call) expire() {
 
 // deliver hands the answers of a retry to the questions they answer. The
 // state's round must be the call's: each input_required is answered
-// once, and a replay is refused.
-func (c *call) deliver(round int, t target) *Error {
+// once, and a replay is refused. What the source sends once answered
+// goes to the retry (notify, under its progressToken), even before the
+// retry attaches.
+func (c *call) deliver(round int, t target, token json.RawMessage, notify func([]byte)) *Error {
 	var answers map[string]json.RawMessage
 	if t.responsesFound {
 		if err := json.Unmarshal(t.responses, &answers); err != nil {
@@ -385,6 +433,7 @@ func (c *call) deliver(round int, t target) *Error {
 		}
 	}
 	c.round++
+	c.notify, c.token = notify, nilIfNull(token)
 	for key, a := range c.open {
 		if res, ok := answers[key]; ok {
 			delete(c.open, key)
@@ -409,6 +458,14 @@ func (c *call) end(o outcome, onReader bool) {
 	w(res, e, onReader)
 }
 
+// nilIfNull is a progressToken, nil when the request carries none.
+func nilIfNull(token json.RawMessage) json.RawMessage {
+	if len(token) == 0 || string(token) == "null" {
+		return nil
+	}
+	return token
+}
+
 // forget drops c from the calls waiting for a retry.
 func (s *Server) forget(c *call) {
 	if c.id == "" {
@@ -430,6 +487,7 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 		a.reply <- reply{err: jsonrpc.Errorf(CodeInternalError, "the call ended")}
 	}
 	c.open, c.finished = nil, true
+	route := c.route
 	c.mu.Unlock()
 	if o.err != nil {
 		return nil, asError(o.err)
@@ -438,14 +496,18 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	if len(inputs) == 0 || string(inputs) == "null" {
 		return s.complete(o.res, c.method == "resources/read"), nil
 	}
-	// The source asked in its result (it has the answers come back with
-	// the retry, with its own requestState): pass it on, that state kept
-	// inside one of ours.
+	// The source asked in its result (a modern source: it has the
+	// answers come back with the retry, with its own requestState): pass
+	// it on, its keys as they are, that state and the route to the source
+	// kept inside one of ours.
+	if e := allowedAll(c.caps, inputs); e != nil {
+		return nil, e
+	}
 	var up string
 	if raw, _ := rawjson.Get(o.res, "requestState"); raw != nil {
 		up, _ = rawjson.String(raw)
 	}
-	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Upstream: up})
+	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Upstream: up, Route: route})
 	b := []byte(`{"resultType":"input_required","inputRequests":`)
 	b = append(b, inputs...)
 	b = append(b, `,"requestState":`...)
@@ -453,6 +515,41 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	b = append(b, ',')
 	b = append(b, s.serverInfo...)
 	return append(b, '}'), nil
+}
+
+// allowedAll refuses the questions of an input_required result (its
+// inputRequests) when the client did not declare it can answer one.
+func allowedAll(caps Capabilities, inputs json.RawMessage) *Error {
+	var questions map[string]struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(inputs, &questions); err != nil {
+		return errorf(CodeInternalError, "the server's inputRequests are unreadable: %v", err)
+	}
+	for _, q := range questions {
+		if err := allowed(caps, q.Method, q.Params); err != nil {
+			return asError(err)
+		}
+	}
+	return nil
+}
+
+// without returns the object b without its top-level member key.
+func without(b json.RawMessage, key string) (json.RawMessage, error) {
+	out := make([]byte, 0, len(b))
+	out = append(out, '{')
+	err := rawjson.Scan(b, func(k rawjson.Key, v []byte) bool {
+		if k.Is(key) {
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k...), ':'), v...)
+		return true
+	})
+	return append(out, '}'), err
 }
 
 // allowed refuses a question the client did not declare it can answer:

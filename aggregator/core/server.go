@@ -55,6 +55,17 @@ type Peer struct {
 	// Notify sends a notification that belongs to the request (progress,
 	// a log message) ahead of its answer; it must not block.
 	Notify func(method string, params json.RawMessage)
+	// Route is set on the retry of a source's own input_required result
+	// (a passthrough): the route the catalog gave, through SetRoute, for
+	// the call that answered it. The catalog sends the retry there, to
+	// the source that asked, whatever it now calls the tool. "" on any
+	// other request.
+	Route string
+	// SetRoute records where the catalog sent a call, for a retry of the
+	// input_required result it answers to reach the same source (Route).
+	// The route is signed into the requestState: no client can alter it.
+	// Nil where no retry can follow (completion/complete).
+	SetRoute func(route string)
 }
 
 // Options configure a [Server]; nil means defaults.

@@ -16,8 +16,9 @@ import (
 // A state is base64url(JSON payload) "." base64url(HMAC-SHA256): the
 // payload binds it to the request (method, name or URI, a digest of the
 // arguments), gives it an expiry, and names either the call waiting in
-// this process for the answers (call and round) or the state an upstream
-// minted itself (upstream), which any replica can pass on.
+// this process for the answers (call and round: a bridge state) or the
+// state an upstream minted itself (upstream, and the route to the source
+// that minted it: a passthrough state), which any replica can pass on.
 //
 // It is signed with the shared secret when one is configured (replicas
 // behind a load balancer then verify each other's states) and otherwise
@@ -40,6 +41,7 @@ type statePayload struct {
 	Call     string `json:"c,omitempty"` // a call waiting in this process
 	Round    int    `json:"r,omitempty"`
 	Upstream string `json:"u,omitempty"` // an upstream's own requestState
+	Route    string `json:"s,omitempty"` // the catalog's route to that upstream (Peer.Route)
 	Replica  string `json:"p,omitempty"` // the replica that minted it
 }
 

@@ -69,3 +69,47 @@ func TestStates(t *testing.T) {
 		})
 	}
 }
+
+// TestPassthroughState: a state that keeps an upstream's own requestState
+// carries it and the route to that upstream under the signature, and is
+// told apart from a bridge state by naming no call.
+func TestPassthroughState(t *testing.T) {
+	s, err := NewStates("", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := argumentsDigest([]byte(`{}`))
+	state := s.mint(statePayload{Method: "tools/call", Target: "up_confirm", Digest: digest, Upstream: "round-1", Route: "up\x00confirm"})
+	p, err := s.open(state, "tools/call", "up_confirm", digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Call != "" || p.Upstream != "round-1" || p.Route != "up\x00confirm" {
+		t.Errorf("payload = %+v, want no call, the upstream's state and its route", p)
+	}
+	// Nothing waits in the replica that minted it: another one, sharing
+	// the secret, serves the retry.
+	r1, _ := NewStates("shared", time.Minute)
+	r2, _ := NewStates("shared", time.Minute)
+	r1.replica, r2.replica = "r1", "r2"
+	routed := r1.mint(statePayload{Method: "tools/call", Target: "up_confirm", Digest: digest, Upstream: "round-1", Route: "up\x00confirm"})
+	if !strings.HasPrefix(routed, "r1~") {
+		t.Errorf("state %q, want the minting replica's route first", routed)
+	}
+	if _, err := r2.open(routed, "tools/call", "up_confirm", digest); err != nil {
+		t.Errorf("another replica refused a passthrough state: %v", err)
+	}
+}
+
+func TestWithout(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"name":"a","requestState":"x","arguments":{}}`: `{"name":"a","arguments":{}}`,
+		`{"requestState":"x"}`:                           `{}`,
+		`{"name":"a"}`:                                   `{"name":"a"}`,
+	} {
+		got, err := without([]byte(in), "requestState")
+		if err != nil || string(got) != want {
+			t.Errorf("without(%s) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+}

@@ -58,15 +58,7 @@ func modernConfig(t *testing.T) string {
 // SDK does the retry itself).
 func TestModernClient(t *testing.T) {
 	cfg := modernConfig(t)
-	transports := map[string]func(t *testing.T) mcp.Transport{
-		"stdio": func(t *testing.T) mcp.Transport {
-			return &mcp.CommandTransport{Command: mcpxCommand("serve", "--stdio", "--config", cfg)}
-		},
-		"http": func(t *testing.T) mcp.Transport {
-			return &mcp.StreamableClientTransport{Endpoint: startHTTP(t, cfg, nil).url + "/mcp", DisableStandaloneSSE: true}
-		},
-	}
-	for name, transport := range transports {
+	for name, transport := range modernTransports(cfg) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -115,6 +107,19 @@ func TestModernClient(t *testing.T) {
 				t.Errorf("elicitation through input_required: %q, want the upstream's greeting of the answer", got)
 			}
 		})
+	}
+}
+
+// modernTransports are the ways a Go SDK client reaches mcpx serving
+// cfg: serve --stdio, and serve --http (started by the subtest).
+func modernTransports(cfg string) map[string]func(t *testing.T) mcp.Transport {
+	return map[string]func(t *testing.T) mcp.Transport{
+		"stdio": func(t *testing.T) mcp.Transport {
+			return &mcp.CommandTransport{Command: mcpxCommand("serve", "--stdio", "--config", cfg)}
+		},
+		"http": func(t *testing.T) mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: startHTTP(t, cfg, nil).url + "/mcp", DisableStandaloneSSE: true}
+		},
 	}
 }
 
