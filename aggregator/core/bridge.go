@@ -525,7 +525,7 @@ func allowedAll(caps Capabilities, inputs json.RawMessage) *Error {
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(inputs, &questions); err != nil {
-		return errorf(CodeInternalError, "the server's inputRequests are unreadable: %v", err)
+		return jsonrpc.Errorf(CodeInternalError, "the server's inputRequests are unreadable: %v", err)
 	}
 	for _, q := range questions {
 		if err := allowed(caps, q.Method, q.Params); err != nil {

@@ -107,7 +107,7 @@ const (
 // through mcpx, DNS-rebinding protection included.
 func TestConformance(t *testing.T) {
 	// Stateful: the 2025-11-25 scenarios include sessions and the GET stream.
-	passed := conformanceThrough(t, "2025-11-25", nil, "-stateless=false")
+	passed := conformanceThrough(t, "2025-11-25", nil, "auto", "-stateless=false")
 	t.Logf("reference alone and through mcpx: %d scenarios passed", passed)
 }
 
@@ -115,18 +115,7 @@ func TestConformance(t *testing.T) {
 // reference passes alone and mcpx does not yet pass in front of it, each
 // with why. The test fails when one of them passes, so the list shrinks
 // as they are fixed.
-var knownModernFailures = map[string]string{
-	// mcpx speaks to the everything-server over stdio as a legacy client
-	// (initialize): a dual-era server is legacy unless its protocol key
-	// says modern, since its legacy tools (test_elicitation, ...) ask the
-	// client in the middle of a call, which only that era carries. The
-	// server then asks with elicitation/create, which carries no key, and
-	// mcpx can only name the question itself ("input-1"), where the
-	// scenario expects the server's own key, "user_name". A modern
-	// upstream's input_required passing through with its keys (protocol
-	// modern, and modern-to-modern passthrough) would fix it.
-	"input-required-result-basic-elicitation": "legacy upstream: the elicitation's key is the server's, lost over initialize",
-}
+var knownModernFailures = map[string]string{}
 
 // TestConformanceModern runs the server scenarios of revision 2026-07-28
 // against the reference server alone (streamable HTTP, stateless), then
@@ -134,16 +123,20 @@ var knownModernFailures = map[string]string{
 // the reference passes passes through mcpx, but those in
 // knownModernFailures, which must still fail.
 func TestConformanceModern(t *testing.T) {
-	passed := conformanceThrough(t, "2026-07-28", knownModernFailures)
+	// The reference speaks both eras; mcpx speaks to it in the modern
+	// era (protocol "modern"), so that its questions reach the client
+	// with its own keys (input-required-result-basic-elicitation).
+	passed := conformanceThrough(t, "2026-07-28", knownModernFailures, "modern")
 	t.Logf("reference alone and through mcpx: %d scenarios passed; %d known to fail through mcpx", passed, len(knownModernFailures))
 }
 
 // conformanceThrough runs the suite's server scenarios of revision
 // against the reference server (started with refArgs) and then through
-// mcpx in front of it, and returns how many passed both ways. A scenario
+// mcpx in front of it (speaking to it in protocol's era: the server
+// key), and returns how many passed both ways. A scenario
 // passing alone must pass through mcpx unless known names why it does
 // not; a known one that passes through mcpx fails the test too.
-func conformanceThrough(t *testing.T, revision string, known map[string]string, refArgs ...string) int {
+func conformanceThrough(t *testing.T, revision string, known map[string]string, protocol string, refArgs ...string) int {
 	t.Helper()
 	reference := testenv.GoTool(t, goSDKServer)
 
@@ -162,7 +155,7 @@ func conformanceThrough(t *testing.T, revision string, known map[string]string, 
 	cfg := writeConfig(t, map[string]any{
 		"expose": "direct",
 		"servers": map[string]any{
-			"everything": map[string]any{"command": reference, "prefix": ""},
+			"everything": map[string]any{"command": reference, "prefix": "", "protocol": protocol},
 		},
 	})
 	srv := startHTTP(t, cfg, nil)
