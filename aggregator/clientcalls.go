@@ -80,8 +80,8 @@ func (s *stdioServer) clientResponse(m message) {
 // clientSupports checks the capabilities the client declared in
 // initialize against the request about to be sent to it.
 func (s *stdioServer) clientSupports(method string, params json.RawMessage) error {
-	caps := s.sess.GetClientCapabilities()
-	name := s.sess.GetClientInfo().Name
+	caps := s.sess.clientCaps()
+	name := s.sess.clientInfo().Name
 	if name == "" {
 		name = "the MCP client"
 	}
@@ -129,7 +129,7 @@ func (s *stdioServer) notify(method string, params json.RawMessage) {
 
 // elicitURL reports whether the client declared URL-mode elicitation.
 func (s *stdioServer) elicitURL() bool {
-	caps := s.sess.GetClientCapabilities()
+	caps := s.sess.clientCaps()
 	return caps.Elicitation != nil && caps.Elicitation.URL != nil
 }
 

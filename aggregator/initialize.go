@@ -21,9 +21,7 @@ func (s *stdioServer) initialize(params json.RawMessage) (json.RawMessage, *rpcE
 			return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "unparsable initialize request: " + err.Error()}
 		}
 	}
-	s.sess.SetClientInfo(p.ClientInfo)
-	s.sess.SetClientCapabilities(p.Capabilities)
-	s.sess.Initialize()
+	s.sess.initialized(p.ClientInfo, p.Capabilities)
 	res := make([]byte, 0, 256)
 	res = append(res, `{"protocolVersion":`...)
 	res = append(res, quote(mcp.NegotiateLegacyVersion(p.ProtocolVersion))...)

@@ -66,7 +66,6 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	}
 
 	go s.out.run(cancel)
-	go s.forwardNotes(ctx)
 
 	// A read from a pipe cannot be interrupted, so the loop runs on its own
 	// and a signal (ctx) does not wait for the client's next line.
@@ -355,7 +354,7 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 		s.sess.ready.Store(true)
 		// Servers already waiting for a login can now ask this client.
 		s.a.offerLogins()
-		if s.sess.GetClientCapabilities().Roots != nil {
+		if s.sess.clientCaps().Roots != nil {
 			// Upstreams started before this client came, and any roots
 			// they asked for were refused: have them ask again.
 			s.a.rootsChanged()
@@ -683,20 +682,6 @@ func (s *stdioServer) progress(params json.RawMessage) {
 	msg = append(msg, params...)
 	msg = append(msg, '}')
 	s.out.notify(msg)
-}
-
-// forwardNotes writes the notifications mcp-go queues on the session.
-func (s *stdioServer) forwardNotes(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case n := <-s.sess.notes:
-			if b, err := json.Marshal(n); err == nil {
-				s.out.raw(b)
-			}
-		}
-	}
 }
 
 // ended reports whether the session has ended.

@@ -76,7 +76,7 @@ func (s *stdioServer) startRequestSpan(ctx context.Context, m message) (context.
 	if tel == nil {
 		return ctx, sendCtx, telemetry.Request{}
 	}
-	sendCtx, req := tel.StartRequest(sendCtx, m.Method, m.Params, s.sess.SessionID(), m.ID)
+	sendCtx, req := tel.StartRequest(sendCtx, m.Method, m.Params, s.sess.id, m.ID)
 	if tel.Tracing() {
 		ctx = trace.ContextWithSpan(ctx, trace.SpanFromContext(sendCtx))
 	}
