@@ -29,7 +29,7 @@ type sender interface {
 // handle: any other method or proxy action, a tool not served, a source
 // that is not an upstream connected over stdio, or before the first
 // catalog is complete.
-func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
+func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
 	a := s.a
 	if m.Method != "tools/call" || !a.isReady() {
 		return nil, false

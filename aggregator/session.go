@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 
@@ -41,21 +40,4 @@ func (s *session) clientCaps() mcp.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.caps
-}
-
-// sessionIDKey carries the id a transport gave the session it serves.
-type sessionIDKey struct{}
-
-// withSessionID gives the session served with ctx the id of its
-// transport's session (an HTTP session's Mcp-Session-Id).
-func withSessionID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sessionIDKey{}, id)
-}
-
-// sessionID is the id withSessionID gave, else "stdio".
-func sessionID(ctx context.Context) string {
-	if id, ok := ctx.Value(sessionIDKey{}).(string); ok && id != "" {
-		return id
-	}
-	return "stdio"
 }
