@@ -104,6 +104,8 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted
 	}
 	out := make([]posted, 0, len(batch))
 	for _, raw := range batch {
+		// Not compacted: what passes on to an upstream over stdio is
+		// made one line there (upstream/pipe.go).
 		raw = bytes.TrimSpace(raw)
 		m, err := parseMessage(raw)
 		var syntax *json.SyntaxError
