@@ -493,45 +493,81 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 
 // callTool forwards tools/call params (name exposed) to the owning source.
 func (a *Aggregator) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardNamed(ctx, "tools/call", params, KindTool, a.Catalog().Tool)
+	return a.forwardNamed(ctx, "tools/call", params, KindTool)
 }
 
 // getPrompt forwards prompts/get params (name exposed).
 func (a *Aggregator) getPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardNamed(ctx, "prompts/get", params, KindPrompt, a.Catalog().Prompt)
+	return a.forwardNamed(ctx, "prompts/get", params, KindPrompt)
 }
 
 // forwardNamed sends a request whose params name a tool or prompt by its
 // exposed name to the owning source, under the source's own name; every
-// other field passes unchanged.
-func (a *Aggregator) forwardNamed(ctx context.Context, method string, params json.RawMessage, kind Kind,
-	lookup func(string) (*Entry, bool)) (json.RawMessage, error) {
+// other field passes unchanged. It is the waiting form of the one path a
+// named call takes (sendTool is the other): resolveNamed, the request's
+// bookkeeping (request), then settle.
+func (a *Aggregator) forwardNamed(ctx context.Context, method string, params json.RawMessage, kind Kind) (json.RawMessage, error) {
 	name, err := paramString(params, "name")
 	if err != nil {
 		return nil, err
 	}
-	e, ok := lookup(name)
-	if !ok {
-		if f := a.Catalog().FilteredOut(kind, name); f != nil {
-			a.refused(ctx, method, params, f)
-			return nil, f
-		}
-		if hint := a.loginHint(name); hint != "" {
-			return nil, fmt.Errorf("%w %s %q: %s", ErrUnknown, kind, name, hint)
-		}
-		return nil, fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
-	}
-	// The upstream's own name goes in place of the exposed one; every
-	// other byte of the params passes as the client wrote it.
-	params, _, err = rawjson.Replace(orEmpty(params), "name", e.quotedOriginal())
+	e, params, err := a.resolveNamed(name, params, kind)
 	if err != nil {
-		return nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
+		return nil, a.notServed(ctx, method, name, params, kind, err)
 	}
 	res, err := a.request(ctx, e.src, method, params)
+	return a.settle(ctx, e.src, method, res, err)
+}
+
+// errNotServed is resolveNamed's answer for a name the catalog does not
+// serve; notServed says why.
+var errNotServed = errors.New("not served")
+
+// resolveNamed finds the entry a request naming a tool or prompt by its
+// exposed name goes to, and its params with the upstream's own name in
+// place of the exposed one; every other byte passes as the client wrote
+// it. It has no effect: a name it does not find is errNotServed, which
+// the waiting path explains (notServed) and the fast path declines.
+func (a *Aggregator) resolveNamed(name string, params json.RawMessage, kind Kind) (*Entry, json.RawMessage, error) {
+	c := a.Catalog()
+	e, ok := c.prompts[name]
+	if kind == KindTool {
+		e, ok = c.tools[name]
+	}
+	if !ok {
+		return nil, nil, errNotServed
+	}
+	params, _, err := rawjson.Replace(orEmpty(params), "name", e.quotedOriginal())
 	if err != nil {
-		a.offerStepUp(e.src, err)
+		return nil, nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
+	}
+	return e, params, nil
+}
+
+// notServed is the error for a named request resolveNamed could not
+// resolve (err): the config filter or pinning that keeps the name out
+// (recorded as refused), a login its server waits for, or no such name.
+func (a *Aggregator) notServed(ctx context.Context, method, name string, params json.RawMessage, kind Kind, err error) error {
+	if !errors.Is(err, errNotServed) {
+		return err
+	}
+	if f := a.Catalog().FilteredOut(kind, name); f != nil {
+		a.refused(ctx, method, params, f)
+		return f
+	}
+	if hint := a.loginHint(name); hint != "" {
+		return fmt.Errorf("%w %s %q: %s", ErrUnknown, kind, name, hint)
+	}
+	return fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
+}
+
+// settle is what a source's answer to a named request becomes: a failure
+// may offer the user a step-up login, and a tool's result is capped.
+func (a *Aggregator) settle(ctx context.Context, src Source, method string, res json.RawMessage, err error) (json.RawMessage, error) {
+	if err != nil {
+		a.offerStepUp(src, err)
 	} else if method == "tools/call" {
-		res = a.capResult(ctx, e.src, res)
+		res = a.capResult(ctx, src, res)
 	}
 	return res, err
 }

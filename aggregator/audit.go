@@ -30,7 +30,7 @@ func (a *Aggregator) audit(ctx context.Context, start time.Time, server, method 
 		c.ErrorCode = rpc.Code
 	}
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.sess != nil {
-		c.Client, c.Session = l.sess.GetClientInfo().Name, l.sess.SessionID()
+		c.Client, c.Session = l.sess.clientInfo().Name, l.sess.id
 	}
 	rec.Record(c)
 }

@@ -18,7 +18,7 @@ var errInputEnded = errors.New("the client closed its input: it cannot answer")
 // clientRequest sends a request to the client (on behalf of an upstream)
 // and waits for its answer. A capability the client did not declare is
 // refused at once with a clear error, so the upstream never hangs.
-func (s *stdioServer) clientRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (s *legacySession) clientRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if err := s.clientSupports(method, params); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *stdioServer) clientRequest(ctx context.Context, method string, params j
 }
 
 // clientResponse delivers the client's answer to one of our requests.
-func (s *stdioServer) clientResponse(m message) {
+func (s *legacySession) clientResponse(m message) {
 	s.mu.Lock()
 	reply := s.calls[string(m.ID)]
 	s.mu.Unlock()
@@ -79,9 +79,9 @@ func (s *stdioServer) clientResponse(m message) {
 
 // clientSupports checks the capabilities the client declared in
 // initialize against the request about to be sent to it.
-func (s *stdioServer) clientSupports(method string, params json.RawMessage) error {
-	caps := s.sess.GetClientCapabilities()
-	name := s.sess.GetClientInfo().Name
+func (s *legacySession) clientSupports(method string, params json.RawMessage) error {
+	caps := s.sess.clientCaps()
+	name := s.sess.clientInfo().Name
 	if name == "" {
 		name = "the MCP client"
 	}
@@ -116,7 +116,7 @@ func (s *stdioServer) clientSupports(method string, params json.RawMessage) erro
 // notify writes a relayed notification to the client, once it is ready
 // for them. It runs on an upstream's reader, so it never waits: see
 // outbox.notify.
-func (s *stdioServer) notify(method string, params json.RawMessage) {
+func (s *legacySession) notify(method string, params json.RawMessage) {
 	if !s.sess.ready.Load() {
 		return
 	}
@@ -128,14 +128,14 @@ func (s *stdioServer) notify(method string, params json.RawMessage) {
 }
 
 // elicitURL reports whether the client declared URL-mode elicitation.
-func (s *stdioServer) elicitURL() bool {
-	caps := s.sess.GetClientCapabilities()
+func (s *legacySession) elicitURL() bool {
+	caps := s.sess.clientCaps()
 	return caps.Elicitation != nil && caps.Elicitation.URL != nil
 }
 
-// spawn runs f on its own goroutine until the client is gone: ServeStdio
+// spawn runs f on its own goroutine until the client is gone: serveSession
 // waits for it before returning.
-func (s *stdioServer) spawn(ctx context.Context, f func(context.Context)) {
+func (s *legacySession) spawn(ctx context.Context, f func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {

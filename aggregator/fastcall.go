@@ -3,11 +3,8 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/mcpx/mcpx/proxytool"
-	"github.com/mcpx/mcpx/rawjson"
-	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -32,7 +29,7 @@ type sender interface {
 // handle: any other method or proxy action, a tool not served, a source
 // that is not an upstream connected over stdio, or before the first
 // catalog is complete.
-func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
+func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
 	a := s.a
 	if m.Method != "tools/call" || !a.isReady() {
 		return nil, false
@@ -55,62 +52,31 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 	})
 }
 
-// sendTool is forwardNamed for tools/call without waiting: it sends the
-// call of the tool served as name to a source that can take it now (a
-// sender), and reports false, having done nothing, for any other.
+// sendTool is forwardNamed for tools/call without waiting: the same
+// resolution (resolveNamed), bookkeeping (begin) and settling (settle),
+// with the call sent to a source that can take it now (a sender) and done
+// run on its reader. It reports false, having done nothing, for a name not
+// served (the waiting path explains it) or any other source. One closure
+// is the only allocation of its own: nothing it holds is reassigned.
 func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawMessage,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
-	e, ok := a.Catalog().Tool(name)
-	if !ok {
-		return nil, false
-	}
-	src, ok := e.src.(sender)
-	if !ok {
-		return nil, false
-	}
-	// As forwardNamed: the upstream's own name in place of the exposed
-	// one, every other byte as the client wrote it.
-	params, _, err := rawjson.Replace(orEmpty(params), "name", e.quotedOriginal())
+	e, renamed, err := a.resolveNamed(name, params, KindTool)
 	if err != nil {
 		return nil, false
 	}
-	end := func() {}
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
-		end = a.callers.begin(e.src.Name(), l) // route.go, as request does
+	snd, ok := e.src.(sender)
+	if !ok {
+		return nil, false
 	}
-	var start time.Time
-	if a.opts.Audit != nil {
-		start = time.Now()
-	}
-	out := params
-	var call telemetry.Call
-	if a.tel != nil {
-		// The only decoding on this path, and only with telemetry on: the
-		// tool's name, and the _meta the trace context goes in.
-		ctx, out, call = a.startCall(ctx, e.src, "tools/call", params)
-	}
-	cancel, sent := src.Send(ctx, "tools/call", out, func(res json.RawMessage, err error) {
-		end()
-		if !start.IsZero() {
-			a.audit(ctx, start, e.src.Name(), "tools/call", params, res, err)
-		}
-		if a.tel != nil {
-			endCall(call, res, err)
-		}
-		if err != nil {
-			a.offerStepUp(e.src, err)
-		} else {
-			res = a.capResult(ctx, e.src, res)
-		}
-		done(res, err)
+	cctx, sent, o := a.begin(ctx, e.src, "tools/call", renamed)
+	cancel, ok = snd.Send(cctx, "tools/call", sent, func(res json.RawMessage, err error) {
+		o.finish(cctx, a, e.src, "tools/call", renamed, res, err)
+		done(a.settle(cctx, e.src, "tools/call", res, err))
 	})
-	if !sent {
-		end()
-		if a.tel != nil {
-			call.Drop() // not sent: handle sends it again
-		}
+	if !ok {
+		o.drop() // not sent: the waiting path sends it again
 	}
-	return cancel, sent
+	return cancel, ok
 }
 
 // isReady reports whether the first catalog is complete (see waitReady).

@@ -19,7 +19,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 )
 
-// HTTPOptions configure [Aggregator.ServeHTTP].
+// HTTPOptions configure [Aggregator.ListenAndServeHTTP].
 type HTTPOptions struct {
 	// Token is the bearer token every request but /healthz must carry; ""
 	// means none, which ServeHTTP refuses on a non-loopback address.
@@ -45,13 +45,13 @@ type HTTPOptions struct {
 // ErrTokenRequired is returned for a non-loopback address without a token.
 var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
 
-// ServeHTTP serves the catalog over MCP streamable HTTP at /mcp and the
-// legacy HTTP+SSE transport at /sse and /messages, with /healthz for
-// liveness, until ctx is done; then it ends every session and drains
+// ListenAndServeHTTP listens on addr and serves the catalog there over
+// MCP streamable HTTP at /mcp and the legacy HTTP+SSE transport at /sse
+// and /messages, with /healthz for liveness, until ctx is done; then it ends every session and drains
 // within ShutdownTimeout. Each HTTP session gets the same session core
 // as stdio (initialize state, ids, progress, cancellation, requests to
 // the client), fed from its POSTs and written to its streams.
-func (a *Aggregator) ServeHTTP(ctx context.Context, addr string, opts *HTTPOptions) error {
+func (a *Aggregator) ListenAndServeHTTP(ctx context.Context, addr string, opts *HTTPOptions) error {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts

@@ -1,11 +1,11 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,24 +25,31 @@ const (
 	streamReplay = 256
 )
 
-// httpSession is one HTTP client: a session core (the same as stdio's)
-// reading what the client POSTs from a pipe, and writing its output to
-// Write, which routes each message to a stream: an answer to the stream
-// of the POST that asked, progress to the stream of the request that
-// carries its token, anything else to the standalone (GET) stream, or
-// while none is connected to the newest open POST stream.
+// httpSession is one HTTP client: a legacy session core (the same as
+// stdio's) that handles each message a POST carries, decoded once
+// (streamable.go), and sends its output to httpOut, which routes each
+// message to a stream by what it is: an answer to the stream of the POST
+// that asked, progress to the stream of the request that carries its
+// token, anything else to the standalone (GET) stream, or while none is
+// connected to the newest open POST stream.
 type httpSession struct {
 	id     string
 	h      *httpHandler
 	legacy bool   // HTTP+SSE: every message goes to the one stream
 	view   string // the profile of the path it began at (/mcp/NAME); "": none
-	in     *io.PipeWriter
-	inMu   sync.Mutex // one message at a time into in
 	cancel context.CancelFunc
+	ready  chan struct{} // closed when core is set
 	done   chan struct{} // closed when the core has returned
 
+	// inMu makes the core handle one POST's messages at a time, in
+	// order, as a stdio read loop does a client's lines.
+	inMu     sync.Mutex
+	core     *legacySession
+	inClosed bool // no more messages: the session ends
+	endOnce  sync.Once
+	ended    chan struct{} // closed by end
+
 	mu         sync.Mutex
-	partial    []byte             // an unfinished line from the core
 	byID       map[string]*stream // request id -> stream
 	byToken    map[string]*stream // progress token -> stream
 	streams    map[string]*stream // by stream id, for resumption
@@ -59,26 +66,47 @@ func newSessionID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// errSessionEnded is send's error for a session that ended.
+var errSessionEnded = errors.New("the session ended")
+
 // startSession starts a session core; nil when shutting down.
 func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 	ctx, cancel := context.WithCancel(h.ctx)
-	pr, pw := io.Pipe()
-	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, in: pw, cancel: cancel, done: make(chan struct{}),
+	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, cancel: cancel,
+		ready: make(chan struct{}), done: make(chan struct{}), ended: make(chan struct{}),
 		byID: map[string]*stream{}, byToken: map[string]*stream{}, streams: map[string]*stream{}, lastActive: time.Now()}
 	s.standalone = s.newStream(false)
 	if !h.add(s) {
 		cancel()
 		return nil
 	}
+	newOut := func(ctx context.Context) output { return newHTTPOut(ctx, s, h.a.log, h.a.cfg.MaxMessageBytes) }
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
 		// The session core names itself by the HTTP session (the audit
 		// trail's session field), not "stdio".
-		if err := h.a.serveProfile(withSessionID(ctx, s.id), view, pr, s); err != nil {
+		err := h.a.serveSession(ctx, view, s.id, newOut, func(core *legacySession) (err error) {
+			s.core = core
+			close(s.ready)
+			select {
+			case <-s.ended:
+				err = io.EOF // the client's input ended: answer what is in flight
+			case <-ctx.Done():
+				err = context.Cause(ctx)
+			}
+			// No message is handled after this: the core is ending.
+			s.inMu.Lock()
+			s.inClosed = true
+			s.inMu.Unlock()
+			return err
+		})
+		if err != nil {
 			h.a.log.Debug("HTTP session ended", "session", s.id[:8], "err", err)
 		}
-		pr.Close()
+		s.inMu.Lock()
+		s.inClosed = true
+		s.inMu.Unlock()
 		h.remove(s)
 		s.mu.Lock()
 		for _, st := range s.streams {
@@ -91,10 +119,10 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 	return s
 }
 
-// end ends the session: the core sees its input close, cancels what is in
-// flight and flushes what is queued.
+// end ends the session: the core sees its input end, answers what is in
+// flight within the drain, and flushes what is queued.
 func (s *httpSession) end() {
-	s.in.Close()
+	s.endOnce.Do(func() { close(s.ended) })
 	go func() {
 		// A core whose writer is stuck on a stream nobody reads is
 		// stopped outright after the drain.
@@ -129,59 +157,47 @@ func (s *httpSession) newStream(jsonOnly bool) *stream {
 	return st
 }
 
-// send writes one client message (compact, one line) to the core.
-func (s *httpSession) send(msg []byte) error {
+// send has the core handle the messages of one POST, in order, and then
+// send the requests they gathered for upstreams.
+func (s *httpSession) send(msgs []posted) error {
+	select {
+	case <-s.ready:
+	case <-s.done:
+		return errSessionEnded
+	}
 	s.inMu.Lock()
 	defer s.inMu.Unlock()
-	_, err := s.in.Write(append(msg, '\n'))
-	return err
-}
-
-// Write takes the core's output, newline-delimited JSON-RPC messages, and
-// routes each whole one.
-func (s *httpSession) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			s.partial = append(s.partial, p...)
-			break
-		}
-		line := p[:i]
-		if len(s.partial) > 0 {
-			line = append(s.partial, line...)
-			s.partial = nil
-		}
-		s.route(bytes.Clone(line))
-		p = p[i+1:]
+	if s.inClosed {
+		return errSessionEnded
 	}
-	return n, nil
+	select {
+	case <-s.ended:
+		return errSessionEnded
+	default:
+	}
+	for _, p := range msgs {
+		s.core.Handle(p.m, p.err)
+	}
+	s.core.flushBatch()
+	return nil
 }
 
 // route puts one message from the core on its stream, waiting while that
 // stream's backlog is full (which holds up this session only).
-func (s *httpSession) route(msg []byte) {
-	var m message
-	if json.Unmarshal(msg, &m) != nil {
-		return
-	}
+func (s *httpSession) route(m routed) {
 	s.mu.Lock()
 	var st *stream
 	switch {
 	case s.legacy:
 		st = s.standalone
-	case m.Method == "" && len(m.ID) > 0:
-		st = s.byID[string(m.ID)]
-		delete(s.byID, string(m.ID))
+	case m.answers != nil:
+		st = s.byID[string(m.answers)]
+		delete(s.byID, string(m.answers))
 		if st != nil {
 			st.pending--
 		}
-	case m.Method == "notifications/progress":
-		var p struct {
-			Token json.RawMessage `json:"progressToken"`
-		}
-		_ = json.Unmarshal(m.Params, &p)
-		if t := s.byToken[tokenKey(p.Token)]; t != nil && !t.jsonOnly && !t.isFinished() {
+	case m.token != "":
+		if t := s.byToken[m.token]; t != nil && !t.jsonOnly && !t.isFinished() {
 			st = t
 		}
 	}
@@ -191,9 +207,9 @@ func (s *httpSession) route(msg []byte) {
 			st = s.posts[len(s.posts)-1]
 		}
 	}
-	last := st != s.standalone && st.pending == 0 && (m.Method == "" && len(m.ID) > 0)
+	last := st != s.standalone && st.pending == 0 && m.answers != nil
 	s.mu.Unlock()
-	st.push(msg, s.done)
+	st.push(m.msg, s.done)
 	if last {
 		s.closeStream(st)
 	}

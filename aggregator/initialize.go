@@ -14,16 +14,14 @@ const serverCapabilities = `{"logging":{},"prompts":{"listChanged":true},"resour
 // initialize answers the initialize request: it keeps the client's info
 // and capabilities on the session and settles the protocol version (the
 // client's when mcpx speaks it, else the latest that has the handshake).
-func (s *stdioServer) initialize(params json.RawMessage) (json.RawMessage, *rpcError) {
+func (s *legacySession) initialize(params json.RawMessage) (json.RawMessage, *rpcError) {
 	var p mcp.InitializeParams
 	if len(params) > 0 && string(params) != "null" {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "unparsable initialize request: " + err.Error()}
 		}
 	}
-	s.sess.SetClientInfo(p.ClientInfo)
-	s.sess.SetClientCapabilities(p.Capabilities)
-	s.sess.Initialize()
+	s.sess.initialized(p.ClientInfo, p.Capabilities)
 	res := make([]byte, 0, 256)
 	res = append(res, `{"protocolVersion":`...)
 	res = append(res, quote(mcp.NegotiateLegacyVersion(p.ProtocolVersion))...)

@@ -19,7 +19,7 @@ import (
 // request gets an error naming the size and the limit, an answer to one
 // of mcpx's requests fails that request, and a notification is dropped
 // with a log line.
-func (s *stdioServer) tooLong(e *frame.TooLongError) {
+func (s *legacySession) tooLong(e *frame.TooLongError) {
 	switch {
 	case e.ID != nil && e.Method:
 		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)

@@ -56,8 +56,7 @@ type outbox struct {
 	queued atomic.Int64 // messages in q or being written from it
 	failed atomic.Pointer[context.CancelCauseFunc]
 
-	mu      sync.Mutex
-	dropped int // notifications dropped in the current stall
+	stall stall // notifications dropped while the client lags
 
 	hmu  sync.Mutex // never held while writing
 	held []byte     // answers held for one write, one per line (see hold)
@@ -130,13 +129,21 @@ func (o *outbox) writeCarry() {
 // It reports whether everything was written.
 func (o *outbox) close(within time.Duration) bool {
 	close(o.stop)
-	t := time.NewTimer(within)
+	if closedWithin(o.done, within) {
+		return true
+	}
+	o.log.Warn("the client is not reading mcpx's output: gave up writing to it", "queued", len(o.q))
+	return false
+}
+
+// closedWithin reports whether done is closed within d.
+func closedWithin(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-o.done:
+	case <-done:
 		return true
 	case <-t.C:
-		o.log.Warn("the client is not reading mcpx's output: gave up writing to it", "queued", len(o.q))
 		return false
 	}
 }
@@ -217,24 +224,42 @@ func (o *outbox) notify(msg []byte) {
 	o.queued.Add(1)
 	select {
 	case o.q <- msg:
-		o.mu.Lock()
-		n := o.dropped
-		o.dropped = 0
-		o.mu.Unlock()
-		if n > 0 {
-			o.log.Info("the client is reading again", "dropped_notifications", n)
-		}
+		o.stall.delivered(o.log)
 	default:
 		o.queued.Add(-1)
-		o.mu.Lock()
-		o.dropped++
-		first := o.dropped == 1
-		o.mu.Unlock()
-		if first {
-			o.log.Warn("the client is not keeping up with mcpx's output: dropping notifications until it does")
-		}
+		o.stall.dropped(o.log)
 	}
 }
+
+// stall counts the notifications dropped while a client lags, and logs
+// its start and end once each.
+type stall struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (s *stall) dropped(log *slog.Logger) {
+	s.mu.Lock()
+	s.n++
+	first := s.n == 1
+	s.mu.Unlock()
+	if first {
+		log.Warn("the client is not keeping up with mcpx's output: dropping notifications until it does")
+	}
+}
+
+func (s *stall) delivered(log *slog.Logger) {
+	s.mu.Lock()
+	n := s.n
+	s.n = 0
+	s.mu.Unlock()
+	if n > 0 {
+		log.Info("the client is reading again", "dropped_notifications", n)
+	}
+}
+
+// progress is notify: stdio has one stream, whatever the progress is of.
+func (o *outbox) progress(_ json.RawMessage, msg []byte) { o.notify(msg) }
 
 // result queues the answer to a request; one over maxMessageBytes becomes
 // an error that says so.
@@ -248,14 +273,23 @@ func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
 // over maxMessageBytes, an error saying so is queued instead and ok is
 // false.
 func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []byte, ok bool) {
-	size := answerSize(id, result)
-	if o.max > 0 && int64(size) > o.max {
-		e := &frame.TooLongError{Size: int64(size), Limit: o.max}
-		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+e.Error(), nil)
+	msg, tooLong := encodeAnswer(o.max, id, result)
+	if tooLong != nil {
+		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+tooLong.Error(), nil)
 		return nil, false
 	}
-	msg = make([]byte, 0, size+1) // room for the newline tryDirect adds
-	return oneLine(appendAnswer(msg, id, result)), true
+	return msg, true
+}
+
+// encodeAnswer is the message, one line, answering id with result, unless
+// it would be over max (maxMessageBytes; 0: no limit).
+func encodeAnswer(max int64, id json.RawMessage, result json.RawMessage) ([]byte, *frame.TooLongError) {
+	size := answerSize(id, result)
+	if max > 0 && int64(size) > max {
+		return nil, &frame.TooLongError{Size: int64(size), Limit: max}
+	}
+	msg := make([]byte, 0, size+1) // room for the newline tryDirect adds
+	return oneLine(appendAnswer(msg, id, result)), nil
 }
 
 // answerSize is the length of the answer to id with result.
@@ -305,11 +339,16 @@ func (o *outbox) enqueue(msg []byte) {
 // When the queue is full the answer waits on its own goroutine instead,
 // still never dropped.
 func (o *outbox) error(id json.RawMessage, code int, message string, data json.RawMessage) {
+	o.enqueue(errorLine(id, code, message, data))
+}
+
+// errorLine is the message answering id with an error.
+func errorLine(id json.RawMessage, code int, message string, data json.RawMessage) []byte {
 	e := struct {
 		Code    int             `json:"code"`
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data,omitempty"`
 	}{code, message, data}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
-	o.enqueue(b)
+	return b
 }

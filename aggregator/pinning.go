@@ -62,7 +62,7 @@ func (a *Aggregator) refused(ctx context.Context, method string, params json.Raw
 	}
 	c := audit.Call{Start: time.Now(), Server: f.Server, Method: method, Params: params, Outcome: outcome}
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.sess != nil {
-		c.Client, c.Session = l.sess.GetClientInfo().Name, l.sess.SessionID()
+		c.Client, c.Session = l.sess.clientInfo().Name, l.sess.id
 	}
 	a.opts.Audit.Record(c)
 }

@@ -1,8 +1,6 @@
 package aggregator
 
 import (
-	"context"
-	"io"
 	"maps"
 	"slices"
 
@@ -63,19 +61,4 @@ func (a *Aggregator) HasProfile(name string) (bool, string) {
 		return true, ""
 	}
 	return false, config.UnknownProfile(name, slices.Sorted(maps.Keys(r.profs)))
-}
-
-// serveProfile serves one session as ServeStdio does, through profile
-// view ("": the catalog as a shows it) on an Aggregator of its own over
-// a's sources, so that sessions on different profiles see different
-// catalogs at the same time.
-func (a *Aggregator) serveProfile(ctx context.Context, view string, in io.Reader, out io.Writer) error {
-	if view == "" {
-		return a.ServeStdio(ctx, in, out)
-	}
-	own := a.sessionCatalog(view)
-	own.Start(ctx)
-	defer a.children.Delete(own)
-	defer own.Close()
-	return own.ServeStdio(ctx, in, out)
 }

@@ -83,28 +83,67 @@ func (c *callers) forget(l *listener) {
 
 // request sends one request to a source on behalf of the served client in
 // ctx, if any, so that what the source asks of the client meanwhile goes
-// to that client.
+// to that client, and waits for its answer. sendTool is its twin that
+// does not wait; both keep their books through begin.
 func (a *Aggregator) request(ctx context.Context, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
+	cctx, sent, o := a.begin(ctx, src, method, params)
+	res, err := src.Request(cctx, method, sent)
+	o.finish(cctx, a, src, method, params, res, err)
+	return res, err
+}
+
+// outgoing is the bookkeeping of one request to a source, the same for a
+// waiting and a non-waiting one: the call counted as its client's (so
+// that what the source asks meanwhile reaches that client), its audit
+// line and its span. Small, so that the callback of a call sent without
+// waiting holds it without an allocation of its own.
+type outgoing struct {
+	end   func()          // ends the count of the client's calls; nil: no client
+	start time.Time       // zero: not audited
+	call  *telemetry.Call // nil: telemetry off
+}
+
+// begin starts the bookkeeping of a request and returns ctx and params
+// as the request goes out (with telemetry, carrying its trace context).
+func (a *Aggregator) begin(ctx context.Context, src Source, method string, params json.RawMessage) (context.Context, json.RawMessage, outgoing) {
+	var o outgoing
 	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
-		defer a.callers.begin(src.Name(), l)()
+		o.end = a.callers.begin(src.Name(), l)
 	}
 	sent := params
-	var call telemetry.Call
 	if a.tel != nil {
+		var call telemetry.Call
 		ctx, sent, call = a.startCall(ctx, src, method, params)
+		o.call = &call
 	}
-	var start time.Time
 	if audited(method) && a.opts.Audit != nil {
-		start = time.Now()
+		o.start = time.Now()
 	}
-	res, err := src.Request(ctx, method, sent)
-	if !start.IsZero() {
-		a.audit(ctx, start, src.Name(), method, params, res, err)
+	return ctx, sent, o
+}
+
+// finish ends the bookkeeping with the source's answer; params are as
+// the client sent them, for the audit trail.
+func (o outgoing) finish(ctx context.Context, a *Aggregator, src Source, method string, params, res json.RawMessage, err error) {
+	if o.end != nil {
+		o.end()
 	}
-	if a.tel != nil {
-		endCall(call, res, err)
+	if !o.start.IsZero() {
+		a.audit(ctx, o.start, src.Name(), method, params, res, err)
 	}
-	return res, err
+	if o.call != nil {
+		endCall(*o.call, res, err)
+	}
+}
+
+// drop ends the bookkeeping of a request that was not sent after all.
+func (o outgoing) drop() {
+	if o.end != nil {
+		o.end()
+	}
+	if o.call != nil {
+		o.call.Drop()
+	}
 }
 
 // clientFor returns the served client that answers a request from server.

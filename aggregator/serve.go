@@ -36,16 +36,69 @@ import (
 // parseMessage); one writer keeps every message whole and in order; there
 // is no cap on concurrent calls, and the session is not a package global.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	if own := a.sessionCatalog(""); own != nil {
+	newOut := func(ctx context.Context) output { return newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes) }
+	return a.serveSession(ctx, "", "stdio", newOut, func(s *legacySession) error {
+		return s.readLoop(s.rctx, in)
+	})
+}
+
+// output is where a legacy session's messages go: its transport, told
+// what each one is (an answer to an id, progress, anything else), so that
+// it never reads the session's output back. stdio writes them all to one
+// stream (outbox); HTTP routes each to a stream of its session
+// (httpOut).
+type output interface {
+	upstream.Flusher
+	// result answers id, waiting for room while the client reads slowly.
+	result(id, result json.RawMessage)
+	// hold answers id from an upstream's reader: it never waits, and
+	// may keep the answer until Flush.
+	hold(id, result json.RawMessage)
+	// error answers id with an error; it never waits.
+	error(id json.RawMessage, code int, message string, data json.RawMessage)
+	// raw sends a message that must not be lost (a request to the
+	// client, a list change), waiting for room.
+	raw(msg []byte)
+	// notify sends a notification without ever waiting: it is dropped
+	// when the client has fallen a whole queue behind.
+	notify(msg []byte)
+	// progress is notify for an upstream's progress with params.
+	progress(params json.RawMessage, msg []byte)
+	// run writes until close; a failed write ends the session by cancel.
+	run(cancel context.CancelCauseFunc)
+	// close writes what is queued within the time given and stops.
+	close(within time.Duration) bool
+}
+
+// serveSession serves one legacy client, whose transport is newOut's
+// output and run: run delivers the client's messages (legacySession.Handle)
+// until it returns (io.EOF: the client sent all it had), or ctx is done.
+// The session is shown profile view ("": the catalog as a shows it), on
+// an Aggregator of its own over a's sources when it has servers of its
+// own (perSession) or a profile. id names it in the audit trail and in
+// spans ("stdio", or an HTTP session's Mcp-Session-Id).
+//
+// mcpx answers every method itself rather than through mcp-go's
+// MCPServer: the catalog methods (lists, tools/call, resources/read,
+// prompts/get) from raw JSON, because mcp-go's typed structs drop fields
+// an upstream sent, and the few of the session (initialize, ping) by hand,
+// because MCPServer decoded each message again, lost digits of large ids,
+// and its package pulls a JSON-schema library whose initialisation alone
+// cost 23 ms of every start. Each message is read in one scan (see
+// parseMessage); one writer keeps every message whole and in order; there
+// is no cap on concurrent calls, and the session is not a package global.
+func (a *Aggregator) serveSession(ctx context.Context, view, id string, newOut func(context.Context) output,
+	run func(*legacySession) error) error {
+	if own := a.sessionCatalog(view); own != nil {
 		own.Start(ctx)
 		defer a.children.Delete(own)
 		defer own.Close()
-		return own.ServeStdio(ctx, in, out)
+		return own.serveSession(ctx, "", id, newOut, run)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &stdioServer{a: a, out: newOutbox(ctx, out, a.log, a.cfg.MaxMessageBytes), sess: newSession(sessionID(ctx)), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
+	s := &legacySession{a: a, out: newOut(ctx), sess: newSession(id), inflight: map[string]*running{}, listed: map[Kind]bool{}, calls: map[string]chan message{},
 		inputEnded: make(chan struct{})}
 	owner, ownerErr := results.NewOwner()
 	if ownerErr != nil {
@@ -66,14 +119,13 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 	}
 
 	go s.out.run(cancel)
-	go s.forwardNotes(ctx)
 
-	// A read from a pipe cannot be interrupted, so the loop runs on its own
-	// and a signal (ctx) does not wait for the client's next line.
+	// A read from a pipe cannot be interrupted, so the transport runs on
+	// its own and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
-	rctx := s.requestContext(ctx)
-	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(rctx)
-	go func() { readErr <- s.readLoop(rctx, in) }()
+	s.rctx = s.requestContext(ctx)
+	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(s.rctx)
+	go func() { readErr <- run(s) }()
 	var err error
 	select {
 	case err = <-readErr:
@@ -122,9 +174,9 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 }
 
 // awaitAnswers waits for the requests read from the client to be
-// answered, for at most d or until ctx is done. The read loop has ended:
-// no request starts any more.
-func (s *stdioServer) awaitAnswers(ctx context.Context, d time.Duration) {
+// answered, for at most d or until ctx is done. The transport has
+// stopped handing messages over: no request starts any more.
+func (s *legacySession) awaitAnswers(ctx context.Context, d time.Duration) {
 	answered := make(chan struct{})
 	go func() {
 		s.answering.Wait()
@@ -140,19 +192,27 @@ func (s *stdioServer) awaitAnswers(ctx context.Context, d time.Duration) {
 	}
 }
 
-type stdioServer struct {
+// legacySession is the core of one legacy (initialize) session, whatever
+// its transport: it handles one decoded message at a time (Handle) and
+// hands what it sends to its output. Its state: the client's initialize,
+// the requests in flight, our requests to the client, the lists the client
+// fetched.
+type legacySession struct {
 	a    *Aggregator
 	sess *session
 	l    *listener // this client, as the aggregator's relays see it
-	out  *outbox
-	// batch gathers the requests the read loop sends (fastcall.go); only
-	// the read loop uses it.
+	out  output
+	// rctx is what the session's requests run under (requestContext).
+	rctx context.Context
+	// batch gathers the requests Handle sends (fastcall.go) until the
+	// transport calls flushBatch; only the one goroutine handling
+	// messages uses it.
 	batch upstream.Batch
 	wg    sync.WaitGroup // requests and spawned tasks running
-	// answering counts the requests read and not yet answered; only the
-	// read loop adds to it.
+	// answering counts the requests read and not yet answered; only
+	// Handle adds to it.
 	answering sync.WaitGroup
-	// sendCtx is what the read loop sends calls under: the session's
+	// sendCtx is what Handle sends calls under: the session's
 	// values, but no end (see running); done is the session's end.
 	sendCtx context.Context
 	done    <-chan struct{}
@@ -172,10 +232,10 @@ type stdioServer struct {
 
 // requestContext is ctx with what every request of this client carries:
 // the client as a listener (route.go), where upstream progress goes, and
-// the outbox as the flusher of answers held on an upstream's reader
-// (fastcall.go). Set once for the read loop rather than per request: each
+// the output as the flusher of answers held on an upstream's reader
+// (fastcall.go). Set once for the session rather than per request: each
 // context.WithValue is an allocation on every call.
-func (s *stdioServer) requestContext(ctx context.Context) context.Context {
+func (s *legacySession) requestContext(ctx context.Context) context.Context {
 	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
 	return upstream.WithFlusher(ctx, s.out)
 }
@@ -196,7 +256,7 @@ type message struct {
 // readLoop reads the client's messages, each of at most maxMessageBytes:
 // a longer one is read through without being kept and answered with an
 // error (see tooLong).
-func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
+func (s *legacySession) readLoop(ctx context.Context, in io.Reader) error {
 	r := frame.NewReader(in, s.a.cfg.MaxMessageBytes)
 	for {
 		line, err := r.Next()
@@ -208,12 +268,12 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			// A copy: the reader reuses its buffer, and handlers keep
 			// the line.
-			s.dispatch(ctx, bytes.Clone(line))
+			s.handleLine(ctx, bytes.Clone(line))
 		}
 		if !r.HasLine() {
 			// Requests sent while lines were waiting go out now, one
 			// write per upstream, before the next read may wait.
-			s.batch.Flush()
+			s.flushBatch()
 		}
 		if err != nil {
 			return err
@@ -273,8 +333,24 @@ func commonString(raw []byte) (string, bool) {
 	return "", false
 }
 
-func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
+// handleLine handles one line of the client's as Handle does a message.
+func (s *legacySession) handleLine(ctx context.Context, line []byte) {
 	m, err := parseMessage(line)
+	s.dispatch(ctx, m, err)
+}
+
+// Handle serves one message the transport read and decoded
+// (parseMessage, whose error is err), under the session's context: a
+// request starts (its answer goes to the output), an answer or a
+// notification takes effect. One goroutine at a time calls it, in the
+// order the client sent; flushBatch then sends what it gathered.
+func (s *legacySession) Handle(m message, err error) { s.dispatch(s.rctx, m, err) }
+
+// flushBatch sends the requests Handle gathered for upstreams, one
+// write per upstream.
+func (s *legacySession) flushBatch() { s.batch.Flush() }
+
+func (s *legacySession) dispatch(ctx context.Context, m message, err error) {
 	if err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
@@ -307,18 +383,18 @@ func (s *stdioServer) dispatch(ctx context.Context, line []byte) {
 	}
 	switch {
 	case m.modern:
-		s.startRequest(ctx, m, line)
+		s.startRequest(ctx, m)
 	case m.Method == "initialize" && hasID:
 		s.initSeen.Store(true)
-		s.startRequest(ctx, m, line)
+		s.startRequest(ctx, m)
 	case m.Method != "" && hasID && m.Method != "ping" && !s.initSeen.Load():
 		// Read in order, so a client that pipelines initialize and its
 		// first requests is served; one that skips it is not.
 		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: "+m.Method+" before initialize: the session must begin with initialize", nil)
 	case m.Method != "" && hasID:
-		s.startRequest(ctx, m, line)
+		s.startRequest(ctx, m)
 	case m.Method != "":
-		s.notification(ctx, m, line)
+		s.notification(ctx, m)
 	case len(m.Result) > 0 || len(m.Error) > 0:
 		s.clientResponse(m)
 	case hasID:
@@ -337,7 +413,7 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
-func (s *stdioServer) notification(ctx context.Context, m message, line []byte) {
+func (s *legacySession) notification(ctx context.Context, m message) {
 	switch m.Method {
 	case string(mcp.MethodNotificationCancelled):
 		var p struct {
@@ -355,7 +431,7 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 		s.sess.ready.Store(true)
 		// Servers already waiting for a login can now ask this client.
 		s.a.offerLogins()
-		if s.sess.GetClientCapabilities().Roots != nil {
+		if s.sess.clientCaps().Roots != nil {
 			// Upstreams started before this client came, and any roots
 			// they asked for were refused: have them ask again.
 			s.a.rootsChanged()
@@ -365,7 +441,7 @@ func (s *stdioServer) notification(ctx context.Context, m message, line []byte) 
 	}
 }
 
-func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) {
+func (s *legacySession) startRequest(ctx context.Context, m message) {
 	key := string(m.ID)
 	r := &running{}
 	s.mu.Lock()
@@ -407,7 +483,7 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 	r.started(func(error) { cancel() })
 	go func() {
 		defer cancel()
-		result, rpcErr := s.handle(ctx, m, line)
+		result, rpcErr := s.handle(ctx, m)
 		s.answer(r, m, result, rpcErr, true)
 	}()
 }
@@ -416,7 +492,7 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 // the request was cancelled. Only a caller that may wait (wait) writes
 // the answer itself when nothing is queued; an upstream's reader holds it
 // for the outbox's next Flush.
-func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcErr *rpcError, wait bool) {
+func (s *legacySession) answer(r *running, m message, result json.RawMessage, rpcErr *rpcError, wait bool) {
 	defer s.wg.Done()
 	defer s.answering.Done()
 	// Free the id before answering: a client may reuse it as soon as
@@ -450,7 +526,7 @@ func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcE
 // serveModern answers a modern request through the session core, without
 // blocking the read loop; the notifications that belong to it go out
 // ahead of its answer.
-func (s *stdioServer) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) {
+func (s *legacySession) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) {
 	fail := func(e *core.Error) { answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, false) }
 	srv, err := s.a.Modern()
 	if err != nil {
@@ -483,7 +559,7 @@ type rpcError struct {
 
 // handle answers one request: the catalog methods here, the rest through
 // mcp-go. A nil result and nil error means the answer was already written.
-func (s *stdioServer) handle(ctx context.Context, m message, line []byte) (json.RawMessage, *rpcError) {
+func (s *legacySession) handle(ctx context.Context, m message) (json.RawMessage, *rpcError) {
 	a := s.a
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
@@ -533,7 +609,7 @@ var listKind = map[string]Kind{
 }
 
 // list renders a list result for the client, shaped by the expose setting.
-func (s *stdioServer) list(method string) json.RawMessage { return s.a.ListResult(method) }
+func (s *legacySession) list(method string) json.RawMessage { return s.a.ListResult(method) }
 
 // ListResult is the result of a list method (tools/list, resources/list,
 // resources/templates/list, prompts/list) as a client is served it now.
@@ -653,7 +729,7 @@ func toolError(text string) json.RawMessage {
 // list, and only for a list the client has fetched since it was last told.
 // Until then it holds nothing stale, and a burst of upstream changes (every
 // server connecting at start) costs it one refetch, not one per change.
-func (s *stdioServer) listChanged(kinds []Kind) {
+func (s *legacySession) listChanged(kinds []Kind) {
 	if !s.sess.ready.Load() {
 		return
 	}
@@ -677,30 +753,16 @@ func (s *stdioServer) listChanged(kinds []Kind) {
 // progress relays an upstream's progress, already carrying the client's
 // token, ahead of the response it belongs to. It runs on the upstream's
 // reader, so it never waits (see outbox.notify).
-func (s *stdioServer) progress(params json.RawMessage) {
+func (s *legacySession) progress(params json.RawMessage) {
 	msg := make([]byte, 0, len(params)+64)
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)
 	msg = append(msg, params...)
 	msg = append(msg, '}')
-	s.out.notify(msg)
-}
-
-// forwardNotes writes the notifications mcp-go queues on the session.
-func (s *stdioServer) forwardNotes(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case n := <-s.sess.notes:
-			if b, err := json.Marshal(n); err == nil {
-				s.out.raw(b)
-			}
-		}
-	}
+	s.out.progress(params, msg)
 }
 
 // ended reports whether the session has ended.
-func (s *stdioServer) ended() bool {
+func (s *legacySession) ended() bool {
 	select {
 	case <-s.done:
 		return true

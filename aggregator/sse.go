@@ -57,11 +57,9 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 		traceHeader(msgs, r.Header)
 	}
 	s.touch()
-	for _, b := range msgs {
-		if s.send(b) != nil {
-			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
-			return
-		}
+	if s.send(msgs) != nil {
+		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+		return
 	}
 	w.WriteHeader(http.StatusAccepted)
 	w.Write([]byte("Accepted"))

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Headers of the streamable HTTP transport.
@@ -76,9 +77,22 @@ func httpError(w http.ResponseWriter, status, code int, msg string) {
 	w.Write(b)
 }
 
-// readMessages reads a POST body of at most maxMessageBytes: one JSON-RPC
-// message, or a batch (an array) of them, each returned compact.
-func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([][]byte, bool) {
+// posted is one message of a POST body, decoded once (parseMessage),
+// with the error that decoding found, which the session core answers.
+type posted struct {
+	m   message
+	err error
+}
+
+// isRequest reports whether p is a request: a method and an id.
+func (p posted) isRequest() bool {
+	return p.err == nil && p.m.Method != "" && len(p.m.ID) > 0 && string(p.m.ID) != "null"
+}
+
+// readMessages decodes a POST body of at most maxMessageBytes: one
+// JSON-RPC message, or a batch (an array) of them. A body that is not
+// JSON, or a member that is not an object, is answered 400 here.
+func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted, bool) {
 	var batch []json.RawMessage
 	if len(data) > 0 && data[0] == '[' {
 		if err := json.Unmarshal(data, &batch); err != nil || len(batch) == 0 {
@@ -88,14 +102,18 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([][]byte
 	} else {
 		batch = []json.RawMessage{data}
 	}
-	out := make([][]byte, 0, len(batch))
-	for _, m := range batch {
-		var b bytes.Buffer
-		if err := json.Compact(&b, m); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+	out := make([]posted, 0, len(batch))
+	for _, raw := range batch {
+		// Not compacted: what passes on to an upstream over stdio is
+		// made one line there (upstream/pipe.go).
+		raw = bytes.TrimSpace(raw)
+		m, err := parseMessage(raw)
+		var syntax *json.SyntaxError
+		if len(raw) == 0 || raw[0] != '{' || errors.As(err, &syntax) {
 			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: the body must be a JSON-RPC message object")
 			return nil, false
 		}
-		out = append(out, b.Bytes())
+		out = append(out, posted{m, err})
 	}
 	return out, true
 }
@@ -115,23 +133,24 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if h.servedModern(w, r, data) {
+	if h.modernBatch(w, r, data) {
 		return
 	}
 	msgs, ok := h.readMessages(w, data)
 	if !ok {
 		return
 	}
+	if len(msgs) == 1 && h.servedModern(w, r, msgs[0]) {
+		return
+	}
 	if h.a.tel.Tracing() {
 		traceHeader(msgs, r.Header)
 	}
-	parsed := make([]message, len(msgs))
 	var requests, initialize int
-	for i, b := range msgs {
-		_ = json.Unmarshal(b, &parsed[i]) // the core answers what does not parse
-		if parsed[i].Method != "" && len(parsed[i].ID) > 0 && string(parsed[i].ID) != "null" {
+	for _, p := range msgs {
+		if p.isRequest() {
 			requests++
-			if parsed[i].Method == "initialize" {
+			if p.m.Method == "initialize" {
 				initialize++
 			}
 		}
@@ -153,13 +172,13 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	s.touch()
 	if requests == 0 {
 		// Notifications and answers: nothing comes back on this request.
-		for i, b := range msgs {
-			if s.send(b) != nil {
-				httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
-				return
-			}
-			if parsed[i].Method == "notifications/cancelled" {
-				s.cancelled(parsed[i].Params)
+		if s.send(msgs) != nil {
+			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+			return
+		}
+		for _, p := range msgs {
+			if p.err == nil && p.m.Method == "notifications/cancelled" {
+				s.cancelled(p.m.Params)
 			}
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -167,32 +186,25 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	st := s.newStream(!sse)
-	for _, m := range parsed {
-		if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+	for _, p := range msgs {
+		if !p.isRequest() {
 			continue
 		}
 		st.pending++
-		s.byID[string(m.ID)] = st
-		var p struct {
-			Meta struct {
-				Token json.RawMessage `json:"progressToken"`
-			} `json:"_meta"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil {
-			if k := tokenKey(p.Meta.Token); k != "" {
-				s.byToken[k] = st
-			}
+		s.byID[string(p.m.ID)] = st
+		meta, _ := rawjson.Get(p.m.Params, "_meta")
+		token, _ := rawjson.Get(meta, "progressToken")
+		if k := tokenKey(token); k != "" {
+			s.byToken[k] = st
 		}
 	}
 	if sse {
 		s.posts = append(s.posts, st)
 	}
 	s.mu.Unlock()
-	for _, b := range msgs {
-		if s.send(b) != nil {
-			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
-			return
-		}
+	if s.send(msgs) != nil {
+		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+		return
 	}
 	if sse {
 		s.serveSSE(w, r, st, -1, "")
@@ -225,23 +237,30 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 	return bytes.TrimSpace(data), true
 }
 
+// modernBatch answers a batch POSTed under a modern protocol version:
+// revision 2026-07-28 has no batches. It reports false, having written
+// nothing, for any other body.
+func (h *httpHandler) modernBatch(w http.ResponseWriter, r *http.Request, data []byte) bool {
+	if len(data) == 0 || data[0] != '[' || r.Header.Get(headerSession) != "" && !core.IsModernHTTP(r.Header, nil) {
+		return false
+	}
+	if v := r.Header.Get(headerProtocol); v != "" && !core.IsLegacyVersion(v) {
+		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: JSON-RPC batches are not part of revision "+v)
+		return true
+	}
+	return false
+}
+
 // servedModern answers a POST of the modern era (revision 2026-07-28)
 // through the session core, statelessly: no session, no Mcp-Session-Id,
-// and the message decoded once here. It reports false, having written
-// nothing, for a legacy POST.
-func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, data []byte) bool {
+// and the message as readMessages decoded it. It reports false, having
+// written nothing, for a legacy POST.
+func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, p posted) bool {
 	if r.Header.Get(headerSession) != "" && !core.IsModernHTTP(r.Header, nil) {
 		return false // a legacy session's
 	}
-	if len(data) > 0 && data[0] == '[' {
-		if v := r.Header.Get(headerProtocol); v != "" && !core.IsLegacyVersion(v) {
-			httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: JSON-RPC batches are not part of revision "+v)
-			return true
-		}
-		return false
-	}
-	m, err := parseMessage(data)
-	if err != nil || !core.IsModernHTTP(r.Header, m.Params) {
+	m := p.m
+	if p.err != nil || !core.IsModernHTTP(r.Header, m.Params) {
 		return false // the legacy path answers what does not parse
 	}
 	srv, err := h.modernCore(profileOf(r))

@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -70,13 +69,13 @@ func (a *Aggregator) withheldCounts() map[string]int {
 // startRequestSpan begins recording a client's request: the returned
 // contexts are ctx and sendCtx carrying its span (the same ones when
 // tracing is off).
-func (s *stdioServer) startRequestSpan(ctx context.Context, m message) (context.Context, context.Context, telemetry.Request) {
+func (s *legacySession) startRequestSpan(ctx context.Context, m message) (context.Context, context.Context, telemetry.Request) {
 	sendCtx := s.sendCtx
 	tel := s.a.tel
 	if tel == nil {
 		return ctx, sendCtx, telemetry.Request{}
 	}
-	sendCtx, req := tel.StartRequest(sendCtx, m.Method, m.Params, s.sess.SessionID(), m.ID)
+	sendCtx, req := tel.StartRequest(sendCtx, m.Method, m.Params, s.sess.id, m.ID)
 	if tel.Tracing() {
 		ctx = trace.ContextWithSpan(ctx, trace.SpanFromContext(sendCtx))
 	}
@@ -84,7 +83,7 @@ func (s *stdioServer) startRequestSpan(ctx context.Context, m message) (context.
 }
 
 // endRequestSpan records how a client's request ended.
-func (s *stdioServer) endRequestSpan(r *running, m message, result json.RawMessage, rpcErr *rpcError) {
+func (s *legacySession) endRequestSpan(r *running, m message, result json.RawMessage, rpcErr *rpcError) {
 	switch {
 	case rpcErr != nil:
 		r.span.End(telemetry.OutcomeError, rpcErr.code, rpcErr.message)
@@ -116,22 +115,16 @@ func endCall(call telemetry.Call, res json.RawMessage, err error) {
 // (and tracestate) header into the _meta of each request in msgs that
 // carries none of its own, so that the session core, which reads only
 // the messages, continues the client's trace.
-func traceHeader(msgs [][]byte, h http.Header) {
+func traceHeader(msgs []posted, h http.Header) {
 	tp := h.Get("Traceparent")
 	if tp == "" {
 		return
 	}
 	ts := h.Get("Tracestate")
-	for i, msg := range msgs {
-		params, err := rawjson.Get(msg, "params")
-		if err != nil || telemetry.HasMeta(params) {
-			continue
-		}
-		if id, _ := rawjson.Get(msg, "id"); id == nil {
+	for i, p := range msgs {
+		if !p.isRequest() || telemetry.HasMeta(p.m.Params) {
 			continue // a notification or an answer: nothing to trace
 		}
-		if out, err := rawjson.Set(msg, "params", telemetry.SetMeta(params, tp, ts)); err == nil {
-			msgs[i] = out
-		}
+		msgs[i].m.Params = telemetry.SetMeta(p.m.Params, tp, ts)
 	}
 }

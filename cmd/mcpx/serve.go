@@ -150,7 +150,7 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 					"servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
 			}}
 		go func() {
-			errs <- s.agg.ServeHTTP(ctx, addr, opts)
+			errs <- s.agg.ListenAndServeHTTP(ctx, addr, opts)
 			cancel()
 		}()
 	}
