@@ -188,7 +188,8 @@ type Call struct {
 	span  trace.Span
 	attrs []attribute.KeyValue // as Request's
 	start time.Time
-	key   setKey // server, method, tool or prompt
+	key   setKey          // server, method, tool or prompt
+	n     *inflightSeries // the count of its calls in flight; nil without metrics
 }
 
 // StartCall begins recording a call to server: a client span, child of
@@ -202,7 +203,8 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	name, attr, _ := t.target(method, params)
 	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
-		t.inflight.Add(ctx, 1, t.sets.get(c.key).add...)
+		c.n = t.inflight.get(server, method)
+		c.n.n.Add(1)
 	}
 	if attr.Key == AttrTool || attr.Key == AttrPrompt {
 		c.key.target = attr
@@ -235,8 +237,8 @@ func (c Call) Inject(params []byte) []byte {
 // Drop forgets a call that was never sent: it is no longer in flight, and
 // its span is never exported.
 func (c Call) Drop() {
-	if c.t != nil && c.t.metrics {
-		c.t.inflight.Add(context.Background(), -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
+	if c.n != nil {
+		c.n.n.Add(-1)
 	}
 }
 
@@ -262,8 +264,8 @@ func (c Call) End(res []byte, err error, code int) {
 	if !c.t.metrics {
 		return
 	}
+	c.n.n.Add(-1)
 	ctx := context.Background()
-	c.t.inflight.Add(ctx, -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
 	k := c.key
 	k.outcome = o
 	set := c.t.sets.get(k)
