@@ -140,7 +140,7 @@ func (r Request) End(o Outcome, code int, message string) {
 		return
 	}
 	if r.span != nil {
-		end(r.span, r.attrs, o, code, message)
+		r.t.endSpan(r.span, r.attrs, o, code, message)
 	}
 	if r.t.metrics {
 		k := setKey{method: r.method, outcome: o}
@@ -156,9 +156,9 @@ const maxEndAttrs = 3
 
 // end sets a span's attributes, attrs and its outcome's, and its status,
 // and ends it. attrs nil: the span records nothing.
-func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string) {
+func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string, opts ...trace.SpanEndOption) {
 	if attrs == nil {
-		span.End()
+		span.End(opts...)
 		return
 	}
 	attrs = append(attrs, AttrOutcome.String(string(o)))
@@ -178,7 +178,17 @@ func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, messa
 		attrs = append(attrs, AttrErrorType.String("cancelled"))
 	}
 	span.SetAttributes(attrs...)
-	span.End()
+	span.End(opts...)
+}
+
+// endSpan is end, left to the batcher's goroutine when the provider is
+// Setup's and the span records ([batcher.endLater]).
+func (t *Telemetry) endSpan(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string) {
+	if attrs != nil && t.later != nil && t.later.endLater(pendingEnd{span: span, attrs: attrs,
+		outcome: o, code: code, message: message, at: time.Now()}) {
+		return
+	}
+	end(span, attrs, o, code, message)
 }
 
 // Call is one request mcpx sends to an upstream server. The zero Call
@@ -259,7 +269,7 @@ func (c Call) End(res []byte, err error, code int) {
 		o = ResultOutcome(c.key.method, res)
 	}
 	if c.span != nil {
-		end(c.span, c.attrs, o, code, msg)
+		c.t.endSpan(c.span, c.attrs, o, code, msg)
 	}
 	if !c.t.metrics {
 		return

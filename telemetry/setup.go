@@ -66,6 +66,15 @@ func (p *Providers) Shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// tracerProvider is the SDK's provider with the batcher it exports
+// through, which ends the recorder's spans ([spanEnder]).
+type tracerProvider struct {
+	*sdktrace.TracerProvider
+	b *batcher
+}
+
+func (p tracerProvider) endLater(e pendingEnd) bool { return p.b.endLater(e) }
+
 // Signals that can be exported.
 const (
 	signalTraces  = "TRACES"
@@ -113,8 +122,9 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newBatcher(exp, os.Getenv)), sdktrace.WithResource(res))
-		p.TracerProvider = tp
+		b := newBatcher(exp, os.Getenv)
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(b), sdktrace.WithResource(res))
+		p.TracerProvider = tracerProvider{tp, b}
 		p.shutdown = append(p.shutdown, tp.Shutdown)
 	}
 	if !metrics && !o.Pull {

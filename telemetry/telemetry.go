@@ -73,6 +73,7 @@ type Telemetry struct {
 	// The span kinds, as options made once, ready to pass with ...:
 	// making them, and their slice, costs allocations per span.
 	serverKind, clientKind []trace.SpanStartOption
+	later                  spanEnder // ends spans off the call's path; nil: End does
 
 	metrics  bool // the instruments below are set
 	calls    metric.Int64Counter
@@ -81,6 +82,12 @@ type Telemetry struct {
 	server   metric.Float64Histogram // client requests
 	reg      metric.Registration     // the gauges' callback; nil without
 	sets     sets                    // the metrics' attribute sets
+}
+
+// spanEnder ends spans later, off the path of the call they belong to:
+// Setup's provider does, with its batcher.
+type spanEnder interface {
+	endLater(pendingEnd) bool
 }
 
 // New returns the recorder over the given providers; either may be nil
@@ -94,6 +101,7 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 		t.tracer = tp.Tracer(Scope)
 		t.serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 		t.clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+		t.later, _ = tp.(spanEnder)
 	}
 	if mp == nil {
 		return t, nil
