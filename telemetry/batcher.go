@@ -90,10 +90,7 @@ func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
 	full := len(b.queue) == b.maxBatch
 	b.mu.Unlock()
 	if full {
-		select {
-		case b.kick <- struct{}{}:
-		default:
-		}
+		b.wake()
 	}
 }
 
@@ -121,10 +118,7 @@ func (b *batcher) endLater(e pendingEnd) bool {
 	full := len(b.ends) == b.maxBatch
 	b.mu.Unlock()
 	if full {
-		select {
-		case b.kick <- struct{}{}:
-		default:
-		}
+		b.wake()
 	}
 	return true
 }
@@ -140,6 +134,14 @@ func (b *batcher) applyEnds() {
 		e := &ends[i]
 		end(e.span, e.attrs, e.outcome, e.code, e.message, trace.WithTimestamp(e.at))
 		*e = pendingEnd{}
+	}
+}
+
+// wake has the loop export now, a batch being full.
+func (b *batcher) wake() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
 	}
 }
 

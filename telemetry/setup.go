@@ -19,6 +19,7 @@ import (
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -131,6 +132,12 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		return p, nil
 	}
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	if os.Getenv("OTEL_METRICS_EXEMPLAR_FILTER") == "" {
+		// mcpx records its measurements outside any span's context, so
+		// the default filter (trace_based) keeps no exemplar: it only
+		// costs each measurement its reservoir's Offer.
+		mopts = append(mopts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
 	if metrics {
 		exp, err := metricExporter(ctx, protocol(os.Getenv, signalMetrics))
 		if err != nil {
