@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // batcher is a span processor that queues ended spans under a mutex and
@@ -16,6 +18,13 @@ import (
 // channel, waking it for every span: two goroutine switches per call,
 // which were most of what tracing cost a call (BenchmarkCallTelemetry).
 // It reads the SDK's OTEL_BSP_* variables, with the same defaults.
+//
+// It also ends sampled spans for the recorder ([Telemetry]) off the
+// call's path (endLater): setting a span's attributes and status and
+// ending it (its snapshot, this processor's OnEnd) were a fifth of what
+// tracing cost a call in the served process, spent before the answer was
+// written; done here, a batch at a time before each export, the same work
+// runs warm and the answer does not wait for it.
 type batcher struct {
 	exp      sdktrace.SpanExporter
 	delay    time.Duration
@@ -25,6 +34,8 @@ type batcher struct {
 
 	mu      sync.Mutex
 	queue   []sdktrace.ReadOnlySpan
+	ends    []pendingEnd // spans to end before the next export
+	closed  bool         // no more ends are taken: Shutdown has begun
 	stopped bool
 
 	exportMu sync.Mutex    // one export at a time
@@ -79,10 +90,58 @@ func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
 	full := len(b.queue) == b.maxBatch
 	b.mu.Unlock()
 	if full {
-		select {
-		case b.kick <- struct{}{}:
-		default:
-		}
+		b.wake()
+	}
+}
+
+// pendingEnd is a sampled span's end as the recorder saw it: what end
+// sets on it, and when it ended.
+type pendingEnd struct {
+	span    trace.Span
+	attrs   []attribute.KeyValue
+	outcome Outcome
+	code    int
+	message string
+	at      time.Time
+}
+
+// endLater queues e, to be applied before the next export; false, having
+// done nothing, when the queue is full or the batcher is shutting down
+// (the caller ends the span itself).
+func (b *batcher) endLater(e pendingEnd) bool {
+	b.mu.Lock()
+	if b.closed || len(b.ends) >= b.maxQueue {
+		b.mu.Unlock()
+		return false
+	}
+	b.ends = append(b.ends, e)
+	full := len(b.ends) == b.maxBatch
+	b.mu.Unlock()
+	if full {
+		b.wake()
+	}
+	return true
+}
+
+// applyEnds ends the spans queued by endLater, which queues them for
+// export (OnEnd).
+func (b *batcher) applyEnds() {
+	b.mu.Lock()
+	ends := b.ends
+	b.ends = nil
+	b.mu.Unlock()
+	for i := range ends {
+		e := &ends[i]
+		end(e.span, e.attrs, e.outcome, e.code, e.message, trace.WithTimestamp(e.at))
+		*e = pendingEnd{}
+	}
+}
+
+// wake has the loop export now, a batch being full.
+func (b *batcher) wake() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -107,6 +166,7 @@ func (b *batcher) loop() {
 func (b *batcher) export(ctx context.Context) error {
 	b.exportMu.Lock()
 	defer b.exportMu.Unlock()
+	b.applyEnds()
 	b.mu.Lock()
 	spans := b.queue
 	b.queue = nil
@@ -132,10 +192,16 @@ func (b *batcher) ForceFlush(ctx context.Context) error { return b.export(ctx) }
 // ctx. Spans that end after it are dropped.
 func (b *batcher) Shutdown(ctx context.Context) error {
 	b.mu.Lock()
-	if b.stopped {
+	if b.closed {
 		b.mu.Unlock()
 		return nil
 	}
+	b.closed = true
+	b.mu.Unlock()
+	b.exportMu.Lock()
+	b.applyEnds() // while OnEnd still queues them
+	b.exportMu.Unlock()
+	b.mu.Lock()
 	b.stopped = true
 	b.mu.Unlock()
 	close(b.stop)

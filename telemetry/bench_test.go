@@ -31,7 +31,7 @@ func BenchmarkRecordCall(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bat))
 	b.Cleanup(func() { tp.Shutdown(context.Background()) })
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	tel, err := New(tp, mp, Gauges{})
+	tel, err := New(tracerProvider{tp, bat}, mp, Gauges{}) // as Setup's: spans end in the batcher
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func (r Request) End(o Outcome, code int, message string) {
 		return
 	}
 	if r.span != nil {
-		end(r.span, r.attrs, o, code, message)
+		r.t.endSpan(r.span, r.attrs, o, code, message)
 	}
 	if r.t.metrics {
 		k := setKey{method: r.method, outcome: o}
@@ -156,9 +156,9 @@ const maxEndAttrs = 3
 
 // end sets a span's attributes, attrs and its outcome's, and its status,
 // and ends it. attrs nil: the span records nothing.
-func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string) {
+func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string, opts ...trace.SpanEndOption) {
 	if attrs == nil {
-		span.End()
+		span.End(opts...)
 		return
 	}
 	attrs = append(attrs, AttrOutcome.String(string(o)))
@@ -178,7 +178,17 @@ func end(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, messa
 		attrs = append(attrs, AttrErrorType.String("cancelled"))
 	}
 	span.SetAttributes(attrs...)
-	span.End()
+	span.End(opts...)
+}
+
+// endSpan is end, left to the batcher's goroutine when the provider is
+// Setup's and the span records ([batcher.endLater]).
+func (t *Telemetry) endSpan(span trace.Span, attrs []attribute.KeyValue, o Outcome, code int, message string) {
+	if attrs != nil && t.later != nil && t.later.endLater(pendingEnd{span: span, attrs: attrs,
+		outcome: o, code: code, message: message, at: time.Now()}) {
+		return
+	}
+	end(span, attrs, o, code, message)
 }
 
 // Call is one request mcpx sends to an upstream server. The zero Call
@@ -188,7 +198,8 @@ type Call struct {
 	span  trace.Span
 	attrs []attribute.KeyValue // as Request's
 	start time.Time
-	key   setKey // server, method, tool or prompt
+	key   setKey          // server, method, tool or prompt
+	n     *inflightSeries // the count of its calls in flight; nil without metrics
 }
 
 // StartCall begins recording a call to server: a client span, child of
@@ -202,7 +213,8 @@ func (t *Telemetry) StartCall(ctx context.Context, server, method string, params
 	name, attr, _ := t.target(method, params)
 	c := Call{t: t, start: time.Now(), key: setKey{server: server, method: method}}
 	if t.metrics {
-		t.inflight.Add(ctx, 1, t.sets.get(c.key).add...)
+		c.n = t.inflight.get(server, method)
+		c.n.n.Add(1)
 	}
 	if attr.Key == AttrTool || attr.Key == AttrPrompt {
 		c.key.target = attr
@@ -235,8 +247,8 @@ func (c Call) Inject(params []byte) []byte {
 // Drop forgets a call that was never sent: it is no longer in flight, and
 // its span is never exported.
 func (c Call) Drop() {
-	if c.t != nil && c.t.metrics {
-		c.t.inflight.Add(context.Background(), -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
+	if c.n != nil {
+		c.n.n.Add(-1)
 	}
 }
 
@@ -257,13 +269,13 @@ func (c Call) End(res []byte, err error, code int) {
 		o = ResultOutcome(c.key.method, res)
 	}
 	if c.span != nil {
-		end(c.span, c.attrs, o, code, msg)
+		c.t.endSpan(c.span, c.attrs, o, code, msg)
 	}
 	if !c.t.metrics {
 		return
 	}
+	c.n.n.Add(-1)
 	ctx := context.Background()
-	c.t.inflight.Add(ctx, -1, c.t.sets.get(setKey{server: c.key.server, method: c.key.method}).add...)
 	k := c.key
 	k.outcome = o
 	set := c.t.sets.get(k)

@@ -17,7 +17,7 @@ const maxSets = 4096
 type setKey struct {
 	server, method string
 	target         attribute.KeyValue // gen_ai.tool.name or gen_ai.prompt.name; invalid: none
-	outcome        Outcome            // "": the in-flight series, which has none
+	outcome        Outcome            // "": none
 }
 
 // series is one series' attribute set as the options that pass it to

@@ -19,6 +19,7 @@ import (
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -65,6 +66,15 @@ func (p *Providers) Shutdown(ctx context.Context) error {
 	p.shutdown = nil
 	return errors.Join(errs...)
 }
+
+// tracerProvider is the SDK's provider with the batcher it exports
+// through, which ends the recorder's spans ([spanEnder]).
+type tracerProvider struct {
+	*sdktrace.TracerProvider
+	b *batcher
+}
+
+func (p tracerProvider) endLater(e pendingEnd) bool { return p.b.endLater(e) }
 
 // Signals that can be exported.
 const (
@@ -113,14 +123,21 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newBatcher(exp, os.Getenv)), sdktrace.WithResource(res))
-		p.TracerProvider = tp
+		b := newBatcher(exp, os.Getenv)
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(b), sdktrace.WithResource(res))
+		p.TracerProvider = tracerProvider{tp, b}
 		p.shutdown = append(p.shutdown, tp.Shutdown)
 	}
 	if !metrics && !o.Pull {
 		return p, nil
 	}
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	if os.Getenv("OTEL_METRICS_EXEMPLAR_FILTER") == "" {
+		// mcpx records its measurements outside any span's context, so
+		// the default filter (trace_based) keeps no exemplar: it only
+		// costs each measurement its reservoir's Offer.
+		mopts = append(mopts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
 	if metrics {
 		exp, err := metricExporter(ctx, protocol(os.Getenv, signalMetrics))
 		if err != nil {

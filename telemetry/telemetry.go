@@ -73,14 +73,21 @@ type Telemetry struct {
 	// The span kinds, as options made once, ready to pass with ...:
 	// making them, and their slice, costs allocations per span.
 	serverKind, clientKind []trace.SpanStartOption
+	later                  spanEnder // ends spans off the call's path; nil: End does
 
 	metrics  bool // the instruments below are set
 	calls    metric.Int64Counter
-	inflight metric.Int64UpDownCounter
+	inflight inflight                // read by the gauges' callback
 	client   metric.Float64Histogram // upstream calls
 	server   metric.Float64Histogram // client requests
 	reg      metric.Registration     // the gauges' callback; nil without
 	sets     sets                    // the metrics' attribute sets
+}
+
+// spanEnder ends spans later, off the path of the call they belong to:
+// Setup's provider does, with its batcher.
+type spanEnder interface {
+	endLater(pendingEnd) bool
 }
 
 // New returns the recorder over the given providers; either may be nil
@@ -94,6 +101,7 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 		t.tracer = tp.Tracer(Scope)
 		t.serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 		t.clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+		t.later, _ = tp.(spanEnder)
 	}
 	if mp == nil {
 		return t, nil
@@ -102,7 +110,7 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 	var errs [7]error
 	t.calls, errs[0] = m.Int64Counter(MetricCalls, metric.WithUnit("{call}"),
 		metric.WithDescription("Calls sent to upstream servers, by server, method, tool or prompt, and outcome."))
-	t.inflight, errs[1] = m.Int64UpDownCounter(MetricInflight, metric.WithUnit("{call}"),
+	inflight, err1 := m.Int64ObservableUpDownCounter(MetricInflight, metric.WithUnit("{call}"),
 		metric.WithDescription("Calls sent to upstream servers and not yet answered."))
 	t.client, errs[2] = m.Float64Histogram(MetricClientDuration, metric.WithUnit("s"),
 		metric.WithDescription("Duration of calls to upstream servers, from sending to the answer."),
@@ -116,7 +124,7 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 		metric.WithDescription("Times an upstream server was started again after it was lost."))
 	withheld, err6 := m.Int64ObservableGauge(MetricWithheld, metric.WithUnit("{tool}"),
 		metric.WithDescription("Tools withheld from clients until the user approves them, by server."))
-	errs[4], errs[5], errs[6] = err4, err5, err6
+	errs[1], errs[4], errs[5], errs[6] = err1, err4, err5, err6
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("telemetry: instruments: %w", err)
 	}
@@ -125,8 +133,9 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 		observe(o, states, AttrState, g.States)
 		observe(o, restarts, AttrServer, g.Restarts)
 		observe(o, withheld, AttrServer, g.Withheld)
+		t.inflight.observe(o, inflight)
 		return nil
-	}, states, restarts, withheld)
+	}, states, restarts, withheld, inflight)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: gauges: %w", err)
 	}
