@@ -50,15 +50,16 @@ func (s *stdioServer) sendCall(ctx context.Context, m message, done func(json.Ra
 	if !a.served(name) {
 		return nil, false
 	}
-	return a.sendTool(ctx, name, m.Params, func(res json.RawMessage, err error) {
+	return a.sendTool(ctx, s.l, name, m.Params, func(res json.RawMessage, err error) {
 		done(a.toolOutcome(name, res, err))
 	})
 }
 
 // sendTool is forwardNamed for tools/call without waiting: it sends the
 // call of the tool served as name to a source that can take it now (a
-// sender), and reports false, having done nothing, for any other.
-func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawMessage,
+// sender), and reports false, having done nothing, for any other. l is
+// the served client that calls (nil: none), as request finds it in ctx.
+func (a *Aggregator) sendTool(ctx context.Context, l *listener, name string, params json.RawMessage,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	e, ok := a.Catalog().Tool(name)
 	if !ok {
@@ -75,7 +76,7 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 		return nil, false
 	}
 	end := func() {}
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
+	if l != nil {
 		end = a.callers.begin(e.src.Name(), l) // route.go, as request does
 	}
 	var start time.Time
@@ -92,7 +93,7 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	cancel, sent := src.Send(ctx, "tools/call", out, func(res json.RawMessage, err error) {
 		end()
 		if !start.IsZero() {
-			a.audit(ctx, start, e.src.Name(), "tools/call", params, res, err)
+			a.auditFor(l, start, e.src.Name(), "tools/call", params, res, err)
 		}
 		if a.tel != nil {
 			endCall(call, res, err)
@@ -100,7 +101,7 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 		if err != nil {
 			a.offerStepUp(e.src, err)
 		} else {
-			res = a.capResult(ctx, e.src, res)
+			res = a.capResultFor(l, e.src, res)
 		}
 		done(res, err)
 	})

@@ -387,14 +387,12 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
 	}
 	if m.modern {
-		// Under the read loop's context, as sendCall: a call the core
-		// sends from here is answered from the upstream's reader.
-		ctx, cancel := context.WithCancel(sendCtx)
-		r.started(func(error) { cancel() })
-		s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
-			cancel()
+		// Under the read loop's context, which never ends, as sendCall:
+		// a call the core sends from here is answered from the
+		// upstream's reader, and cancelled through the core.
+		r.started(s.serveModern(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
 			s.answer(r, m, result, rpcErr, !onReader)
-		})
+		}))
 		return
 	}
 	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
@@ -449,22 +447,22 @@ func (s *stdioServer) answer(r *running, m message, result json.RawMessage, rpcE
 
 // serveModern answers a modern request through the session core, without
 // blocking the read loop; the notifications that belong to it go out
-// ahead of its answer.
-func (s *stdioServer) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) {
+// ahead of its answer. It returns what cancels the request.
+func (s *stdioServer) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) func(error) {
 	fail := func(e *core.Error) { answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, false) }
 	srv, err := s.a.Modern()
 	if err != nil {
 		fail(&core.Error{Code: mcp.INTERNAL_ERROR, Message: err.Error()})
-		return
+		return func(error) {}
 	}
 	req, e := core.Decode(m.ID, m.Method, m.Params)
 	if e != nil {
 		fail(e)
-		return
+		return func(error) {}
 	}
-	srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
+	return srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
 		if e != nil {
-			fail(e)
+			answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, onReader)
 			return
 		}
 		answer(res, nil, onReader)

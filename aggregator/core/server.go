@@ -45,17 +45,6 @@ type Sender interface {
 		done func(json.RawMessage, error)) (cancel func(error), ok bool)
 }
 
-// Peer is the modern client behind one request, as a source sees it.
-type Peer struct {
-	Meta Meta
-	// Request asks the client something (sampling/createMessage,
-	// elicitation/create, roots/list) and waits for the answer.
-	Request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Notify sends a notification that belongs to the request (progress,
-	// a log message) ahead of its answer; it must not block.
-	Notify func(method string, params json.RawMessage)
-}
-
 // Options configure a [Server]; nil means defaults.
 type Options struct {
 	// Name and Version identify mcpx in server/discover and in each
@@ -190,7 +179,7 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 		a := <-done
 		return a.res, a.e
 	case "completion/complete":
-		res, err := s.cat.Call(ctx, req.Method, req.Params, s.peer(req, notify, nil))
+		res, err := s.cat.Call(ctx, req.Method, req.Params, &Peer{Meta: req.Meta, method: req.Method, notify: notify})
 		if err != nil {
 			return nil, asError(err)
 		}
@@ -208,16 +197,25 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 // without blocking: a tools/call a Sender takes is answered from the
 // source's reader, any other request from a goroutine of its own. A
 // transport's read loop calls it.
-func (s *Server) Serve(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
+//
+// cancel ends the request's work as ctx ending does; respond is still
+// called. A transport that keeps its own record of each request passes a
+// ctx that never ends and cancels through it: a context per request, and
+// the watches on it, cost a stdio call more than the rest of the core
+// (BenchmarkEraCall in package aggregator). After the answer, cancel
+// does nothing.
+func (s *Server) Serve(ctx context.Context, req *Request, notify func([]byte), respond Respond) (cancel func(cause error)) {
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read":
-		s.serveCall(ctx, req, notify, respond)
-		return
+		return s.serveCall(ctx, req, notify, respond)
 	}
+	ctx, stop := context.WithCancelCause(ctx)
 	go func() {
+		defer stop(nil)
 		res, e := s.Handle(ctx, req, notify)
 		respond(res, e, false)
 	}()
+	return stop
 }
 
 // asError is the JSON-RPC error for a catalog's failure.
@@ -300,27 +298,4 @@ func isEmptyObject(rest []byte) bool {
 		}
 	}
 	return false
-}
-
-// peer is the Peer a source sees for req: ask answers its requests to the
-// client (nil: it cannot ask, as in completion/complete), notify carries
-// its progress and the log messages the client asked for.
-func (s *Server) peer(req *Request, notify func([]byte), ask func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)) *Peer {
-	if ask == nil {
-		ask = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			return nil, errorf(CodeMethodNotFound, "%s cannot be asked of a client during %s", method, req.Method)
-		}
-	}
-	level := logLevelRank(req.Meta.LogLevel)
-	return &Peer{Meta: req.Meta, Request: ask, Notify: func(method string, params json.RawMessage) {
-		if method == "notifications/message" {
-			var p struct {
-				Level string `json:"level"`
-			}
-			if req.Meta.LogLevel == "" || json.Unmarshal(params, &p) != nil || logLevelRank(p.Level) < level {
-				return // the client did not ask for it (SEP-2575)
-			}
-		}
-		notify(notification(method, params))
-	}}
 }
