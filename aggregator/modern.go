@@ -84,26 +84,12 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 	if err != nil || name == proxytool.Name || !a.served(name) {
 		return nil, false
 	}
-	var l *listener
-	if peer.CanAsk() || peer.Meta.LogLevel != "" {
-		l = c.listener(peer)
-		a.listeners.Store(l, struct{}{})
-	} else {
-		l = a.modern.quiet.begin(a)
-	}
-	end := func() {
-		if l == a.modern.quiet.l {
-			a.modern.quiet.end(a)
-			return
-		}
-		a.listeners.Delete(l)
-		a.callers.forget(l)
-	}
+	l := c.begin(peer)
 	if bytes.Contains(params, []byte(`"progressToken"`)) {
 		ctx = upstream.WithProgress(ctx, func(p json.RawMessage) { peer.Notify("notifications/progress", p) })
 	}
 	cancel, ok = a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) {
-		end()
+		c.end(l)
 		res, rpcErr := a.toolOutcome(name, res, err)
 		if rpcErr != nil {
 			done(nil, &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data})
@@ -112,9 +98,33 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 		done(res, nil)
 	})
 	if !ok {
-		end()
+		c.end(l)
 	}
 	return cancel, ok
+}
+
+// begin returns the listener of peer for one call, a listener until end:
+// its own when it can be asked something or wants log messages, else
+// the one all such clients share.
+func (c coreCatalog) begin(peer *core.Peer) *listener {
+	a := c.a
+	if !peer.CanAsk() && peer.Meta.LogLevel == "" {
+		return a.modern.quiet.begin(a)
+	}
+	l := c.listener(peer)
+	a.listeners.Store(l, struct{}{})
+	return l
+}
+
+// end ends the call begin began.
+func (c coreCatalog) end(l *listener) {
+	a := c.a
+	if l == a.modern.quiet.l {
+		a.modern.quiet.end(a)
+		return
+	}
+	a.listeners.Delete(l)
+	a.callers.forget(l)
 }
 
 // quietClient is the listener that stands for every modern client in a

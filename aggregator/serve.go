@@ -387,10 +387,15 @@ func (s *stdioServer) startRequest(ctx context.Context, m message, line []byte) 
 		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
 	}
 	if m.modern {
-		// Under the read loop's context, which never ends, as sendCall:
-		// a call the core sends from here is answered from the
-		// upstream's reader, and cancelled through the core.
-		r.started(s.serveModern(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
+		// Under the read loop's context, which never ends, and its
+		// batch, as sendCall: a call the core sends from here (it sends
+		// only from here) is answered from the upstream's reader, and
+		// cancelled through the core.
+		ctx := sendCtx
+		if m.Method == "tools/call" {
+			ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
+		}
+		r.started(s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
 			s.answer(r, m, result, rpcErr, !onReader)
 		}))
 		return
@@ -463,9 +468,9 @@ func (s *stdioServer) serveModern(ctx context.Context, m message, answer func(js
 	return srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
 		if e != nil {
 			answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, onReader)
-			return
+		} else {
+			answer(res, nil, onReader)
 		}
-		answer(res, nil, onReader)
 	})
 }
 

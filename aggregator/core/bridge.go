@@ -471,34 +471,6 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	return s.result(c.method, c.target, c.args, o.res, o.err)
 }
 
-// result is the answer of a source's call of method on target with args:
-// its result (input_required when the source, a dual-era one, asked in
-// its result) or its error.
-func (s *Server) result(method, target string, args, res json.RawMessage, err error) (json.RawMessage, *Error) {
-	if err != nil {
-		return nil, asError(err)
-	}
-	inputs, _ := rawjson.Get(res, "inputRequests")
-	if len(inputs) == 0 || string(inputs) == "null" {
-		return s.complete(res, method == "resources/read"), nil
-	}
-	// The source asked in its result (it has the answers come back with
-	// the retry, with its own requestState): pass it on, that state kept
-	// inside one of ours.
-	var up string
-	if raw, _ := rawjson.Get(res, "requestState"); raw != nil {
-		up, _ = rawjson.String(raw)
-	}
-	state := s.states.mint(statePayload{Method: method, Target: target, Digest: argumentsDigest(args), Upstream: up})
-	b := []byte(`{"resultType":"input_required","inputRequests":`)
-	b = append(b, inputs...)
-	b = append(b, `,"requestState":`...)
-	b = append(b, quote(state)...)
-	b = append(b, ',')
-	b = append(b, s.serverInfo...)
-	return append(b, '}'), nil
-}
-
 // Allowed refuses, with MissingClientCapability, a question a client
 // with caps did not declare it can answer, and with method-not-found one
 // no modern client is asked: the source gets the error, as a legacy

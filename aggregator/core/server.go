@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Catalog is what the core serves: the aggregator's merged catalog.
@@ -225,64 +223,6 @@ func asError(err error) *Error {
 		return e
 	}
 	return &Error{Code: CodeInternalError, Message: err.Error()}
-}
-
-// complete marks res as a complete result of revision 2026-07-28: a
-// resultType (unless the source, a modern one, set it), serverInfo in its
-// _meta, and for a cacheable result (lists, resources/read) ttlMs and
-// cacheScope unless the source set them. Every other byte is the
-// source's.
-func (s *Server) complete(res json.RawMessage, cacheable bool) json.RawMessage {
-	var hasType, hasMeta, hasTTL, hasScope bool
-	err := rawjson.Scan(res, func(k rawjson.Key, _ []byte) bool {
-		switch {
-		case k.Is("resultType"):
-			hasType = true
-		case k.Is("_meta"):
-			hasMeta = true
-		case k.Is("ttlMs"):
-			hasTTL = true
-		case k.Is("cacheScope"):
-			hasScope = true
-		}
-		return true
-	})
-	if err != nil {
-		return res // not an object: the source's answer as it was
-	}
-	if hasMeta {
-		meta, _ := rawjson.Get(res, "_meta")
-		if m, err := rawjson.Set(meta, metaServerInfo, s.serverInfo[len(`"_meta":{"`+metaServerInfo+`":`):len(s.serverInfo)-1]); err == nil {
-			res, _, _ = rawjson.Replace(res, "_meta", m)
-		}
-	}
-	open := 0
-	for open < len(res) && res[open] != '{' {
-		open++
-	}
-	out := make([]byte, 0, len(res)+len(s.serverInfo)+80)
-	out = append(out, '{')
-	if !hasType {
-		out = append(out, `"resultType":"complete",`...)
-	}
-	if !hasMeta {
-		out = append(out, s.serverInfo...)
-		out = append(out, ',')
-	}
-	if cacheable && !hasTTL {
-		out = fmt.Appendf(out, `"ttlMs":%d,`, s.o.CacheTTL.Milliseconds())
-	}
-	if cacheable && !hasScope {
-		// What mcpx lists depends on its config and profile, not on who
-		// asks; but a shared cache in front of mcpx would outlive a
-		// reload, so it stays private.
-		out = append(out, `"cacheScope":"private",`...)
-	}
-	rest := res[open+1:]
-	if len(rest) > 0 && rest[0] == '}' || len(rest) > 1 && isEmptyObject(rest) {
-		out = out[:len(out)-1] // no member follows: drop the last comma
-	}
-	return append(out, rest...)
 }
 
 // isEmptyObject reports whether rest (what follows an object's '{') is
