@@ -36,6 +36,11 @@ const (
 	benchLegacyCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"hi"}}}` + "\n"
 	benchModernCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"hi"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+	// benchAskableCall is benchModernCall of a client that can be asked
+	// for input (elicitation): its call goes through the bridge between
+	// the eras, ready to turn a question into input_required.
+	benchAskableCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fx_echo","arguments":{"message":"hi"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}` + "\n"
 )
 
 // eraConn is one client of ServeStdio: it writes a request line and reads
@@ -146,6 +151,12 @@ func BenchmarkEraCall(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			modern.call(b, benchModernCall)
+		}
+	})
+	b.Run("askable", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			modern.call(b, benchAskableCall)
 		}
 	})
 	b.Run("both", func(b *testing.B) {

@@ -41,7 +41,7 @@ type call struct {
 	id             string // set when it first waits for a retry
 	method, target string
 	args           json.RawMessage // for the digest a state carries
-	cancel         func()          // ends the source's call
+	cancel         func(error)     // ends the source's call
 
 	mu       sync.Mutex
 	attached int             // counts the requests that waited on it
@@ -210,17 +210,20 @@ func (s *Server) start(ctx context.Context, req *Request, t target, params json.
 	c := &call{s: s, method: req.Method, target: t.key(), args: t.args}
 	peer := &Peer{Meta: req.Meta, method: req.Method, ask: c.asked, notify: c.forward}
 	cancel = c.attach(ctx, notify, respond)
-	cctx := context.WithoutCancel(ctx)
+	cctx := ctx
+	if ctx.Done() != nil {
+		cctx = context.WithoutCancel(ctx)
+	}
 	if sender, ok := s.cat.(Sender); ok && req.Method == "tools/call" {
 		stop, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
 			c.end(outcome{res, err}, true)
 		})
 		if sent {
-			c.setCancel(func() { stop(context.Canceled) })
+			c.setCancel(stop)
 			return cancel
 		}
 	}
-	cctx, stop := context.WithCancel(cctx)
+	cctx, stop := context.WithCancelCause(cctx)
 	c.setCancel(stop)
 	go func() {
 		res, err := s.cat.Call(cctx, req.Method, params, peer)
@@ -231,13 +234,13 @@ func (s *Server) start(ctx context.Context, req *Request, t target, params json.
 
 // setCancel records how to end the source's call; a call that already
 // ended, or was given up, is ended at once.
-func (c *call) setCancel(cancel func()) {
+func (c *call) setCancel(cancel func(error)) {
 	c.mu.Lock()
 	c.cancel = cancel
 	gone := c.finished
 	c.mu.Unlock()
 	if gone {
-		cancel()
+		cancel(context.Canceled)
 	}
 }
 
@@ -311,7 +314,7 @@ func (c *call) abandon(gen int) {
 	c.mu.Unlock()
 	c.s.forget(c)
 	if cancel != nil {
-		cancel()
+		cancel(context.Canceled)
 	}
 	w(nil, errorf(CodeInternalError, "request cancelled"), false)
 }
@@ -398,7 +401,7 @@ func (c *call) expire() {
 	c.mu.Unlock()
 	c.s.forget(c)
 	if cancel != nil {
-		cancel()
+		cancel(context.Canceled)
 	}
 }
 
