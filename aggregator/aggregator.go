@@ -516,7 +516,8 @@ func (a *Aggregator) forwardNamed(ctx context.Context, method string, params jso
 		return nil, a.notServed(ctx, method, name, params, kind, err)
 	}
 	res, err := a.request(ctx, e.src, method, params)
-	return a.settle(ctx, e.src, method, res, err)
+	l, _ := ctx.Value(listenerKey{}).(*listener)
+	return a.settle(l, e.src, method, res, err)
 }
 
 // errNotServed is resolveNamed's answer for a name the catalog does not
@@ -563,11 +564,11 @@ func (a *Aggregator) notServed(ctx context.Context, method, name string, params 
 
 // settle is what a source's answer to a named request becomes: a failure
 // may offer the user a step-up login, and a tool's result is capped.
-func (a *Aggregator) settle(ctx context.Context, src Source, method string, res json.RawMessage, err error) (json.RawMessage, error) {
+func (a *Aggregator) settle(l *listener, src Source, method string, res json.RawMessage, err error) (json.RawMessage, error) {
 	if err != nil {
 		a.offerStepUp(src, err)
 	} else if method == "tools/call" {
-		res = a.capResult(ctx, src, res)
+		res = a.capResultFor(l, src, res)
 	}
 	return res, err
 }

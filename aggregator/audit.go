@@ -20,6 +20,12 @@ func audited(method string) bool {
 // call's goroutine, so it only gathers what the call has at hand; the
 // recorder builds and writes the line on its own goroutine.
 func (a *Aggregator) audit(ctx context.Context, start time.Time, server, method string, params, res json.RawMessage, err error) {
+	l, _ := ctx.Value(listenerKey{}).(*listener)
+	a.auditFor(l, start, server, method, params, res, err)
+}
+
+// auditFor is audit for the client l (nil: none).
+func (a *Aggregator) auditFor(l *listener, start time.Time, server, method string, params, res json.RawMessage, err error) {
 	rec := a.opts.Audit
 	if rec == nil {
 		return
@@ -29,7 +35,7 @@ func (a *Aggregator) audit(ctx context.Context, start time.Time, server, method 
 	if errors.As(err, &rpc) {
 		c.ErrorCode = rpc.Code
 	}
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.sess != nil {
+	if l != nil && l.sess != nil {
 		c.Client, c.Session = l.sess.clientInfo().Name, l.sess.id
 	}
 	rec.Record(c)

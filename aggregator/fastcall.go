@@ -47,7 +47,7 @@ func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.
 	if !a.served(name) {
 		return nil, false
 	}
-	return a.sendTool(ctx, name, m.Params, func(res json.RawMessage, err error) {
+	return a.sendTool(ctx, s.l, name, m.Params, func(res json.RawMessage, err error) {
 		done(a.toolOutcome(name, res, err))
 	})
 }
@@ -57,8 +57,10 @@ func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.
 // with the call sent to a source that can take it now (a sender) and done
 // run on its reader. It reports false, having done nothing, for a name not
 // served (the waiting path explains it) or any other source. One closure
-// is the only allocation of its own: nothing it holds is reassigned.
-func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawMessage,
+// is the only allocation of its own: nothing it holds is reassigned. l
+// is the served client that calls (nil: none), as request finds it in
+// ctx.
+func (a *Aggregator) sendTool(ctx context.Context, l *listener, name string, params json.RawMessage,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	e, renamed, err := a.resolveNamed(name, params, KindTool)
 	if err != nil {
@@ -68,10 +70,10 @@ func (a *Aggregator) sendTool(ctx context.Context, name string, params json.RawM
 	if !ok {
 		return nil, false
 	}
-	cctx, sent, o := a.begin(ctx, e.src, "tools/call", renamed)
+	cctx, sent, o := a.begin(ctx, l, e.src, "tools/call", renamed)
 	cancel, ok = snd.Send(cctx, "tools/call", sent, func(res json.RawMessage, err error) {
-		o.finish(cctx, a, e.src, "tools/call", renamed, res, err)
-		done(a.settle(cctx, e.src, "tools/call", res, err))
+		o.finish(a, l, e.src, "tools/call", renamed, res, err)
+		done(a.settle(l, e.src, "tools/call", res, err))
 	})
 	if !ok {
 		o.drop() // not sent: the waiting path sends it again

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,9 @@ type modern struct {
 	srv   *core.Server
 	owner string // of the results kept for modern clients (resultcap.go)
 	err   error
+	// quiet stands for every modern client in a call during which it
+	// can be asked nothing and wants no log message (see quietClient).
+	quiet quietClient
 }
 
 // Modern returns the session core that answers this catalog's modern
@@ -36,6 +40,7 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 		if m.err != nil {
 			return
 		}
+		m.quiet.l = quietListener(m.owner)
 		m.srv, m.err = core.NewServer(coreCatalog{a}, &core.Options{
 			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
 			Capabilities: json.RawMessage(serverCapabilities),
@@ -65,7 +70,10 @@ func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
 
 // Send sends a modern client's tools/call of an upstream tool straight
 // from the transport's read loop, as sendCall does a legacy session's,
-// and reports false for any other.
+// and reports false for any other. The client is passed to sendTool as
+// a value, not in ctx, and progress is routed only for a call that asked
+// for it: a context value per call is an allocation and a lookup chain
+// each later Value walks.
 func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	a := c.a
@@ -76,15 +84,13 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 	if err != nil || name == proxytool.Name || !a.served(name) {
 		return nil, false
 	}
-	l := c.listener(peer)
-	a.listeners.Store(l, struct{}{})
-	end := func() {
-		a.listeners.Delete(l)
-		a.callers.forget(l)
+	l := c.begin(peer)
+	if bytes.Contains(params, []byte(`"progressToken"`)) {
+		ctx = upstream.WithProgress(ctx, func(p json.RawMessage) { peer.Notify("notifications/progress", p) })
 	}
 	ctx = upstream.PassInputRequired(ctx) // passthrough.go
-	cancel, ok = a.sendTool(c.callContext(ctx, l, peer), name, params, func(res json.RawMessage, err error) {
-		end()
+	cancel, ok = a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) {
+		c.end(l)
 		if err == nil && peer.SetRoute != nil && inputRequired(res) {
 			if r := a.routeOf(method, params); r != "" {
 				peer.SetRoute(r)
@@ -98,9 +104,91 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 		done(res, nil)
 	})
 	if !ok {
-		end()
+		c.end(l)
 	}
 	return cancel, ok
+}
+
+// begin returns the listener of peer for one call, a listener until end:
+// its own when it can be asked something or wants log messages, else
+// the one all such clients share.
+func (c coreCatalog) begin(peer *core.Peer) *listener {
+	a := c.a
+	if !peer.CanAsk() && peer.Meta.LogLevel == "" {
+		return a.modern.quiet.begin(a)
+	}
+	l := c.listener(peer)
+	a.listeners.Store(l, struct{}{})
+	return l
+}
+
+// end ends the call begin began.
+func (c coreCatalog) end(l *listener) {
+	a := c.a
+	if l == a.modern.quiet.l {
+		a.modern.quiet.end(a)
+		return
+	}
+	a.listeners.Delete(l)
+	a.callers.forget(l)
+}
+
+// quietClient is the listener that stands for every modern client in a
+// call during which it can be asked nothing (it declared neither
+// sampling, elicitation nor roots) and wants no log message: one
+// listener for all of them rather than one made per call. It is a
+// listener while any such call is in flight, so that a source that asks
+// during one is refused as the client's own listener would refuse it,
+// not routed to another client.
+type quietClient struct {
+	l *listener
+
+	mu    sync.Mutex
+	calls int
+}
+
+// begin counts a call in and returns the listener.
+func (q *quietClient) begin(a *Aggregator) *listener {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.calls++; q.calls == 1 {
+		a.listeners.Store(q.l, struct{}{})
+	}
+	return q.l
+}
+
+// end counts a call out.
+func (q *quietClient) end(a *Aggregator) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.calls--; q.calls == 0 {
+		a.listeners.Delete(q.l)
+		a.callers.forget(q.l)
+	}
+}
+
+// quietListener is quietClient's listener: it refuses every request as
+// a client that declared no capability is refused, and takes no
+// notification.
+func quietListener(owner string) *listener {
+	return &listener{
+		listChanged: func([]Kind) {},
+		request: func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			return nil, upstreamError(core.Allowed(core.Capabilities{}, method, params))
+		},
+		notify:    func(string, json.RawMessage) {},
+		elicitURL: func() bool { return false },
+		owner:     owner,
+	}
+}
+
+// upstreamError is the core's error as a source sees a client's.
+func upstreamError(err error) error {
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return &upstream.RPCError{Code: ce.Code, Message: ce.Message, Data: ce.Data}
+	}
+	return err
 }
 
 // callContext is ctx with the modern client as the listener of a call,
@@ -119,11 +207,7 @@ func (c coreCatalog) listener(peer *core.Peer) *listener {
 		listChanged: func([]Kind) {},
 		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			res, err := peer.Request(ctx, method, params)
-			var ce *core.Error
-			if errors.As(err, &ce) {
-				return nil, &upstream.RPCError{Code: ce.Code, Message: ce.Message, Data: ce.Data}
-			}
-			return res, err
+			return res, upstreamError(err)
 		},
 		notify: func(method string, params json.RawMessage) {
 			if method == string(mcp.MethodNotificationMessage) {

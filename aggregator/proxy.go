@@ -119,7 +119,8 @@ func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMe
 	if err != nil {
 		return nil, false
 	}
-	return p.a.sendTool(ctx, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
+	l, _ := ctx.Value(listenerKey{}).(*listener)
+	return p.a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
 }
 
 // proxyResult is what the proxy shows of an answer: an upstream's

@@ -17,6 +17,15 @@ import (
 // terminal's calls) the result passes whole.
 func (a *Aggregator) capResult(ctx context.Context, src Source, res json.RawMessage) json.RawMessage {
 	if len(res) <= config.MinResultBytes {
+		return res // before the lookup in ctx
+	}
+	l, _ := ctx.Value(listenerKey{}).(*listener)
+	return a.capResultFor(l, src, res)
+}
+
+// capResultFor is capResult for the client l (nil: none).
+func (a *Aggregator) capResultFor(l *listener, src Source, res json.RawMessage) json.RawMessage {
+	if len(res) <= config.MinResultBytes {
 		return res // under any cap: most results, at the cost of a compare
 	}
 	limit := a.cfg.Limits.MaxResultBytes
@@ -26,8 +35,7 @@ func (a *Aggregator) capResult(ctx context.Context, src Source, res json.RawMess
 	if limit <= 0 || int64(len(res)) <= limit {
 		return res
 	}
-	l, ok := ctx.Value(listenerKey{}).(*listener)
-	if !ok {
+	if l == nil {
 		return res
 	}
 	out, err := results.Cut(a.root().results, l.owner, res, int(limit))

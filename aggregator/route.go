@@ -86,9 +86,10 @@ func (c *callers) forget(l *listener) {
 // to that client, and waits for its answer. sendTool is its twin that
 // does not wait; both keep their books through begin.
 func (a *Aggregator) request(ctx context.Context, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
-	cctx, sent, o := a.begin(ctx, src, method, params)
+	l, _ := ctx.Value(listenerKey{}).(*listener)
+	cctx, sent, o := a.begin(ctx, l, src, method, params)
 	res, err := src.Request(cctx, method, sent)
-	o.finish(cctx, a, src, method, params, res, err)
+	o.finish(a, l, src, method, params, res, err)
 	return res, err
 }
 
@@ -105,9 +106,10 @@ type outgoing struct {
 
 // begin starts the bookkeeping of a request and returns ctx and params
 // as the request goes out (with telemetry, carrying its trace context).
-func (a *Aggregator) begin(ctx context.Context, src Source, method string, params json.RawMessage) (context.Context, json.RawMessage, outgoing) {
+// l is the served client that calls (nil: none).
+func (a *Aggregator) begin(ctx context.Context, l *listener, src Source, method string, params json.RawMessage) (context.Context, json.RawMessage, outgoing) {
 	var o outgoing
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
+	if l != nil {
 		o.end = a.callers.begin(src.Name(), l)
 	}
 	sent := params
@@ -124,12 +126,12 @@ func (a *Aggregator) begin(ctx context.Context, src Source, method string, param
 
 // finish ends the bookkeeping with the source's answer; params are as
 // the client sent them, for the audit trail.
-func (o outgoing) finish(ctx context.Context, a *Aggregator, src Source, method string, params, res json.RawMessage, err error) {
+func (o outgoing) finish(a *Aggregator, l *listener, src Source, method string, params, res json.RawMessage, err error) {
 	if o.end != nil {
 		o.end()
 	}
 	if !o.start.IsZero() {
-		a.audit(ctx, o.start, src.Name(), method, params, res, err)
+		a.auditFor(l, o.start, src.Name(), method, params, res, err)
 	}
 	if o.call != nil {
 		endCall(*o.call, res, err)

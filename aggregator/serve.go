@@ -463,14 +463,17 @@ func (s *legacySession) startRequest(ctx context.Context, m message) {
 		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
 	}
 	if m.modern {
-		// Under the read loop's context, as sendCall: a call the core
-		// sends from here is answered from the upstream's reader.
-		ctx, cancel := context.WithCancel(sendCtx)
-		r.started(func(error) { cancel() })
-		s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
-			cancel()
+		// Under the read loop's context, which never ends, and its
+		// batch, as sendCall: a call the core sends from here (it sends
+		// only from here) is answered from the upstream's reader, and
+		// cancelled through the core.
+		ctx := sendCtx
+		if m.Method == "tools/call" {
+			ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
+		}
+		r.started(s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
 			s.answer(r, m, result, rpcErr, !onReader)
-		})
+		}))
 		return
 	}
 	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
@@ -525,25 +528,25 @@ func (s *legacySession) answer(r *running, m message, result json.RawMessage, rp
 
 // serveModern answers a modern request through the session core, without
 // blocking the read loop; the notifications that belong to it go out
-// ahead of its answer.
-func (s *legacySession) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) {
+// ahead of its answer. It returns what cancels the request.
+func (s *legacySession) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) func(error) {
 	fail := func(e *core.Error) { answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, false) }
 	srv, err := s.a.Modern()
 	if err != nil {
 		fail(&core.Error{Code: mcp.INTERNAL_ERROR, Message: err.Error()})
-		return
+		return func(error) {}
 	}
 	req, e := core.Decode(m.ID, m.Method, m.Params)
 	if e != nil {
 		fail(e)
-		return
+		return func(error) {}
 	}
-	srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
+	return srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
 		if e != nil {
-			fail(e)
-			return
+			answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, onReader)
+		} else {
+			answer(res, nil, onReader)
 		}
-		answer(res, nil, onReader)
 	})
 }
 

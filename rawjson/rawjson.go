@@ -41,6 +41,13 @@ func Scan(b []byte, f func(key Key, value []byte) bool) error {
 	return members(b, func(q []byte, start, end int) bool { return f(Key(q), b[start:end]) })
 }
 
+// ScanBounds is Scan with each value's bounds in b, b[start:end], for a
+// caller that splices bytes in at a member's place rather than copy the
+// object once per change.
+func ScanBounds(b []byte, f func(key Key, start, end int) bool) error {
+	return members(b, func(q []byte, start, end int) bool { return f(Key(q), start, end) })
+}
+
 // members is Members with the key as written, quotes included, and the
 // value's bounds in b: comparing a key with keyIs costs no allocation.
 func members(b []byte, f func(q []byte, start, end int) bool) error {

@@ -2,6 +2,7 @@ package rawjson
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -103,6 +104,22 @@ func TestScanKeys(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Scan and Get allocate %.0f times per message, want 0", allocs)
+	}
+}
+
+func TestScanBounds(t *testing.T) {
+	b := []byte(` { "a" : [1, {"b":2}] , "m":{"k":"}"} }`)
+	got := map[string]string{}
+	err := ScanBounds(b, func(k Key, start, end int) bool {
+		got[string(k)] = string(b[start:end])
+		return true
+	})
+	want := map[string]string{`"a"`: `[1, {"b":2}]`, `"m"`: `{"k":"}"}`}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("ScanBounds: %q, %v; want %q", got, err, want)
+	}
+	if err := ScanBounds([]byte(`[1]`), func(Key, int, int) bool { return true }); err != ErrNotObject {
+		t.Errorf("ScanBounds of an array: %v, want ErrNotObject", err)
 	}
 }
 

@@ -62,21 +62,36 @@ func (cn *conn) routeProgress(ctx context.Context, id string, touch *limitedCall
 	}
 	// The token is spliced into the caller's bytes: everything else in
 	// the params reaches the server as it was sent.
-	meta, err := rawjson.Get(params, "_meta")
-	if err != nil {
+	metaStart, metaEnd := -1, -1
+	if err := rawjson.ScanBounds(params, func(k rawjson.Key, start, end int) bool {
+		if k.Is("_meta") {
+			metaStart, metaEnd = start, end
+		}
+		return true
+	}); err != nil {
 		return params, false
 	}
-	if string(meta) == "null" {
-		meta = nil
+	var meta []byte
+	if metaStart >= 0 && string(params[metaStart:metaEnd]) != "null" {
+		meta = params[metaStart:metaEnd]
 	}
 	if meta != nil && meta[0] != '{' {
 		return params, false // not an object: leave it to the server
 	}
-	var token []byte
+	tokStart, tokEnd := -1, -1
 	if meta != nil {
-		if token, err = rawjson.Get(meta, "progressToken"); err != nil {
+		if err := rawjson.ScanBounds(meta, func(k rawjson.Key, start, end int) bool {
+			if k.Is("progressToken") {
+				tokStart, tokEnd = start, end
+			}
+			return true
+		}); err != nil {
 			return params, false
 		}
+	}
+	var token []byte
+	if tokStart >= 0 {
+		token = meta[tokStart:tokEnd]
 	}
 	if len(token) == 0 || string(token) == "null" || report == nil {
 		// Nothing to relay: progress, if any, only keeps the call alive.
@@ -85,16 +100,42 @@ func (cn *conn) routeProgress(ctx context.Context, id string, touch *limitedCall
 		}
 		token, report = nil, nil
 	}
-	meta, err = rawjson.Set(meta, "progressToken", rawjson.AppendString(nil, id))
-	if err != nil {
-		return params, false
-	}
-	swapped, err := rawjson.Set(params, "_meta", meta)
-	if err != nil {
-		return params, false
+	var swapped []byte
+	switch {
+	case tokStart >= 0: // the caller's token, swapped where it is
+		swapped = splice(params, metaStart+tokStart, metaStart+tokEnd, nil, id, nil)
+	case meta != nil: // first in the caller's _meta
+		sep := []byte(",")
+		if isEmptyObject(meta) {
+			sep = nil
+		}
+		swapped = splice(params, metaStart+1, metaStart+1, []byte(`"progressToken":`), id, sep)
+	case metaStart >= 0: // "_meta":null
+		swapped = splice(params, metaStart, metaEnd, []byte(`{"progressToken":`), id, []byte("}"))
+	default:
+		var err error
+		if swapped, err = rawjson.Set(params, "_meta", append(rawjson.AppendString([]byte(`{"progressToken":`), id), '}')); err != nil {
+			return params, false
+		}
 	}
 	cn.route(id, progressRoute{token: token, report: report, touch: touch})
 	return swapped, true
+}
+
+// splice returns a copy of b with b[start:end] replaced by before, id as
+// a JSON string, and after: the one copy a token costs.
+func splice(b []byte, start, end int, before []byte, id string, after []byte) []byte {
+	out := make([]byte, 0, len(b)-(end-start)+len(before)+len(id)+len(after)+2)
+	out = append(out, b[:start]...)
+	out = append(out, before...)
+	out = rawjson.AppendString(out, id)
+	out = append(out, after...)
+	return append(out, b[end:]...)
+}
+
+// isEmptyObject reports whether the object obj has no member.
+func isEmptyObject(obj []byte) bool {
+	return len(bytes.TrimSpace(obj[1:len(obj)-1])) == 0
 }
 
 // route sends the progress for token to r.

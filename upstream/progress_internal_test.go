@@ -25,6 +25,9 @@ func TestRouteProgressOwnToken(t *testing.T) {
 		`{"name":"echo","arguments":{"s":"_meta"}}`,
 		`{"name":"echo","_meta":{"other":1}}`,
 		`{"name":"echo","_meta":{"progressToken":7}}`,
+		`{"_meta":{ },"name":"echo"}`,
+		`{"_meta":null,"name":"echo"}`,
+		`{"name":"echo","_meta":{"a":[1,{"progressToken":2}],"progressToken":"caller" ,"b":{}}}`,
 	} {
 		const id = "mcpx-7"
 		got, routed := cn.routeProgress(context.Background(), id, lc, json.RawMessage(params))
@@ -49,6 +52,14 @@ func TestRouteProgressOwnToken(t *testing.T) {
 			if string(want) != string(have) {
 				t.Errorf("%s -> %s: %s changed", params, got, key)
 			}
+		}
+		if was, _ := rawjson.Get(json.RawMessage(params), "_meta"); len(was) > 0 && was[0] == '{' {
+			_ = rawjson.Members(was, func(key string, v []byte) bool {
+				if have, _ := rawjson.Get(meta, key); key != "progressToken" && string(have) != string(v) {
+					t.Errorf("%s -> %s: _meta's %s changed", params, got, key)
+				}
+				return true
+			})
 		}
 		cn.unroute(id, routed)
 		if _, ok := cn.progress[own]; ok {

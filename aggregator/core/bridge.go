@@ -43,9 +43,10 @@ type call struct {
 	method, target string
 	args           json.RawMessage // for the digest a state carries
 	caps           Capabilities    // of the client, for what a source may ask it
-	cancel         func()          // ends the source's call
+	cancel         func(error)     // ends the source's call
 
 	mu       sync.Mutex
+	attached int             // counts the requests that waited on it
 	round    int             // of the input_required last answered
 	open     map[string]*ask // asked of the client, unanswered, by key
 	fresh    []*ask          // asked by the source, not yet sent on
@@ -131,21 +132,24 @@ func (t target) key() string {
 
 // serveCall answers tools/call, prompts/get or resources/read through
 // respond: a new call, the continuation of one waiting here, or a new
-// call carrying a source's own requestState.
-func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
+// call carrying a source's own requestState. It returns what cancels the
+// request (see Serve).
+func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte), respond Respond) (cancel func(error)) {
 	t, perr := readTarget(req.Params)
 	if perr != nil {
 		respond(nil, perr, false)
-		return
+		return ignoreCancel
 	}
 	if !t.statePresent {
-		s.start(ctx, req, t, req.Params, "", notify, respond)
-		return
+		if cancel, ok := s.sendDirect(ctx, req, t, notify, respond); ok {
+			return cancel
+		}
+		return s.start(ctx, req, t, req.Params, "", notify, respond)
 	}
 	p, err := s.states.open(t.state, req.Method, t.key(), argumentsDigest(t.args))
 	if err != nil {
 		respond(nil, &Error{Code: CodeInvalidParams, Message: err.Error()}, false)
-		return
+		return ignoreCancel
 	}
 	if p.Call == "" {
 		// A passthrough state: the source's own state and the answers go
@@ -159,75 +163,96 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		}
 		if err != nil {
 			respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid params: %v", err), false)
-			return
+			return ignoreCancel
 		}
-		s.start(ctx, req, t, params, p.Route, notify, respond)
-		return
+		return s.start(ctx, req, t, params, p.Route, notify, respond)
 	}
 	s.mu.Lock()
 	c := s.calls[p.Call]
 	s.mu.Unlock()
 	if c == nil {
 		respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid requestState: the call it continues is no longer waiting here (it ended, expired, or runs in another mcpx: route a retry to the replica that answered input_required)"), false)
-		return
+		return ignoreCancel
 	}
 	if e := c.deliver(p.Round, t, req.Meta.ProgressToken, notify); e != nil {
 		respond(nil, e, false)
-		return
+		return ignoreCancel
 	}
-	c.attach(ctx, req.Meta.ProgressToken, notify, respond)
+	return c.attach(ctx, req.Meta.ProgressToken, notify, respond)
+}
+
+// ignoreCancel is the cancel of a request already answered.
+func ignoreCancel(error) {}
+
+// sendDirect sends a tools/call that nothing can be asked of the client
+// during (it declared neither sampling, elicitation nor roots) straight
+// to a Sender, and answers it from the source's reader: no call to keep,
+// nothing that waits for a retry, so none of the bridge, as a legacy
+// session's call (aggregator/fastcall.go). ok is false, having done
+// nothing, for any other call, which start serves.
+func (s *Server) sendDirect(ctx context.Context, req *Request, t target, notify func([]byte), respond Respond) (cancel func(error), ok bool) {
+	sender, ok := s.cat.(Sender)
+	if !ok || req.Method != "tools/call" {
+		return nil, false
+	}
+	peer := &Peer{Meta: req.Meta, method: req.Method, ask: refuse, notify: notify}
+	if peer.CanAsk() {
+		return nil, false
+	}
+	// Under ctx itself: nothing outlives the request, and a ctx that
+	// ends cancels the source's call.
+	return sender.Send(ctx, req.Method, req.Params, peer, func(res json.RawMessage, err error) {
+		out, e := s.result(req.Method, t.key(), t.args, res, err, req.Meta.Capabilities, "")
+		respond(out, e, true)
+	})
+}
+
+// refuse is the ask of a request whose client declared nothing it can be
+// asked: Peer.Request refuses every question before it gets here.
+func refuse(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, jsonrpc.Errorf(CodeInternalError, "no question can be asked of this client")
 }
 
 // start sends the request to the catalog: without a goroutine when the
 // catalog is a Sender that takes it, else on one of its own. The call
 // outlives the client request that started it when it waits for a retry.
 // route is a passthrough state's (Peer.Route).
-func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, route string, notify func([]byte), respond Respond) {
+func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, route string, notify func([]byte), respond Respond) (cancel func(error)) {
 	c := &call{s: s, method: req.Method, target: t.key(), args: t.args, caps: req.Meta.Capabilities}
-	peer := s.peer(req, c.forward, func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-		if err := allowed(req.Meta.Capabilities, method, params); err != nil {
-			return nil, err
-		}
-		return c.asked(ctx, method, params)
-	})
-	peer.Route, peer.SetRoute = route, c.setRoute
-	notifyPeer := peer.Notify
-	peer.Notify = func(method string, params json.RawMessage) {
-		if method == "notifications/progress" {
-			if params = c.progress(params); params == nil {
-				return
-			}
-		}
-		notifyPeer(method, params)
+	peer := &Peer{Meta: req.Meta, method: req.Method, ask: c.asked, notify: c.forward, progress: c.progress,
+		Route: route, SetRoute: c.setRoute}
+	cancel = c.attach(ctx, req.Meta.ProgressToken, notify, respond)
+	cctx := ctx
+	if ctx.Done() != nil {
+		cctx = context.WithoutCancel(ctx)
 	}
-	c.attach(ctx, req.Meta.ProgressToken, notify, respond)
-	cctx := context.WithoutCancel(ctx)
 	if sender, ok := s.cat.(Sender); ok && req.Method == "tools/call" {
-		cancel, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
+		stop, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
 			c.end(outcome{res, err}, true)
 		})
 		if sent {
-			c.setCancel(func() { cancel(context.Canceled) })
-			return
+			c.setCancel(stop)
+			return cancel
 		}
 	}
-	cctx, cancel := context.WithCancel(cctx)
-	c.setCancel(cancel)
+	cctx, stop := context.WithCancelCause(cctx)
+	c.setCancel(stop)
 	go func() {
 		res, err := s.cat.Call(cctx, req.Method, params, peer)
 		c.end(outcome{res, err}, false)
 	}()
+	return cancel
 }
 
 // setCancel records how to end the source's call; a call that already
 // ended, or was given up, is ended at once.
-func (c *call) setCancel(cancel func()) {
+func (c *call) setCancel(cancel func(error)) {
 	c.mu.Lock()
 	c.cancel = cancel
 	gone := c.finished
 	c.mu.Unlock()
 	if gone {
-		cancel()
+		cancel(context.Canceled)
 	}
 }
 
@@ -269,27 +294,33 @@ func (c *call) forward(b []byte) {
 
 // attach has a client request wait on c: for its result, or its next
 // questions (and any still unanswered), gathered for Gather. token is
-// the request's progressToken: the call's progress goes out under it.
-func (c *call) attach(ctx context.Context, token json.RawMessage, notify func([]byte), respond Respond) {
+// the request's progressToken: the call's progress goes out under it. It
+// returns what gives up the call for as long as this request waits on it.
+func (c *call) attach(ctx context.Context, token json.RawMessage, notify func([]byte), respond Respond) (cancel func(error)) {
 	c.mu.Lock()
 	if c.out != nil {
 		o := *c.out
 		c.mu.Unlock()
 		res, e := c.s.finish(c, o)
 		respond(res, e, false)
-		return
+		return ignoreCancel
 	}
 	if c.expiry != nil {
 		c.expiry.Stop()
 	}
 	c.waiter, c.notify, c.token = respond, notify, nilIfNull(token)
+	c.attached++
+	gen := c.attached
 	if len(c.fresh)+len(c.open) > 0 && c.gather == nil {
 		c.gather = time.AfterFunc(c.s.o.Gather, c.askClient)
 	}
 	// A client that gives up on the request (cancels it, or its stream
 	// breaks) gives up the call.
-	c.stop = context.AfterFunc(ctx, c.abandon)
+	if ctx.Done() != nil {
+		c.stop = context.AfterFunc(ctx, func() { c.abandon(gen) })
+	}
 	c.mu.Unlock()
+	return func(error) { c.abandon(gen) }
 }
 
 // takeWaiter detaches the waiting request; c.mu held.
@@ -307,19 +338,21 @@ func (c *call) takeWaiter() Respond {
 	return w
 }
 
-// abandon ends the call when the request waiting on it was cancelled.
-func (c *call) abandon() {
+// abandon ends the call when the request waiting on it, the gen-th, was
+// cancelled; a request that no longer waits changes nothing.
+func (c *call) abandon(gen int) {
 	c.mu.Lock()
+	if c.attached != gen || c.waiter == nil {
+		c.mu.Unlock()
+		return
+	}
 	w := c.takeWaiter()
 	c.finished = true
 	cancel := c.cancel
 	c.mu.Unlock()
-	if w == nil {
-		return
-	}
 	c.s.forget(c)
 	if cancel != nil {
-		cancel()
+		cancel(context.Canceled)
 	}
 	w(nil, jsonrpc.Errorf(CodeInternalError, "request cancelled"), false)
 }
@@ -406,7 +439,7 @@ func (c *call) expire() {
 	c.mu.Unlock()
 	c.s.forget(c)
 	if cancel != nil {
-		cancel()
+		cancel(context.Canceled)
 	}
 }
 
@@ -478,8 +511,7 @@ func (s *Server) forget(c *call) {
 	s.mu.Unlock()
 }
 
-// finish is the answer of a call that ended: its result (input_required
-// when the source, a dual-era one, asked in its result) or its error.
+// finish is the answer of a call that ended (see result).
 func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	s.forget(c)
 	c.mu.Lock()
@@ -489,32 +521,7 @@ func (s *Server) finish(c *call, o outcome) (json.RawMessage, *Error) {
 	c.open, c.finished = nil, true
 	route := c.route
 	c.mu.Unlock()
-	if o.err != nil {
-		return nil, asError(o.err)
-	}
-	inputs, _ := rawjson.Get(o.res, "inputRequests")
-	if len(inputs) == 0 || string(inputs) == "null" {
-		return s.complete(o.res, c.method == "resources/read"), nil
-	}
-	// The source asked in its result (a modern source: it has the
-	// answers come back with the retry, with its own requestState): pass
-	// it on, its keys as they are, that state and the route to the source
-	// kept inside one of ours.
-	if e := allowedAll(c.caps, inputs); e != nil {
-		return nil, e
-	}
-	var up string
-	if raw, _ := rawjson.Get(o.res, "requestState"); raw != nil {
-		up, _ = rawjson.String(raw)
-	}
-	state := s.states.mint(statePayload{Method: c.method, Target: c.target, Digest: argumentsDigest(c.args), Upstream: up, Route: route})
-	b := []byte(`{"resultType":"input_required","inputRequests":`)
-	b = append(b, inputs...)
-	b = append(b, `,"requestState":`...)
-	b = append(b, quote(state)...)
-	b = append(b, ',')
-	b = append(b, s.serverInfo...)
-	return append(b, '}'), nil
+	return s.result(c.method, c.target, c.args, o.res, o.err, c.caps, route)
 }
 
 // allowedAll refuses the questions of an input_required result (its
@@ -528,7 +535,7 @@ func allowedAll(caps Capabilities, inputs json.RawMessage) *Error {
 		return jsonrpc.Errorf(CodeInternalError, "the server's inputRequests are unreadable: %v", err)
 	}
 	for _, q := range questions {
-		if err := allowed(caps, q.Method, q.Params); err != nil {
+		if err := Allowed(caps, q.Method, q.Params); err != nil {
 			return asError(err)
 		}
 	}
@@ -552,9 +559,11 @@ func without(b json.RawMessage, key string) (json.RawMessage, error) {
 	return append(out, '}'), err
 }
 
-// allowed refuses a question the client did not declare it can answer:
-// the source gets the error, as a legacy client would give it.
-func allowed(caps Capabilities, method string, params json.RawMessage) error {
+// Allowed refuses, with MissingClientCapability, a question a client
+// with caps did not declare it can answer, and with method-not-found one
+// no modern client is asked: the source gets the error, as a legacy
+// client would give it.
+func Allowed(caps Capabilities, method string, params json.RawMessage) error {
 	var need string
 	switch method {
 	case "sampling/createMessage":

@@ -107,7 +107,9 @@ func ParseMeta(params json.RawMessage) (Meta, *Error) {
 		return true
 	})
 	var ok bool
-	if m.Version, ok = rawjson.String(version); !ok || m.Version == "" {
+	if string(version) == `"`+Modern+`"` {
+		m.Version = Modern // as nearly every request has it: no copy
+	} else if m.Version, ok = rawjson.String(version); !ok || m.Version == "" {
 		return m, jsonrpc.Errorf(CodeInvalidParams, "missing or invalid _meta field %q: must be a version string", metaProtocolVersion)
 	}
 	if m.Version != Modern {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Catalog is what the core serves: the aggregator's merged catalog.
@@ -44,28 +43,6 @@ type Catalog interface {
 type Sender interface {
 	Send(ctx context.Context, method string, params json.RawMessage, peer *Peer,
 		done func(json.RawMessage, error)) (cancel func(error), ok bool)
-}
-
-// Peer is the modern client behind one request, as a source sees it.
-type Peer struct {
-	Meta Meta
-	// Request asks the client something (sampling/createMessage,
-	// elicitation/create, roots/list) and waits for the answer.
-	Request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// Notify sends a notification that belongs to the request (progress,
-	// a log message) ahead of its answer; it must not block.
-	Notify func(method string, params json.RawMessage)
-	// Route is set on the retry of a source's own input_required result
-	// (a passthrough): the route the catalog gave, through SetRoute, for
-	// the call that answered it. The catalog sends the retry there, to
-	// the source that asked, whatever it now calls the tool. "" on any
-	// other request.
-	Route string
-	// SetRoute records where the catalog sent a call, for a retry of the
-	// input_required result it answers to reach the same source (Route).
-	// The route is signed into the requestState: no client can alter it.
-	// Nil where no retry can follow (completion/complete).
-	SetRoute func(route string)
 }
 
 // Options configure a [Server]; nil means defaults.
@@ -202,7 +179,7 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 		a := <-done
 		return a.res, a.e
 	case "completion/complete":
-		res, err := s.cat.Call(ctx, req.Method, req.Params, s.peer(req, notify, nil))
+		res, err := s.cat.Call(ctx, req.Method, req.Params, &Peer{Meta: req.Meta, method: req.Method, notify: notify})
 		if err != nil {
 			return nil, asError(err)
 		}
@@ -220,16 +197,25 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 // without blocking: a tools/call a Sender takes is answered from the
 // source's reader, any other request from a goroutine of its own. A
 // transport's read loop calls it.
-func (s *Server) Serve(ctx context.Context, req *Request, notify func([]byte), respond Respond) {
+//
+// cancel ends the request's work as ctx ending does; respond is still
+// called. A transport that keeps its own record of each request passes a
+// ctx that never ends and cancels through it: a context per request, and
+// the watches on it, cost a stdio call more than the rest of the core
+// (BenchmarkEraCall in package aggregator). After the answer, cancel
+// does nothing.
+func (s *Server) Serve(ctx context.Context, req *Request, notify func([]byte), respond Respond) (cancel func(cause error)) {
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read":
-		s.serveCall(ctx, req, notify, respond)
-		return
+		return s.serveCall(ctx, req, notify, respond)
 	}
+	ctx, stop := context.WithCancelCause(ctx)
 	go func() {
+		defer stop(nil)
 		res, e := s.Handle(ctx, req, notify)
 		respond(res, e, false)
 	}()
+	return stop
 }
 
 // asError is the JSON-RPC error for a catalog's failure.
@@ -239,64 +225,6 @@ func asError(err error) *Error {
 		return e
 	}
 	return &Error{Code: CodeInternalError, Message: err.Error()}
-}
-
-// complete marks res as a complete result of revision 2026-07-28: a
-// resultType (unless the source, a modern one, set it), serverInfo in its
-// _meta, and for a cacheable result (lists, resources/read) ttlMs and
-// cacheScope unless the source set them. Every other byte is the
-// source's.
-func (s *Server) complete(res json.RawMessage, cacheable bool) json.RawMessage {
-	var hasType, hasMeta, hasTTL, hasScope bool
-	err := rawjson.Scan(res, func(k rawjson.Key, _ []byte) bool {
-		switch {
-		case k.Is("resultType"):
-			hasType = true
-		case k.Is("_meta"):
-			hasMeta = true
-		case k.Is("ttlMs"):
-			hasTTL = true
-		case k.Is("cacheScope"):
-			hasScope = true
-		}
-		return true
-	})
-	if err != nil {
-		return res // not an object: the source's answer as it was
-	}
-	if hasMeta {
-		meta, _ := rawjson.Get(res, "_meta")
-		if m, err := rawjson.Set(meta, metaServerInfo, s.serverInfo[len(`"_meta":{"`+metaServerInfo+`":`):len(s.serverInfo)-1]); err == nil {
-			res, _, _ = rawjson.Replace(res, "_meta", m)
-		}
-	}
-	open := 0
-	for open < len(res) && res[open] != '{' {
-		open++
-	}
-	out := make([]byte, 0, len(res)+len(s.serverInfo)+80)
-	out = append(out, '{')
-	if !hasType {
-		out = append(out, `"resultType":"complete",`...)
-	}
-	if !hasMeta {
-		out = append(out, s.serverInfo...)
-		out = append(out, ',')
-	}
-	if cacheable && !hasTTL {
-		out = fmt.Appendf(out, `"ttlMs":%d,`, s.o.CacheTTL.Milliseconds())
-	}
-	if cacheable && !hasScope {
-		// What mcpx lists depends on its config and profile, not on who
-		// asks; but a shared cache in front of mcpx would outlive a
-		// reload, so it stays private.
-		out = append(out, `"cacheScope":"private",`...)
-	}
-	rest := res[open+1:]
-	if len(rest) > 0 && rest[0] == '}' || len(rest) > 1 && isEmptyObject(rest) {
-		out = out[:len(out)-1] // no member follows: drop the last comma
-	}
-	return append(out, rest...)
 }
 
 // isEmptyObject reports whether rest (what follows an object's '{') is
@@ -312,27 +240,4 @@ func isEmptyObject(rest []byte) bool {
 		}
 	}
 	return false
-}
-
-// peer is the Peer a source sees for req: ask answers its requests to the
-// client (nil: it cannot ask, as in completion/complete), notify carries
-// its progress and the log messages the client asked for.
-func (s *Server) peer(req *Request, notify func([]byte), ask func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)) *Peer {
-	if ask == nil {
-		ask = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			return nil, jsonrpc.Errorf(CodeMethodNotFound, "%s cannot be asked of a client during %s", method, req.Method)
-		}
-	}
-	level := logLevelRank(req.Meta.LogLevel)
-	return &Peer{Meta: req.Meta, Request: ask, Notify: func(method string, params json.RawMessage) {
-		if method == "notifications/message" {
-			var p struct {
-				Level string `json:"level"`
-			}
-			if req.Meta.LogLevel == "" || json.Unmarshal(params, &p) != nil || logLevelRank(p.Level) < level {
-				return // the client did not ask for it (SEP-2575)
-			}
-		}
-		notify(notification(method, params))
-	}}
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +27,12 @@ func TestComplete(t *testing.T) {
 		{"list", `{"tools":[]}`, true, map[string]any{"resultType": "complete", "tools": []any{}, "ttlMs": 0.0, "cacheScope": "private", "_meta": map[string]any{metaServerInfo: info}}},
 		{"source's meta and type kept", `{"_meta":{"k":1},"resultType":"complete","ttlMs":5}`, true,
 			map[string]any{"resultType": "complete", "ttlMs": 5.0, "cacheScope": "private", "_meta": map[string]any{"k": 1.0, metaServerInfo: info}}},
+		{"empty meta", `{"content":[],"_meta":{}}`, false, map[string]any{"resultType": "complete", "content": []any{}, "_meta": map[string]any{metaServerInfo: info}}},
+		{"meta with spaces", " { \"_meta\" : { \"k\" : 1 } , \"x\" : 2 } ", false,
+			map[string]any{"resultType": "complete", "x": 2.0, "_meta": map[string]any{"k": 1.0, metaServerInfo: info}}},
+		{"source's serverInfo replaced", `{"_meta":{"k":1,"` + metaServerInfo + `":{"name":"up"}}}`, false,
+			map[string]any{"resultType": "complete", "_meta": map[string]any{"k": 1.0, metaServerInfo: info}}},
+		{"meta not an object left", `{"_meta":null,"x":1}`, false, map[string]any{"resultType": "complete", "_meta": nil, "x": 1.0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,6 +43,9 @@ func TestComplete(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("complete(%s) = %s", tt.res, out)
+			}
+			if n := strings.Count(string(out), metaServerInfo); n > 1 {
+				t.Errorf("complete(%s) = %s: serverInfo %d times", tt.res, out, n)
 			}
 		})
 	}

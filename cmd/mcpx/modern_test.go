@@ -406,3 +406,69 @@ func TestModernStdio(t *testing.T) {
 		t.Errorf("tools/list: %.200s %s", m["result"], m["error"])
 	}
 }
+
+// TestModernStdioNoCapabilities: a modern client that declares no
+// capability is answered without the bridge between the eras (the fast
+// path of its calls), and that changes nothing it sees: the progress of
+// a call that asked for it comes ahead of the answer with the client's
+// token, and an upstream that asks for something in the middle of a call
+// is refused at once with MissingClientCapability, never sent on to the
+// client as a request of mcpx's own.
+func TestModernStdioNoCapabilities(t *testing.T) {
+	p := startRawStdio(t, modernConfig(t))
+	meta := modernMeta(`{}`)
+	withToken := strings.TrimSuffix(meta, "}") + `,"progressToken":"tok-1"}`
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":` + withToken + `}}`)
+	var progress int
+	for m := range p.until(t, "1") {
+		switch {
+		case string(m["method"]) == `"notifications/progress"`:
+			var n struct{ ProgressToken string }
+			if json.Unmarshal(m["params"], &n) != nil || n.ProgressToken != "tok-1" {
+				t.Errorf("progress %s, want the client's token", m["params"])
+			}
+			progress++
+		case m["id"] != nil && m["method"] != nil:
+			t.Errorf("mcpx asked the modern client %s", m["method"])
+		case string(m["id"]) == "1":
+			if !strings.Contains(string(m["result"]), `"resultType":"complete"`) {
+				t.Errorf("call with progress: %s %s", m["result"], m["error"])
+			}
+		}
+	}
+	if progress == 0 {
+		t.Error("no progress reached the client ahead of the answer")
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"name?"},"_meta":` + meta + `}}`)
+	for m := range p.until(t, "2") {
+		switch {
+		case m["id"] != nil && m["method"] != nil:
+			t.Errorf("mcpx asked the modern client %s %s", m["method"], m["params"])
+		case string(m["id"]) == "2":
+			if !strings.Contains(string(m["result"])+string(m["error"]), "elicitation capability") {
+				t.Errorf("elicitation without the capability: %s %s, want the refusal", m["result"], m["error"])
+			}
+		}
+	}
+}
+
+// until yields the messages mcpx writes up to and including the answer
+// to id.
+func (p *rawStdio) until(t *testing.T, id string) func(func(map[string]json.RawMessage) bool) {
+	return func(yield func(map[string]json.RawMessage) bool) {
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case m, ok := <-p.lines:
+				if !ok {
+					t.Fatalf("mcpx closed stdout waiting for %s", id)
+				}
+				if !yield(m) || string(m["id"]) == id && m["method"] == nil {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no answer to %s", id)
+			}
+		}
+	}
+}
