@@ -472,3 +472,30 @@ func (p *rawStdio) until(t *testing.T, id string) func(func(map[string]json.RawM
 		}
 	}
 }
+
+// TestModernToLegacyMeta: a modern client's call reaches a legacy
+// upstream without what its _meta says of its own hop to mcpx (version,
+// capabilities, info, log level: the upstream agreed its own at
+// initialize), and with every other member as the client sent it.
+func TestModernToLegacyMeta(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{"fx": fx("--meta-tool")}})
+	p := startRawStdio(t, cfg)
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info","example.com/k":"kept"}`
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fx_meta","arguments":{},"_meta":` + meta + `}}`)
+	m := p.next("1", "")
+	line, _ := json.Marshal(m)
+	got := receivedMeta(t, line)
+	for _, k := range []string{"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities",
+		"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/logLevel"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("the legacy upstream got the client's %s: %v", k, got)
+		}
+	}
+	if got["example.com/k"] != "kept" {
+		t.Errorf("the client's own _meta key: %v, want it passed on", got)
+	}
+	if !strings.Contains(string(m["result"]), `"resultType":"complete"`) {
+		t.Errorf("answer: %s, want a modern result", m["result"])
+	}
+}
