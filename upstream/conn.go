@@ -327,8 +327,8 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 	defer cn.unroute(id, routed)
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)
-	} else {
-		params = withoutHopMeta(params) // hopmeta.go
+	} else if cn.protocol != "" {
+		params = withoutHopMeta(params) // a legacy server's: hopmeta.go
 	}
 	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: json.RawMessage(`"` + id + `"`), Method: method}
 	if len(params) > 0 {

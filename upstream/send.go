@@ -137,8 +137,8 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 	params, routed := cn.routeProgress(ctx, id, touch, params)
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)
-	} else {
-		params = withoutHopMeta(params) // hopmeta.go
+	} else if cn.protocol != "" {
+		params = withoutHopMeta(params) // a legacy server's: hopmeta.go
 	}
 	line := requestLine(json.RawMessage(key), method, params)
 	var stopWatch func() bool
