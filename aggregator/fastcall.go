@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -29,7 +30,7 @@ type sender interface {
 // handle: any other method or proxy action, a tool not served, a source
 // that is not an upstream connected over stdio, or before the first
 // catalog is complete.
-func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.RawMessage, *rpcError)) (cancel func(error), ok bool) {
+func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.RawMessage, *jsonrpc.Error)) (cancel func(error), ok bool) {
 	a := s.a
 	if m.Method != "tools/call" || !a.isReady() {
 		return nil, false

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // serverCapabilities are what mcpx declares in initialize: everything a
@@ -14,11 +16,11 @@ const serverCapabilities = `{"logging":{},"prompts":{"listChanged":true},"resour
 // initialize answers the initialize request: it keeps the client's info
 // and capabilities on the session and settles the protocol version (the
 // client's when mcpx speaks it, else the latest that has the handshake).
-func (s *legacySession) initialize(params json.RawMessage) (json.RawMessage, *rpcError) {
+func (s *legacySession) initialize(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	var p mcp.InitializeParams
 	if len(params) > 0 && string(params) != "null" {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "unparsable initialize request: " + err.Error()}
+			return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "unparsable initialize request: " + err.Error()}
 		}
 	}
 	s.sess.initialized(p.ClientInfo, p.Capabilities)

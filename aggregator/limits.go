@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/upstream"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -25,7 +26,7 @@ func (s *legacySession) tooLong(e *frame.TooLongError) {
 		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)
 	case e.ID != nil:
 		msg, _ := json.Marshal(map[string]any{"code": mcp.INVALID_REQUEST, "message": "the client's answer was dropped: " + e.Error()})
-		s.clientResponse(message{ID: e.ID, Error: msg})
+		s.clientResponse(message{Message: jsonrpc.Message{ID: e.ID, Error: msg}})
 		s.a.log.Warn("dropped an answer from the client: "+e.Error(), "id", string(e.ID))
 	default:
 		s.a.log.Warn("dropped a message from the client: " + e.Error())

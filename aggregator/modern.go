@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/aggregator/results"
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -98,7 +99,7 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 		}
 		res, rpcErr := a.toolOutcome(name, res, err)
 		if rpcErr != nil {
-			done(nil, &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data})
+			done(nil, rpcErr)
 			return
 		}
 		done(res, nil)
@@ -234,7 +235,7 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 	ctx = c.callContext(ctx, l, peer)
 	ctx, pass := passInput(ctx, method, params) // passthrough.go
 	var res json.RawMessage
-	var rpcErr *rpcError
+	var rpcErr *jsonrpc.Error
 	if pass && peer.Route != "" {
 		res, rpcErr = a.routed(ctx, method, params, peer.Route)
 	} else {
@@ -252,8 +253,8 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 		}
 		return res, nil
 	}
-	e := &core.Error{Code: rpcErr.code, Message: rpcErr.message, Data: rpcErr.data}
-	if method == "resources/read" && rpcErr.code == mcp.RESOURCE_NOT_FOUND {
+	e := rpcErr
+	if method == "resources/read" && rpcErr.Code == mcp.RESOURCE_NOT_FOUND {
 		// Revision 2026-07-28 answers an unknown resource with invalid
 		// params, naming the URI.
 		uri, _ := paramString(params, "uri")

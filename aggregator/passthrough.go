@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
@@ -88,16 +89,16 @@ func (a *Aggregator) routeOf(method string, params json.RawMessage) string {
 // routed sends the retry of a passthrough input_required result to the
 // server its route names, under that server's own name of what it
 // answers, whatever the catalog exposes it as now.
-func (a *Aggregator) routed(ctx context.Context, method string, params json.RawMessage, to string) (json.RawMessage, *rpcError) {
+func (a *Aggregator) routed(ctx context.Context, method string, params json.RawMessage, to string) (json.RawMessage, *jsonrpc.Error) {
 	a.waitReady(ctx)
 	server, original, _ := strings.Cut(to, "\x00")
 	e, err := a.routedEntry(method, params, server, original)
 	if err != nil {
-		return nil, &rpcError{code: mcp.INVALID_PARAMS, message: err.Error()}
+		return nil, &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: err.Error()}
 	}
 	if method != "resources/read" {
 		if params, _, err = rawjson.Replace(orEmpty(params), "name", e.quotedOriginal()); err != nil {
-			return nil, &rpcError{code: mcp.INVALID_PARAMS, message: "invalid params: must be an object"}
+			return nil, &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: "invalid params: must be an object"}
 		}
 	}
 	res, err := a.request(ctx, e.src, method, params)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
@@ -240,17 +241,13 @@ func (s *legacySession) requestContext(ctx context.Context) context.Context {
 	return upstream.WithFlusher(ctx, s.out)
 }
 
-// message is the envelope of any JSON-RPC message.
+// message is a client's JSON-RPC message as a session handles it: the
+// envelope, decoded once, and the era it was found to belong to.
 type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   json.RawMessage `json:"error,omitempty"`
+	jsonrpc.Message
 	// modern marks a request of revision 2026-07-28 (its _meta names
 	// the protocol version), which the session core answers.
-	modern bool `json:"-"`
+	modern bool
 }
 
 // readLoop reads the client's messages, each of at most maxMessageBytes:
@@ -291,7 +288,7 @@ func parseMessage(line []byte) (message, error) {
 	if !rawjson.Valid(line) {
 		return m, json.Unmarshal(line, &m) // the syntax error, to answer with
 	}
-	env, err := frame.ReadEnvelope(line)
+	env, err := jsonrpc.ReadEnvelope(line)
 	if err != nil {
 		return m, err
 	}
@@ -471,12 +468,12 @@ func (s *legacySession) startRequest(ctx context.Context, m message) {
 		if m.Method == "tools/call" {
 			ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
 		}
-		r.started(s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *rpcError, onReader bool) {
+		r.started(s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error, onReader bool) {
 			s.answer(r, m, result, rpcErr, !onReader)
 		}))
 		return
 	}
-	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *rpcError) {
+	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error) {
 		s.answer(r, m, result, rpcErr, false)
 	}); ok {
 		r.started(stop) // answered from the upstream's reader: fastcall.go
@@ -495,7 +492,7 @@ func (s *legacySession) startRequest(ctx context.Context, m message) {
 // the request was cancelled. Only a caller that may wait (wait) writes
 // the answer itself when nothing is queued; an upstream's reader holds it
 // for the outbox's next Flush.
-func (s *legacySession) answer(r *running, m message, result json.RawMessage, rpcErr *rpcError, wait bool) {
+func (s *legacySession) answer(r *running, m message, result json.RawMessage, rpcErr *jsonrpc.Error, wait bool) {
 	defer s.wg.Done()
 	defer s.answering.Done()
 	// Free the id before answering: a client may reuse it as soon as
@@ -506,7 +503,7 @@ func (s *legacySession) answer(r *running, m message, result json.RawMessage, rp
 	if result == nil && rpcErr == nil && forwarded[m.Method] {
 		// A source that answered nothing must not leave the client
 		// waiting forever.
-		rpcErr = &rpcError{code: mcp.INTERNAL_ERROR, message: m.Method + ": the server returned no result"}
+		rpcErr = &jsonrpc.Error{Code: mcp.INTERNAL_ERROR, Message: m.Method + ": the server returned no result"}
 	}
 	if s.a.tel != nil {
 		s.endRequestSpan(r, m, result, rpcErr)
@@ -518,7 +515,7 @@ func (s *legacySession) answer(r *running, m message, result json.RawMessage, rp
 	}
 	switch {
 	case rpcErr != nil:
-		s.out.error(m.ID, rpcErr.code, rpcErr.message, rpcErr.data)
+		s.out.error(m.ID, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	case result != nil && wait:
 		s.out.result(m.ID, result)
 	case result != nil:
@@ -529,8 +526,8 @@ func (s *legacySession) answer(r *running, m message, result json.RawMessage, rp
 // serveModern answers a modern request through the session core, without
 // blocking the read loop; the notifications that belong to it go out
 // ahead of its answer. It returns what cancels the request.
-func (s *legacySession) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *rpcError, bool)) func(error) {
-	fail := func(e *core.Error) { answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, false) }
+func (s *legacySession) serveModern(ctx context.Context, m message, answer func(json.RawMessage, *jsonrpc.Error, bool)) func(error) {
+	fail := func(e *core.Error) { answer(nil, e, false) }
 	srv, err := s.a.Modern()
 	if err != nil {
 		fail(&core.Error{Code: mcp.INTERNAL_ERROR, Message: err.Error()})
@@ -543,7 +540,7 @@ func (s *legacySession) serveModern(ctx context.Context, m message, answer func(
 	}
 	return srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
 		if e != nil {
-			answer(nil, &rpcError{code: e.Code, message: e.Message, data: e.Data}, onReader)
+			answer(nil, e, onReader)
 		} else {
 			answer(res, nil, onReader)
 		}
@@ -554,15 +551,9 @@ func (s *legacySession) serveModern(ctx context.Context, m message, answer func(
 var forwarded = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true,
 	"completion/complete": true, "resources/subscribe": true, "resources/unsubscribe": true}
 
-type rpcError struct {
-	code    int
-	message string
-	data    json.RawMessage
-}
-
 // handle answers one request: the catalog methods here, the rest through
 // mcp-go. A nil result and nil error means the answer was already written.
-func (s *legacySession) handle(ctx context.Context, m message) (json.RawMessage, *rpcError) {
+func (s *legacySession) handle(ctx context.Context, m message) (json.RawMessage, *jsonrpc.Error) {
 	a := s.a
 	switch m.Method {
 	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
@@ -587,21 +578,21 @@ func (s *legacySession) handle(ctx context.Context, m message) (json.RawMessage,
 	case "server/discover":
 		// mcpx relays a stateful session (notifications, and later
 		// server-to-client requests), so it speaks the initialize handshake.
-		return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "method not found: server/discover"}
+		return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "method not found: server/discover"}
 	}
 	if m.JSONRPC != mcp.JSONRPC_VERSION {
-		return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "Invalid JSON-RPC version"}
+		return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "Invalid JSON-RPC version"}
 	}
 	switch m.Method {
 	case "initialize":
 		return s.initialize(m.Params)
 	case "ping":
 		if !isObject(m.Params) {
-			return nil, &rpcError{code: mcp.INVALID_REQUEST, message: "unparsable ping request: params must be an object"}
+			return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "unparsable ping request: params must be an object"}
 		}
 		return json.RawMessage(`{}`), nil
 	}
-	return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "Method " + m.Method + " not found"}
+	return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "Method " + m.Method + " not found"}
 }
 
 var listKind = map[string]Kind{
@@ -686,28 +677,28 @@ func isRPCError(err error) bool {
 // toRPCError maps an error to the JSON-RPC error the client gets: an
 // upstream's own error passes through whole; any other failure (a transport
 // error may quote a URL or header) goes through redact.
-func toRPCError(err error, unknownCode int, redact func(string) string) *rpcError {
+func toRPCError(err error, unknownCode int, redact func(string) string) *jsonrpc.Error {
 	if err == nil {
 		return nil
 	}
 	var rpc *upstream.RPCError
 	switch {
 	case errors.As(err, &rpc):
-		return &rpcError{code: rpc.Code, message: rpc.Message, data: rpc.Data}
+		return &jsonrpc.Error{Code: rpc.Code, Message: rpc.Message, Data: rpc.Data}
 	case isTimeout(err):
-		return &rpcError{code: codeRequestTimeout, message: redact(err.Error())}
+		return &jsonrpc.Error{Code: codeRequestTimeout, Message: redact(err.Error())}
 	case errors.Is(err, ErrInvalidParams):
-		return &rpcError{code: mcp.INVALID_PARAMS, message: err.Error()}
+		return &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: err.Error()}
 	case errors.Is(err, ErrUnknown):
-		return &rpcError{code: unknownCode, message: err.Error()}
+		return &jsonrpc.Error{Code: unknownCode, Message: err.Error()}
 	default:
-		return &rpcError{code: mcp.INTERNAL_ERROR, message: redact(err.Error())}
+		return &jsonrpc.Error{Code: mcp.INTERNAL_ERROR, Message: redact(err.Error())}
 	}
 }
 
 // toolOutcome is the answer to a tools/call of tool name that its source
 // answered with res or err.
-func (a *Aggregator) toolOutcome(name string, res json.RawMessage, err error) (json.RawMessage, *rpcError) {
+func (a *Aggregator) toolOutcome(name string, res json.RawMessage, err error) (json.RawMessage, *jsonrpc.Error) {
 	if errors.Is(err, ErrUnknown) {
 		return a.unknownTool(name), nil // gone since served() said yes
 	}
@@ -777,7 +768,7 @@ func (s *legacySession) ended() bool {
 // serveCall answers a request a source serves (tools/call, resources/read,
 // prompts/get, completion/complete) for a client of either era: the
 // served client, if any, is the listener in ctx.
-func (a *Aggregator) serveCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *rpcError) {
+func (a *Aggregator) serveCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	switch method {
 	case "tools/call":
 		a.waitReady(ctx)
@@ -823,5 +814,5 @@ func (a *Aggregator) serveCall(ctx context.Context, method string, params json.R
 		res, err := a.complete(ctx, params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	}
-	return nil, &rpcError{code: mcp.METHOD_NOT_FOUND, message: "Method " + method + " not found"}
+	return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "Method " + method + " not found"}
 }

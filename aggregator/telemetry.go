@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -83,10 +84,10 @@ func (s *legacySession) startRequestSpan(ctx context.Context, m message) (contex
 }
 
 // endRequestSpan records how a client's request ended.
-func (s *legacySession) endRequestSpan(r *running, m message, result json.RawMessage, rpcErr *rpcError) {
+func (s *legacySession) endRequestSpan(r *running, m message, result json.RawMessage, rpcErr *jsonrpc.Error) {
 	switch {
 	case rpcErr != nil:
-		r.span.End(telemetry.OutcomeError, rpcErr.code, rpcErr.message)
+		r.span.End(telemetry.OutcomeError, rpcErr.Code, rpcErr.Message)
 	case r.isCancelled() || s.ended():
 		r.span.End(telemetry.OutcomeCancelled, 0, "")
 	default:
