@@ -58,33 +58,7 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 		func(ctx context.Context, req *mcp.CallToolRequest, args in) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + args.Message}}}, nil, nil
 		})
-	// confirm asks for two confirmations, one round each, by answering
-	// input_required (SEP-2322), and says what it was told.
-	srv.AddTool(&mcp.Tool{Name: "confirm", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			ask := func(key, state string) *mcp.CallToolResult {
-				return &mcp.CallToolResult{RequestState: state, InputRequests: mcp.InputRequestMap{
-					key: &mcp.ElicitParams{Message: "sure (" + key + ")?", RequestedSchema: map[string]any{"type": "object"}}}}
-			}
-			p := req.Params
-			answer := func(key string) string {
-				r, ok := p.InputResponses[key].(*mcp.ElicitResult)
-				if !ok {
-					return ""
-				}
-				return r.Action
-			}
-			switch {
-			case len(p.InputResponses) == 0:
-				return ask("first", "round-1"), nil
-			case p.RequestState == "round-1" && answer("first") != "":
-				return ask("second", "round-2:"+answer("first")), nil
-			case strings.HasPrefix(p.RequestState, "round-2:") && answer("second") != "":
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-					Text: "told " + strings.TrimPrefix(p.RequestState, "round-2:") + " then " + answer("second")}}}, nil
-			}
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "unexpected retry"}}}, nil
-		})
+	testenv.AddConfirmTool(srv)
 	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	s := &goSDKServer{}
@@ -342,7 +316,7 @@ func TestInputRequired(t *testing.T) {
 	if got := mustCallText(t, c, "confirm", map[string]any{}); got != "told accept then decline" {
 		t.Errorf("confirm said %q", got)
 	}
-	want := []string{"elicitation/create: sure (first)?", "elicitation/create: sure (second)?"}
+	want := []string{"elicitation/create: sure (first-question)?", "elicitation/create: sure (second-question)?"}
 	if !slices.Equal(asked, want) {
 		t.Errorf("the client was asked %q, want %q", asked, want)
 	}
@@ -359,7 +333,7 @@ func TestInputRequired(t *testing.T) {
 		InputRequests map[string]json.RawMessage `json:"inputRequests"`
 	}
 	json.Unmarshal(raw, &res)
-	if res.ResultType != "input_required" || res.RequestState != "round-1" || res.InputRequests["first"] == nil {
+	if res.ResultType != "input_required" || res.RequestState != "round-1" || res.InputRequests["first-question"] == nil {
 		t.Errorf("under PassInputRequired: %s, want the input_required result as it came", truncate(raw))
 	}
 	if len(asked) != 2 {

@@ -32,32 +32,7 @@ func startModernUpstream(t *testing.T) *modernUpstream {
 	u := &modernUpstream{}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "modern-up", Version: "1.0.0"},
 		&mcp.ServerOptions{SupportedProtocolVersions: []string{"2026-07-28"}})
-	// confirm asks two questions, one round each, under keys and states
-	// of its own, and says what it was told.
-	srv.AddTool(&mcp.Tool{Name: "confirm", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			ask := func(key, state string) *mcp.CallToolResult {
-				return &mcp.CallToolResult{RequestState: state, InputRequests: mcp.InputRequestMap{
-					key: &mcp.ElicitParams{Message: "sure (" + key + ")?", RequestedSchema: map[string]any{"type": "object"}}}}
-			}
-			p := req.Params
-			answer := func(key string) string {
-				if r, ok := p.InputResponses[key].(*mcp.ElicitResult); ok {
-					return r.Action
-				}
-				return ""
-			}
-			switch {
-			case len(p.InputResponses) == 0:
-				return ask("first-question", "round-1"), nil
-			case p.RequestState == "round-1" && answer("first-question") != "":
-				return ask("second-question", "round-2:"+answer("first-question")), nil
-			case strings.HasPrefix(p.RequestState, "round-2:") && answer("second-question") != "":
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-					Text: "told " + strings.TrimPrefix(p.RequestState, "round-2:") + " then " + answer("second-question")}}}, nil
-			}
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "unexpected retry: state " + p.RequestState}}}, nil
-		})
+	testenv.AddConfirmTool(srv)
 	// progress reports two steps under the caller's token, then answers.
 	srv.AddTool(&mcp.Tool{Name: "progress", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
