@@ -253,15 +253,14 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 		}
 		return res, nil
 	}
-	e := rpcErr
 	if method == "resources/read" && rpcErr.Code == mcp.RESOURCE_NOT_FOUND {
 		// Revision 2026-07-28 answers an unknown resource with invalid
 		// params, naming the URI.
 		uri, _ := paramString(params, "uri")
-		e.Code = mcp.INVALID_PARAMS
-		e.Data, _ = json.Marshal(map[string]string{"uri": uri})
+		rpcErr.Code = mcp.INVALID_PARAMS
+		rpcErr.Data, _ = json.Marshal(map[string]string{"uri": uri})
 	}
-	return nil, e
+	return nil, rpcErr
 }
 
 // Watch relays the catalog's changes to f: list changes of every kind,

@@ -130,6 +130,26 @@ func Replace(b []byte, key string, value []byte) (out []byte, found bool, err er
 	return append(out, b[end:]...), true, nil
 }
 
+// Filter returns a copy of the object in b without the top-level members
+// drop names, and how many members it kept. Kept members keep their bytes
+// and their order.
+func Filter(b []byte, drop func(Key) bool) (out []byte, kept int, err error) {
+	out = make([]byte, 0, len(b))
+	out = append(out, '{')
+	err = Scan(b, func(k Key, v []byte) bool {
+		if drop(k) {
+			return true
+		}
+		if kept > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k...), ':'), v...)
+		kept++
+		return true
+	})
+	return append(out, '}'), kept, err
+}
+
 // Set returns the object in b with its top-level member key set to value:
 // replaced where it is, or added first. A nil b is taken as {}.
 func Set(b []byte, key string, value []byte) ([]byte, error) {

@@ -25,11 +25,18 @@ func withoutHopMeta(params json.RawMessage) json.RawMessage {
 	if !bytes.Contains(params, []byte(`"io.modelcontextprotocol/`)) {
 		return params
 	}
+	return withoutMeta(params, isHopKey)
+}
+
+// withoutMeta returns params without the members of its _meta that drop
+// names, and without a _meta left empty by that; params as they came
+// when they are not an object with an object _meta.
+func withoutMeta(params json.RawMessage, drop func(rawjson.Key) bool) json.RawMessage {
 	meta, err := rawjson.Get(params, "_meta")
 	if err != nil || len(meta) == 0 || meta[0] != '{' {
 		return params
 	}
-	kept, n, err := withoutMembers(meta, isHopKey)
+	kept, n, err := rawjson.Filter(meta, drop)
 	if err != nil {
 		return params
 	}
@@ -40,7 +47,7 @@ func withoutHopMeta(params json.RawMessage) json.RawMessage {
 		}
 		return out
 	}
-	out, _, err := withoutMembers(params, func(k rawjson.Key) bool { return k.Is("_meta") })
+	out, _, err := rawjson.Filter(params, func(k rawjson.Key) bool { return k.Is("_meta") })
 	if err != nil {
 		return params
 	}
@@ -54,23 +61,4 @@ func isHopKey(k rawjson.Key) bool {
 		}
 	}
 	return false
-}
-
-// withoutMembers returns the object obj without the members drop names,
-// and how many it kept.
-func withoutMembers(obj []byte, drop func(rawjson.Key) bool) (out []byte, kept int, err error) {
-	out = make([]byte, 0, len(obj))
-	out = append(out, '{')
-	err = rawjson.Scan(obj, func(k rawjson.Key, v []byte) bool {
-		if drop(k) {
-			return true
-		}
-		if kept > 0 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, k...), ':'), v...)
-		kept++
-		return true
-	})
-	return append(out, '}'), kept, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // ServerRequestFunc answers a request an upstream server sends to mcpx
@@ -148,20 +149,5 @@ func withoutSubscriptionID(params json.RawMessage) json.RawMessage {
 	if !bytes.Contains(params, []byte(metaSubscriptionID)) {
 		return params
 	}
-	var p map[string]json.RawMessage
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p["_meta"], &meta) != nil {
-		return params
-	}
-	delete(meta, metaSubscriptionID)
-	if len(meta) == 0 {
-		delete(p, "_meta")
-	} else {
-		p["_meta"], _ = json.Marshal(meta)
-	}
-	out, err := json.Marshal(p)
-	if err != nil {
-		return params
-	}
-	return out
+	return withoutMeta(params, func(k rawjson.Key) bool { return k.Is(metaSubscriptionID) })
 }

@@ -159,7 +159,7 @@ func (s *Server) serveCall(ctx context.Context, req *Request, notify func([]byte
 		if p.Upstream != "" {
 			params, _, err = rawjson.Replace(req.Params, "requestState", []byte(quote(p.Upstream)))
 		} else {
-			params, err = without(req.Params, "requestState")
+			params, _, err = rawjson.Filter(req.Params, func(k rawjson.Key) bool { return k.Is("requestState") })
 		}
 		if err != nil {
 			respond(nil, jsonrpc.Errorf(CodeInvalidParams, "invalid params: %v", err), false)
@@ -540,23 +540,6 @@ func allowedAll(caps Capabilities, inputs json.RawMessage) *Error {
 		}
 	}
 	return nil
-}
-
-// without returns the object b without its top-level member key.
-func without(b json.RawMessage, key string) (json.RawMessage, error) {
-	out := make([]byte, 0, len(b))
-	out = append(out, '{')
-	err := rawjson.Scan(b, func(k rawjson.Key, v []byte) bool {
-		if k.Is(key) {
-			return true
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, k...), ':'), v...)
-		return true
-	})
-	return append(out, '}'), err
 }
 
 // Allowed refuses, with MissingClientCapability, a question a client

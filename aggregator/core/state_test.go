@@ -100,16 +100,3 @@ func TestPassthroughState(t *testing.T) {
 		t.Errorf("another replica refused a passthrough state: %v", err)
 	}
 }
-
-func TestWithout(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"name":"a","requestState":"x","arguments":{}}`: `{"name":"a","arguments":{}}`,
-		`{"requestState":"x"}`:                           `{}`,
-		`{"name":"a"}`:                                   `{"name":"a"}`,
-	} {
-		got, err := without([]byte(in), "requestState")
-		if err != nil || string(got) != want {
-			t.Errorf("without(%s) = %s, %v; want %s", in, got, err, want)
-		}
-	}
-}

@@ -1,0 +1,25 @@
+package rawjson
+
+import "testing"
+
+func TestFilter(t *testing.T) {
+	dropState := func(k Key) bool { return k.Is("requestState") }
+	for _, tc := range []struct {
+		in, want string
+		kept     int
+	}{
+		{`{"name":"a","requestState":"x","arguments":{}}`, `{"name":"a","arguments":{}}`, 2},
+		{`{"requestState":"x"}`, `{}`, 0},
+		{`{"name":"a"}`, `{"name":"a"}`, 1},
+		{`{ "requestState" : "x" , "b" : [1, 2] }`, `{"b":[1, 2]}`, 1},
+		{`{"request\u0053tate":"x","c":null}`, `{"c":null}`, 1},
+	} {
+		got, kept, err := Filter([]byte(tc.in), dropState)
+		if err != nil || string(got) != tc.want || kept != tc.kept {
+			t.Errorf("Filter(%s) = %s, %d, %v; want %s, %d", tc.in, got, kept, err, tc.want, tc.kept)
+		}
+	}
+	if _, _, err := Filter([]byte(`[1]`), dropState); err == nil {
+		t.Error("Filter of an array: no error")
+	}
+}
