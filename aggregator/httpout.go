@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpx/mcpx/rawjson"
 )
 
 // httpOut is a legacy HTTP session's output: each message the session
@@ -33,7 +31,7 @@ type httpOut struct {
 type routed struct {
 	msg     []byte
 	answers json.RawMessage // the id it answers; nil: not an answer
-	token   string          // the progress token it reports on (tokenKey); "": none
+	of      json.RawMessage // the id of the request it reports progress on; nil: none
 }
 
 func newHTTPOut(ctx context.Context, s *httpSession, logger *slog.Logger, max int64) *httpOut {
@@ -123,11 +121,10 @@ func (o *httpOut) raw(msg []byte) {
 
 func (o *httpOut) notify(msg []byte) { o.post(routed{msg: oneLine(msg)}) }
 
-// progress goes to the stream of the request whose token it carries: the
-// client's own, which the upstream's relay put back in params.
-func (o *httpOut) progress(params json.RawMessage, msg []byte) {
-	tok, _ := rawjson.Get(params, "progressToken")
-	o.post(routed{msg: oneLine(msg), token: tokenKey(tok)})
+// progress goes to the stream of the request it reports on, of, which the
+// core knows: the message is not read back.
+func (o *httpOut) progress(of json.RawMessage, msg []byte) {
+	o.post(routed{msg: oneLine(msg), of: of})
 }
 
 // post queues a notification without waiting: dropped when the queue is

@@ -29,8 +29,8 @@ const (
 // stdio's) that handles each message a POST carries, decoded once
 // (streamable.go), and sends its output to httpOut, which routes each
 // message to a stream by what it is: an answer to the stream of the POST
-// that asked, progress to the stream of the request that carries its
-// token, anything else to the standalone (GET) stream, or while none is
+// that asked, progress to the stream of the request it reports on (the
+// core names the request), anything else to the standalone (GET) stream, or while none is
 // connected to the newest open POST stream.
 type httpSession struct {
 	id     string
@@ -51,7 +51,6 @@ type httpSession struct {
 
 	mu         sync.Mutex
 	byID       map[string]*stream // request id -> stream
-	byToken    map[string]*stream // progress token -> stream
 	streams    map[string]*stream // by stream id, for resumption
 	standalone *stream
 	posts      []*stream // open POST streams, oldest first
@@ -74,7 +73,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 	ctx, cancel := context.WithCancel(h.ctx)
 	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, cancel: cancel,
 		ready: make(chan struct{}), done: make(chan struct{}), ended: make(chan struct{}),
-		byID: map[string]*stream{}, byToken: map[string]*stream{}, streams: map[string]*stream{}, lastActive: time.Now()}
+		byID: map[string]*stream{}, streams: map[string]*stream{}, lastActive: time.Now()}
 	s.standalone = s.newStream(false)
 	if !h.add(s) {
 		cancel()
@@ -196,8 +195,8 @@ func (s *httpSession) route(m routed) {
 		if st != nil {
 			st.pending--
 		}
-	case m.token != "":
-		if t := s.byToken[m.token]; t != nil && !t.jsonOnly && !t.isFinished() {
+	case m.of != nil:
+		if t := s.byID[string(m.of)]; t != nil && !t.jsonOnly && !t.isFinished() {
 			st = t
 		}
 	}
@@ -248,22 +247,7 @@ func (s *httpSession) closeStream(st *stream) {
 			break
 		}
 	}
-	for k, t := range s.byToken {
-		if t == st {
-			delete(s.byToken, k)
-		}
-	}
 	st.finish()
-}
-
-// tokenKey is a progress token in one canonical form.
-func tokenKey(raw json.RawMessage) string {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
-		return ""
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // stream is one sequence of server messages, as SSE events with ids

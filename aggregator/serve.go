@@ -63,8 +63,9 @@ type output interface {
 	// notify sends a notification without ever waiting: it is dropped
 	// when the client has fallen a whole queue behind.
 	notify(msg []byte)
-	// progress is notify for an upstream's progress with params.
-	progress(params json.RawMessage, msg []byte)
+	// progress is notify for an upstream's progress on the request
+	// whose id is of.
+	progress(of json.RawMessage, msg []byte)
 	// run writes until close; a failed write ends the session by cancel.
 	run(cancel context.CancelCauseFunc)
 	// close writes what is queued within the time given and stops.
@@ -232,13 +233,13 @@ type legacySession struct {
 }
 
 // requestContext is ctx with what every request of this client carries:
-// the client as a listener (route.go), where upstream progress goes, and
-// the output as the flusher of answers held on an upstream's reader
-// (fastcall.go). Set once for the session rather than per request: each
-// context.WithValue is an allocation on every call.
+// the client as a listener (route.go) and the output as the flusher of
+// answers held on an upstream's reader (fastcall.go). Set once for the
+// session rather than per request: each context.WithValue is an
+// allocation on every call. Where progress goes is set per request
+// (startRequest), for a request that asks for it.
 func (s *legacySession) requestContext(ctx context.Context) context.Context {
-	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
-	return upstream.WithFlusher(ctx, s.out)
+	return upstream.WithFlusher(withListener(ctx, s.l), s.out)
 }
 
 // message is a client's JSON-RPC message as a session handles it: the
@@ -458,6 +459,13 @@ func (s *legacySession) startRequest(ctx context.Context, m message) {
 	sendCtx := s.sendCtx
 	if s.a.tel != nil {
 		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
+	}
+	if !m.modern && bytes.Contains(m.Params, []byte(`"progressToken"`)) {
+		// The request's progress is routed by its id, known here: the
+		// transport never reads the token back out of the notification.
+		// One scan of the bytes: most requests ask for no progress.
+		report := func(params json.RawMessage) { s.progress(m.ID, params) }
+		ctx, sendCtx = upstream.WithProgress(ctx, report), upstream.WithProgress(sendCtx, report)
 	}
 	if m.modern {
 		// Under the read loop's context, which never ends, and its
@@ -744,15 +752,16 @@ func (s *legacySession) listChanged(kinds []Kind) {
 	}
 }
 
-// progress relays an upstream's progress, already carrying the client's
-// token, ahead of the response it belongs to. It runs on the upstream's
-// reader, so it never waits (see outbox.notify).
-func (s *legacySession) progress(params json.RawMessage) {
+// progress relays an upstream's progress on the request whose id is of,
+// already carrying the client's token, ahead of the response it belongs
+// to. It runs on the upstream's reader, so it never waits (see
+// outbox.notify).
+func (s *legacySession) progress(of, params json.RawMessage) {
 	msg := make([]byte, 0, len(params)+64)
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)
 	msg = append(msg, params...)
 	msg = append(msg, '}')
-	s.out.progress(params, msg)
+	s.out.progress(of, msg)
 }
 
 // ended reports whether the session has ended.

@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
-	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Headers of the streamable HTTP transport.
@@ -192,11 +191,6 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		st.pending++
 		s.byID[string(p.m.ID)] = st
-		meta, _ := rawjson.Get(p.m.Params, "_meta")
-		token, _ := rawjson.Get(meta, "progressToken")
-		if k := tokenKey(token); k != "" {
-			s.byToken[k] = st
-		}
 	}
 	if sse {
 		s.posts = append(s.posts, st)
