@@ -35,8 +35,8 @@ func (a *Aggregator) auditFor(l *listener, start time.Time, server, method strin
 	if errors.As(err, &rpc) {
 		c.ErrorCode = rpc.Code
 	}
-	if l != nil && l.sess != nil {
-		c.Client, c.Session = l.sess.clientInfo().Name, l.sess.id
+	if l != nil && l.client != nil {
+		c.Client, c.Session = l.client.Name(), l.client.ID()
 	}
 	rec.Record(c)
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpx/mcpx/aggregator/core"
 )
 
 // Limits of a stream's buffered events.
@@ -25,13 +27,13 @@ const (
 	streamReplay = 256
 )
 
-// httpSession is one HTTP client: a legacy session core (the same as
-// stdio's) that handles each message a POST carries, decoded once
-// (streamable.go), and sends its output to httpOut, which routes each
-// message to a stream by what it is: an answer to the stream of the POST
-// that asked, progress to the stream of the request it reports on (the
-// core names the request), anything else to the standalone (GET) stream, or while none is
-// connected to the newest open POST stream.
+// httpSession is one HTTP client: a legacy session of the core (the
+// same as stdio's) that handles each message a POST carries, decoded once
+// (streamable.go). route puts each message of its output on a stream by
+// what the core says it is: an answer on the stream of the POST that
+// asked, progress on the stream of the request it reports on, anything
+// else on the standalone (GET) stream, or while none is connected on the
+// newest open POST stream.
 type httpSession struct {
 	id     string
 	h      *httpHandler
@@ -44,7 +46,7 @@ type httpSession struct {
 	// inMu makes the core handle one POST's messages at a time, in
 	// order, as a stdio read loop does a client's lines.
 	inMu     sync.Mutex
-	core     *legacySession
+	core     *core.Session
 	inClosed bool // no more messages: the session ends
 	endOnce  sync.Once
 	ended    chan struct{} // closed by end
@@ -79,14 +81,13 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 		cancel()
 		return nil
 	}
-	newOut := func(ctx context.Context) output { return newHTTPOut(ctx, s, h.a.log, h.a.cfg.MaxMessageBytes) }
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
 		// The session core names itself by the HTTP session (the audit
 		// trail's session field), not "stdio".
-		err := h.a.serveSession(ctx, view, s.id, newOut, func(core *legacySession) (err error) {
-			s.core = core
+		err := h.a.serveSession(ctx, view, core.SessionOptions{ID: s.id, Route: s.route}, func(c *core.Session) (err error) {
+			s.core = c
 			close(s.ready)
 			select {
 			case <-s.ended:
@@ -177,26 +178,26 @@ func (s *httpSession) send(msgs []posted) error {
 	for _, p := range msgs {
 		s.core.Handle(p.m, p.err)
 	}
-	s.core.flushBatch()
+	s.core.FlushBatch()
 	return nil
 }
 
 // route puts one message from the core on its stream, waiting while that
 // stream's backlog is full (which holds up this session only).
-func (s *httpSession) route(m routed) {
+func (s *httpSession) route(m core.Routed) {
 	s.mu.Lock()
 	var st *stream
 	switch {
 	case s.legacy:
 		st = s.standalone
-	case m.answers != nil:
-		st = s.byID[string(m.answers)]
-		delete(s.byID, string(m.answers))
+	case m.Answers != nil:
+		st = s.byID[string(m.Answers)]
+		delete(s.byID, string(m.Answers))
 		if st != nil {
 			st.pending--
 		}
-	case m.of != nil:
-		if t := s.byID[string(m.of)]; t != nil && !t.jsonOnly && !t.isFinished() {
+	case m.Of != nil:
+		if t := s.byID[string(m.Of)]; t != nil && !t.jsonOnly && !t.isFinished() {
 			st = t
 		}
 	}
@@ -206,9 +207,9 @@ func (s *httpSession) route(m routed) {
 			st = s.posts[len(s.posts)-1]
 		}
 	}
-	last := st != s.standalone && st.pending == 0 && m.answers != nil
+	last := st != s.standalone && st.pending == 0 && m.Answers != nil
 	s.mu.Unlock()
-	st.push(m.msg, s.done)
+	st.push(m.Msg, s.done)
 	if last {
 		s.closeStream(st)
 	}

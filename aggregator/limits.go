@@ -1,37 +1,15 @@
 package aggregator
 
 import (
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/upstream"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
-// The limits as the stdio server enforces them: over-long messages from
-// the client, calls that ran out of time, and a bounded end.
-
-// tooLong answers a message from the client over maxMessageBytes: a
-// request gets an error naming the size and the limit, an answer to one
-// of mcpx's requests fails that request, and a notification is dropped
-// with a log line.
-func (s *legacySession) tooLong(e *frame.TooLongError) {
-	switch {
-	case e.ID != nil && e.Method:
-		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)
-	case e.ID != nil:
-		msg, _ := json.Marshal(map[string]any{"code": mcp.INVALID_REQUEST, "message": "the client's answer was dropped: " + e.Error()})
-		s.clientResponse(message{Message: jsonrpc.Message{ID: e.ID, Error: msg}})
-		s.a.log.Warn("dropped an answer from the client: "+e.Error(), "id", string(e.ID))
-	default:
-		s.a.log.Warn("dropped a message from the client: " + e.Error())
-	}
-}
+// The limits as the catalog enforces them: calls that ran out of time,
+// and a bounded end.
 
 // codeRequestTimeout is the JSON-RPC error code of a call that ran out
 // of time, as the MCP SDKs use it.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/internal/testenv"
 	"github.com/mcpx/mcpx/upstream"
@@ -96,7 +97,7 @@ func TestServeEOFWithStuckCallAndClient(t *testing.T) {
 	c.mu.Unlock()
 	c.gate.stop()
 	// Fill the pipe and the queue: answers to pings wait for the client.
-	for i := range outboxLen + 10 {
+	for i := range core.QueueLen + 10 {
 		c.request(i+100, "ping", nil)
 	}
 	c.in.Close()

@@ -44,7 +44,7 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 		m.quiet.l = quietListener(m.owner)
 		m.srv, m.err = core.NewServer(coreCatalog{a}, &core.Options{
 			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
-			Capabilities: json.RawMessage(serverCapabilities),
+			Capabilities: json.RawMessage(core.ServedCapabilities),
 		})
 	})
 	return m.srv, m.err
@@ -70,9 +70,9 @@ func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
 }
 
 // Send sends a modern client's tools/call of an upstream tool straight
-// from the transport's read loop, as sendCall does a legacy session's,
-// and reports false for any other. The client is passed to sendTool as
-// a value, not in ctx, and progress is routed only for a call that asked
+// from the transport's read loop, as legacyCatalog.Send does a legacy
+// session's, and reports false for any other. The client is passed to
+// sendTool as a value, not in ctx, and progress is routed only for a call that asked
 // for it: a context value per call is an allocation and a lookup chain
 // each later Value walks.
 func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,

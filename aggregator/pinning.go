@@ -61,8 +61,8 @@ func (a *Aggregator) refused(ctx context.Context, method string, params json.Raw
 		params = p
 	}
 	c := audit.Call{Start: time.Now(), Server: f.Server, Method: method, Params: params, Outcome: outcome}
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.sess != nil {
-		c.Client, c.Session = l.sess.clientInfo().Name, l.sess.id
+	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.client != nil {
+		c.Client, c.Session = l.client.Name(), l.client.ID()
 	}
 	a.opts.Audit.Record(c)
 }

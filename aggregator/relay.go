@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -35,9 +36,9 @@ type listener struct {
 	// owner keys the results kept for this client (resultcap.go): only it
 	// can read them back.
 	owner string
-	// sess is the client's session, for the audit trail's client and
-	// session; nil when there is none.
-	sess *session
+	// client is the legacy client served, for the audit trail's client
+	// and session; nil for a modern one.
+	client *core.Client
 }
 
 // client returns a served client, or nil when none is connected.

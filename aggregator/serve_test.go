@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx/mcpx/aggregator/core"
+
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -682,7 +684,7 @@ func TestServeEOF(t *testing.T) {
 			})
 			beta.setRequest(func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
 				l := ctx.Value(listenerKey{}).(*listener)
-				if _, err := l.request(ctx, "ping", nil); !errors.Is(err, errInputEnded) {
+				if _, err := l.request(ctx, "ping", nil); !errors.Is(err, core.ErrInputEnded) {
 					return nil, fmt.Errorf("asked the client: %v", err)
 				}
 				return json.RawMessage(`{"content":[{"type":"text","text":"asked"}]}`), nil

@@ -22,7 +22,7 @@ import (
 const progressGap = 50 * time.Millisecond
 
 // progressPrefix starts every progress notification the session core
-// writes (legacySession.progress).
+// writes (core.Session.progress).
 var progressPrefix = []byte(`{"jsonrpc":"2.0","method":"notifications/progress"`)
 
 // gapAfterProgress tracks the last progress event written on one legacy

@@ -76,10 +76,10 @@ func httpError(w http.ResponseWriter, status, code int, msg string) {
 	w.Write(b)
 }
 
-// posted is one message of a POST body, decoded once (parseMessage),
+// posted is one message of a POST body, decoded once (core.ParseMessage),
 // with the error that decoding found, which the session core answers.
 type posted struct {
-	m   message
+	m   core.Message
 	err error
 }
 
@@ -106,7 +106,7 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted
 		// Not compacted: what passes on to an upstream over stdio is
 		// made one line there (upstream/pipe.go).
 		raw = bytes.TrimSpace(raw)
-		m, err := parseMessage(raw)
+		m, err := core.ParseMessage(raw)
 		var syntax *json.SyntaxError
 		if len(raw) == 0 || raw[0] != '{' || errors.As(err, &syntax) {
 			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: the body must be a JSON-RPC message object")

@@ -6,17 +6,14 @@ import (
 	"errors"
 	"net/http"
 
-	"go.opentelemetry.io/otel/trace"
-
-	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
 
 // This file hooks the telemetry (Options.TracerProvider, MeterProvider)
-// where a call starts and ends: startRequest and answer in serve.go for a
-// client's request, request (route.go) and sendTool (fastcall.go) for the
-// call to an upstream. With neither provider a.tel is nil and every hook
+// where a call starts and ends: request (route.go) and sendTool
+// (sendtool.go) for the call to an upstream; the session core records a
+// client's request (core.SessionOptions.Telemetry). With neither provider a.tel is nil and every hook
 // is a nil check.
 
 // startTelemetry builds a's recorder over the providers in its options;
@@ -65,34 +62,6 @@ func (a *Aggregator) withheldCounts() map[string]int {
 		out[server] = n
 	}
 	return out
-}
-
-// startRequestSpan begins recording a client's request: the returned
-// contexts are ctx and sendCtx carrying its span (the same ones when
-// tracing is off).
-func (s *legacySession) startRequestSpan(ctx context.Context, m message) (context.Context, context.Context, telemetry.Request) {
-	sendCtx := s.sendCtx
-	tel := s.a.tel
-	if tel == nil {
-		return ctx, sendCtx, telemetry.Request{}
-	}
-	sendCtx, req := tel.StartRequest(sendCtx, m.Method, m.Params, s.sess.id, m.ID)
-	if tel.Tracing() {
-		ctx = trace.ContextWithSpan(ctx, trace.SpanFromContext(sendCtx))
-	}
-	return ctx, sendCtx, req
-}
-
-// endRequestSpan records how a client's request ended.
-func (s *legacySession) endRequestSpan(r *running, m message, result json.RawMessage, rpcErr *jsonrpc.Error) {
-	switch {
-	case rpcErr != nil:
-		r.span.End(telemetry.OutcomeError, rpcErr.Code, rpcErr.Message)
-	case r.isCancelled() || s.ended():
-		r.span.End(telemetry.OutcomeCancelled, 0, "")
-	default:
-		r.span.End(telemetry.ResultOutcome(m.Method, result), 0, "")
-	}
 }
 
 // startCall begins recording a call to src: params as they go to it,

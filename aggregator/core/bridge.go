@@ -188,7 +188,7 @@ func ignoreCancel(error) {}
 // during (it declared neither sampling, elicitation nor roots) straight
 // to a Sender, and answers it from the source's reader: no call to keep,
 // nothing that waits for a retry, so none of the bridge, as a legacy
-// session's call (aggregator/fastcall.go). ok is false, having done
+// session's call (fastcall.go). ok is false, having done
 // nothing, for any other call, which start serves.
 func (s *Server) sendDirect(ctx context.Context, req *Request, t target, notify func([]byte), respond Respond) (cancel func(error), ok bool) {
 	sender, ok := s.cat.(Sender)

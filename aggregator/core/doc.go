@@ -1,18 +1,36 @@
 // Package core is the session core of mcpx's MCP server side: it answers
 // one message at a time and knows the protocol era each one belongs to.
+// Both eras live here; package aggregator keeps the catalog and routing
+// and implements the interfaces the core calls ([Catalog], [Sender],
+// [Legacy]), and the transports (stdio, HTTP) only read bytes, hand each
+// message to the core, and write what it gives back.
 //
-// Today it serves the modern era (revision 2026-07-28) whole: a request
-// carries its protocol version and the client's capabilities in `_meta`,
-// is answered statelessly (no session, no Mcp-Session-Id), and any mcpx
-// replica can answer it. The legacy era (initialize, sessions, the GET
-// stream) is still served by the aggregator's stdio loop; both
-// transports hand a modern message to a [Server] after decoding its
-// envelope once.
+// The modern era (revision 2026-07-28) is a [Server]: a request carries
+// its protocol version and the client's capabilities in `_meta`, is
+// answered statelessly (no session, no Mcp-Session-Id), and any mcpx
+// replica can answer it. The client of one request is a [Peer], passed
+// to the catalog with the call.
 //
 //	srv, err := core.NewServer(catalog, &core.Options{Version: "1.2.3"})
 //	...
 //	res, rpcErr := srv.Handle(ctx, req, notify) // stdio
 //	srv.ServeHTTP(w, r, msg, body)              // streamable HTTP
+//
+// The legacy era (initialize, sessions) is a [Session] ([ServeLegacy]):
+// the client's initialize, the requests in flight and their
+// cancellation, progress, the requests mcpx sends the client (sampling,
+// elicitation, roots), the lists it fetched, and its output: one writer
+// per session, to a stream (stdio) or routed message by message (HTTP,
+// [Routed]). The client is a long-lived [Client], passed to the catalog
+// on every call it makes. A message that carries modern `_meta` in a
+// session that never sent initialize is handed to the [Server].
+//
+//	err := core.ServeLegacy(ctx, catalog, core.SessionOptions{ID: "stdio", Out: os.Stdout},
+//		func(s *core.Session) error { return s.ReadLines(os.Stdin) })
+//
+// A tools/call the catalog can send without waiting (an upstream over
+// stdio) is sent from the transport's goroutine and answered from the
+// upstream's reader: no goroutine per call (sendCall, [Sender]).
 //
 // What an upstream asks of the user in the middle of a call (sampling,
 // elicitation, roots) reaches a modern client as an `input_required`

@@ -1,4 +1,4 @@
-package aggregator
+package core
 
 import (
 	"encoding/json"
@@ -8,29 +8,29 @@ import (
 	"github.com/mcpx/mcpx/jsonrpc"
 )
 
-// serverCapabilities are what mcpx declares in initialize: everything a
-// catalog of upstreams can offer, since servers come and go during the
-// session.
-const serverCapabilities = `{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"completions":{}}`
+// ServedCapabilities are what mcpx declares in initialize (and
+// server/discover): everything a catalog of upstreams can offer, since
+// servers come and go during the session.
+const ServedCapabilities = `{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true},"completions":{}}`
 
 // initialize answers the initialize request: it keeps the client's info
 // and capabilities on the session and settles the protocol version (the
 // client's when mcpx speaks it, else the latest that has the handshake).
-func (s *legacySession) initialize(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+func (s *Session) initialize(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	var p mcp.InitializeParams
 	if len(params) > 0 && string(params) != "null" {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "unparsable initialize request: " + err.Error()}
 		}
 	}
-	s.sess.initialized(p.ClientInfo, p.Capabilities)
+	s.hs.initialized(p.ClientInfo, p.Capabilities)
 	res := make([]byte, 0, 256)
 	res = append(res, `{"protocolVersion":`...)
 	res = append(res, quote(mcp.NegotiateLegacyVersion(p.ProtocolVersion))...)
 	res = append(res, `,"capabilities":`...)
-	res = append(res, serverCapabilities...)
+	res = append(res, ServedCapabilities...)
 	res = append(res, `,"serverInfo":{"name":"mcpx","version":`...)
-	res = append(res, quote(s.a.opts.Version)...)
+	res = append(res, quote(s.o.Version)...)
 	return append(res, "}}"...), nil
 }
 

@@ -1,4 +1,4 @@
-package aggregator
+package core
 
 import (
 	"bufio"
@@ -19,8 +19,9 @@ import (
 	"github.com/mcpx/mcpx/upstream/frame"
 )
 
-// outboxLen is how many messages may wait for a client that reads slowly.
-const outboxLen = 256
+// QueueLen is how many messages may wait for a client that reads slowly
+// (on stdio; per HTTP session).
+const QueueLen = 256
 
 // outbox is the single writer of a stdio server: messages leave in the
 // order they were queued, each whole on its own line.
@@ -63,7 +64,7 @@ type outbox struct {
 }
 
 func newOutbox(ctx context.Context, w io.Writer, logger *slog.Logger, max int64) *outbox {
-	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, outboxLen),
+	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, QueueLen),
 		stop: make(chan struct{}), done: make(chan struct{}), bw: bufio.NewWriterSize(w, 64<<10)}
 	if f, ok := w.(*os.File); ok && nbpipe.CanTry(f) {
 		o.try = func(p []byte) (int, error) { return nbpipe.TryWrite(f, p) }

@@ -1,4 +1,4 @@
-package aggregator
+package core
 
 import (
 	"context"
@@ -11,26 +11,26 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// errInputEnded fails a request to a client that closed its input: no
+// ErrInputEnded fails a request to a client that closed its input: no
 // answer can come.
-var errInputEnded = errors.New("the client closed its input: it cannot answer")
+var ErrInputEnded = errors.New("the client closed its input: it cannot answer")
 
 // clientRequest sends a request to the client (on behalf of an upstream)
 // and waits for its answer. A capability the client did not declare is
 // refused at once with a clear error, so the upstream never hangs.
-func (s *legacySession) clientRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (s *Session) clientRequest(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if err := s.clientSupports(method, params); err != nil {
 		return nil, err
 	}
 	select {
 	case <-s.inputEnded:
-		return nil, errInputEnded
+		return nil, ErrInputEnded
 	default:
 	}
 	s.mu.Lock()
 	s.callSeq++
 	id := fmt.Sprintf(`"mcpx-%d"`, s.callSeq)
-	reply := make(chan message, 1)
+	reply := make(chan Message, 1)
 	s.calls[id] = reply
 	s.mu.Unlock()
 	defer func() {
@@ -46,7 +46,7 @@ func (s *legacySession) clientRequest(ctx context.Context, method string, params
 	s.out.raw(append(msg, '}'))
 	select {
 	case <-s.inputEnded:
-		return nil, errInputEnded
+		return nil, ErrInputEnded
 	case m := <-reply:
 		if len(m.Error) > 0 {
 			var e struct {
@@ -65,7 +65,7 @@ func (s *legacySession) clientRequest(ctx context.Context, method string, params
 }
 
 // clientResponse delivers the client's answer to one of our requests.
-func (s *legacySession) clientResponse(m message) {
+func (s *Session) clientResponse(m Message) {
 	s.mu.Lock()
 	reply := s.calls[string(m.ID)]
 	s.mu.Unlock()
@@ -79,9 +79,9 @@ func (s *legacySession) clientResponse(m message) {
 
 // clientSupports checks the capabilities the client declared in
 // initialize against the request about to be sent to it.
-func (s *legacySession) clientSupports(method string, params json.RawMessage) error {
-	caps := s.sess.clientCaps()
-	name := s.sess.clientInfo().Name
+func (s *Session) clientSupports(method string, params json.RawMessage) error {
+	caps := s.hs.clientCaps()
+	name := s.hs.clientInfo().Name
 	if name == "" {
 		name = "the MCP client"
 	}
@@ -116,8 +116,8 @@ func (s *legacySession) clientSupports(method string, params json.RawMessage) er
 // notify writes a relayed notification to the client, once it is ready
 // for them. It runs on an upstream's reader, so it never waits: see
 // outbox.notify.
-func (s *legacySession) notify(method string, params json.RawMessage) {
-	if !s.sess.ready.Load() {
+func (s *Session) notify(method string, params json.RawMessage) {
+	if !s.hs.ready.Load() {
 		return
 	}
 	msg := []byte(`{"jsonrpc":"2.0","method":` + quote(method))
@@ -128,14 +128,14 @@ func (s *legacySession) notify(method string, params json.RawMessage) {
 }
 
 // elicitURL reports whether the client declared URL-mode elicitation.
-func (s *legacySession) elicitURL() bool {
-	caps := s.sess.clientCaps()
+func (s *Session) elicitURL() bool {
+	caps := s.hs.clientCaps()
 	return caps.Elicitation != nil && caps.Elicitation.URL != nil
 }
 
-// spawn runs f on its own goroutine until the client is gone: serveSession
+// spawn runs f on its own goroutine until the client is gone: ServeLegacy
 // waits for it before returning.
-func (s *legacySession) spawn(ctx context.Context, f func(context.Context)) {
+func (s *Session) spawn(ctx context.Context, f func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {

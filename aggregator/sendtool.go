@@ -3,10 +3,6 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/proxytool"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // sender is a source that takes a request without a goroutine waiting
@@ -14,43 +10,6 @@ import (
 type sender interface {
 	Send(ctx context.Context, method string, params json.RawMessage,
 		done func(json.RawMessage, error)) (cancel func(cause error), ok bool)
-}
-
-// sendCall starts a tools/call of an upstream tool straight from the
-// read loop and has the upstream's reader deliver the answer to done,
-// which must not block. The request is written by this goroutine (or
-// held for the read loop's batch), and the answer is written to the
-// client by the reader's (held for the outbox's next Flush): no goroutine
-// per call and no hand-off between goroutines, which were half of a
-// call's cost over a byte-copying relay (BenchmarkCallSequential).
-//
-// The proxy tool's calls of a tool go the same way (proxytool.Proxy.Send).
-// cancel ends the call early; ctx is the read loop's, which never ends
-// (see running). ok is false, having done nothing, when the call needs
-// handle: any other method or proxy action, a tool not served, a source
-// that is not an upstream connected over stdio, or before the first
-// catalog is complete.
-func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.RawMessage, *jsonrpc.Error)) (cancel func(error), ok bool) {
-	a := s.a
-	if m.Method != "tools/call" || !a.isReady() {
-		return nil, false
-	}
-	name, err := paramString(m.Params, "name")
-	if err != nil {
-		return nil, false
-	}
-	// The listener, progress and the outbox's flusher come with ctx
-	// (requestContext); the batch only for this send, on the read loop.
-	ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
-	if name == proxytool.Name && a.exposeProxy() {
-		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
-	}
-	if !a.served(name) {
-		return nil, false
-	}
-	return a.sendTool(ctx, s.l, name, m.Params, func(res json.RawMessage, err error) {
-		done(a.toolOutcome(name, res, err))
-	})
 }
 
 // sendTool is forwardNamed for tools/call without waiting: the same

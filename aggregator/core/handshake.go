@@ -1,4 +1,4 @@
-package aggregator
+package core
 
 import (
 	"sync"
@@ -7,10 +7,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// session is what a legacy server knows of its one client: what it said
-// in initialize, and how far the handshake has come. One per served
+// handshake is what a legacy server knows of its one client: what it
+// said in initialize, and how far the handshake has come. One per served
 // client, so that several (tests, HTTP sessions) can live in one process.
-type session struct {
+type handshake struct {
 	id    string
 	ready atomic.Bool // notifications/initialized received
 
@@ -19,24 +19,22 @@ type session struct {
 	caps mcp.ClientCapabilities
 }
 
-func newSession(id string) *session { return &session{id: id} }
-
 // initialized keeps what the client said of itself in initialize.
-func (s *session) initialized(info mcp.Implementation, caps mcp.ClientCapabilities) {
+func (s *handshake) initialized(info mcp.Implementation, caps mcp.ClientCapabilities) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.info, s.caps = info, caps
 }
 
 // clientInfo is the client's name and version from initialize.
-func (s *session) clientInfo() mcp.Implementation {
+func (s *handshake) clientInfo() mcp.Implementation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.info
 }
 
 // clientCaps are the capabilities the client declared in initialize.
-func (s *session) clientCaps() mcp.ClientCapabilities {
+func (s *handshake) clientCaps() mcp.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.caps

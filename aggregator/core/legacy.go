@@ -1,0 +1,117 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mcpx/mcpx/telemetry"
+)
+
+// Legacy is the catalog as a legacy session (one that began with
+// initialize) calls it. The session passes its [Client] on every call
+// that acts for it. Its methods are called concurrently.
+type Legacy interface {
+	// Join makes c a client of the catalog until leave is called: what
+	// the catalog's sources ask of a client, their notifications and
+	// their list changes may reach c meanwhile. It returns ctx with what
+	// the catalog needs of c on every request; the session's requests
+	// run under it.
+	Join(ctx context.Context, c *Client) (reqCtx context.Context, leave func(), err error)
+	// Ready returns once the catalog can answer the list method in
+	// full, or ctx is done.
+	Ready(ctx context.Context, method string)
+	// List returns the result of a list method as the catalog is now,
+	// as Catalog.List does.
+	List(ctx context.Context, method string) (json.RawMessage, error)
+	// Call answers a request of c's that the catalog serves:
+	// tools/call, resources/read, prompts/get, completion/complete,
+	// logging/setLevel, resources/subscribe and resources/unsubscribe.
+	Call(ctx context.Context, c *Client, method string, params json.RawMessage) (json.RawMessage, *Error)
+	// Send is Call without a goroutine waiting for the answer, as
+	// Sender.Send: done runs on a source's reader and must not block;
+	// ok is false, having done nothing, for a call it cannot send so.
+	Send(ctx context.Context, c *Client, method string, params json.RawMessage,
+		done func(json.RawMessage, *Error)) (cancel func(error), ok bool)
+	// Initialized tells the catalog that c completed the handshake
+	// (notifications/initialized): it can be asked things now.
+	Initialized(c *Client)
+	// RootsChanged tells the catalog that a client's roots changed, or
+	// that a client that has roots came.
+	RootsChanged()
+	// Modern returns the server of the catalog's modern requests, for
+	// one a legacy transport reads before any initialize.
+	Modern() (*Server, error)
+}
+
+// List names a list a client fetches and is told of a change to.
+type List uint8
+
+// The lists a legacy client is told have changed.
+const (
+	ListTools List = iota
+	ListResources
+	ListPrompts
+	numLists
+)
+
+// SessionOptions configure one legacy session ([ServeLegacy]).
+type SessionOptions struct {
+	// ID names the session in the audit trail and in spans ("stdio", or
+	// an HTTP session's Mcp-Session-Id).
+	ID string
+	// Out is a stdio client's stream: every message one line, in order.
+	// Without it, Route gets each message with what it is (HTTP).
+	Out   io.Writer
+	Route func(Routed)
+	// Version is mcpx's, in initialize's serverInfo.
+	Version string
+	// MaxMessageBytes bounds a message either way; 0 means no limit.
+	MaxMessageBytes int64
+	// Drain is how long each of the two steps of the end may take, and
+	// Linger how long answers are awaited after the client's input ended.
+	Drain, Linger time.Duration
+	// Logger receives the session's diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Telemetry records each request's span; nil records nothing.
+	Telemetry *telemetry.Telemetry
+}
+
+// Client is one legacy client as the catalog sees it, from Join to the
+// end of its session: what the catalog may ask of it and tell it. Its
+// methods are safe for concurrent use.
+type Client struct {
+	// Member is the catalog's own record of the client, which Join may
+	// set; the session never reads it.
+	Member any
+	s      *Session
+}
+
+// ID names the client's session ("stdio", or its Mcp-Session-Id).
+func (c *Client) ID() string { return c.s.hs.id }
+
+// Name is the client's name from initialize; "" before it.
+func (c *Client) Name() string { return c.s.hs.clientInfo().Name }
+
+// Request sends a request to the client (on behalf of a source) and
+// waits for its answer; see clientRequest.
+func (c *Client) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.s.clientRequest(ctx, method, params)
+}
+
+// Notify relays a notification to the client once it is ready for them;
+// it never waits.
+func (c *Client) Notify(method string, params json.RawMessage) { c.s.notify(method, params) }
+
+// ListChanged tells the client that lists changed, each only when the
+// client fetched it since it was last told.
+func (c *Client) ListChanged(lists ...List) { c.s.listChanged(lists) }
+
+// ElicitURL reports whether the client declared URL-mode elicitation.
+func (c *Client) ElicitURL() bool { return c.s.elicitURL() }
+
+// Spawn runs f on its own goroutine until the client is gone; the
+// session waits for it before it ends.
+func (c *Client) Spawn(f func(context.Context)) { c.s.spawn(c.s.ctx, f) }

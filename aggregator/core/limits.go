@@ -1,0 +1,42 @@
+package core
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/upstream/frame"
+)
+
+// The limits as a legacy session enforces them: over-long messages from
+// the client and a bounded end.
+
+// tooLong answers a message from the client over maxMessageBytes: a
+// request gets an error naming the size and the limit, an answer to one
+// of mcpx's requests fails that request, and a notification is dropped
+// with a log line.
+func (s *Session) tooLong(e *frame.TooLongError) {
+	switch {
+	case e.ID != nil && e.Method:
+		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)
+	case e.ID != nil:
+		msg, _ := json.Marshal(map[string]any{"code": mcp.INVALID_REQUEST, "message": "the client's answer was dropped: " + e.Error()})
+		s.clientResponse(Message{Message: jsonrpc.Message{ID: e.ID, Error: msg}})
+		s.log.Warn("dropped an answer from the client: "+e.Error(), "id", string(e.ID))
+	default:
+		s.log.Warn("dropped a message from the client: " + e.Error())
+	}
+}
+
+// waitWithin waits for wg at most d and reports whether it finished.
+func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return closedWithin(done, d)
+}

@@ -1,0 +1,362 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/telemetry"
+	"github.com/mcpx/mcpx/upstream"
+	"github.com/mcpx/mcpx/upstream/frame"
+)
+
+// output is where a legacy session's messages go: its transport, told
+// what each one is (an answer to an id, progress, anything else), so that
+// it never reads the session's output back. stdio writes them all to one
+// stream (outbox); HTTP routes each to a stream of its session
+// (routedOut).
+type output interface {
+	upstream.Flusher
+	// result answers id, waiting for room while the client reads slowly.
+	result(id, result json.RawMessage)
+	// hold answers id from an upstream's reader: it never waits, and
+	// may keep the answer until Flush.
+	hold(id, result json.RawMessage)
+	// error answers id with an error; it never waits.
+	error(id json.RawMessage, code int, message string, data json.RawMessage)
+	// raw sends a message that must not be lost (a request to the
+	// client, a list change), waiting for room.
+	raw(msg []byte)
+	// notify sends a notification without ever waiting: it is dropped
+	// when the client has fallen a whole queue behind.
+	notify(msg []byte)
+	// progress is notify for an upstream's progress on the request
+	// whose id is of.
+	progress(of json.RawMessage, msg []byte)
+	// run writes until close; a failed write ends the session by cancel.
+	run(cancel context.CancelCauseFunc)
+	// close writes what is queued within the time given and stops.
+	close(within time.Duration) bool
+}
+
+// ServeLegacy serves one legacy client on cat until run returns (io.EOF:
+// the client sent all it had) or ctx is done. run is the transport: it
+// hands the client's messages to the session (Session.Handle, or
+// Session.ReadLines for a stream), one at a time; the session's output
+// goes to opts.Out or opts.Route.
+//
+// mcpx answers every method itself rather than through mcp-go's
+// MCPServer: the catalog methods (lists, tools/call, resources/read,
+// prompts/get) from raw JSON, because mcp-go's typed structs drop fields
+// an upstream sent, and the few of the session (initialize, ping) by hand,
+// because MCPServer decoded each message again, lost digits of large ids,
+// and its package pulls a JSON-schema library whose initialisation alone
+// cost 23 ms of every start. Each message is read in one scan (see
+// ParseMessage); one writer keeps every message whole and in order; there
+// is no cap on concurrent calls, and the session is not a package global.
+func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(*Session) error) error {
+	o := opts
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	s := &Session{cat: cat, o: o, log: o.Logger, tel: o.Telemetry, ctx: ctx, hs: &handshake{id: o.ID},
+		inflight: map[string]*running{}, calls: map[string]chan Message{}, inputEnded: make(chan struct{})}
+	if o.Out != nil {
+		s.out = newOutbox(ctx, o.Out, o.Logger, o.MaxMessageBytes)
+	} else {
+		s.out = newRoutedOut(ctx, o.Route, o.Logger, o.MaxMessageBytes)
+	}
+	s.client = &Client{s: s}
+	joined, leave, err := cat.Join(ctx, s.client)
+	if err != nil {
+		return err
+	}
+	defer leave() // last: once it is no longer the catalog's client
+
+	go s.out.run(cancel)
+
+	// A read from a pipe cannot be interrupted, so the transport runs on
+	// its own and a signal (ctx) does not wait for the client's next line.
+	readErr := make(chan error, 1)
+	s.rctx = s.requestContext(joined)
+	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(s.rctx)
+	go func() { readErr <- run(s) }()
+	select {
+	case err = <-readErr:
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+	}
+	// The end takes at most two steps of Drain (and the Linger of an
+	// input that ended), as shutdownTimeout counts them.
+	end := time.Now().Add(2 * o.Drain)
+	close(s.inputEnded)
+	if errors.Is(err, io.EOF) {
+		// The client sent all it had: a pipe closed after its last
+		// request (printf ... | mcpx serve --stdio) still expects the
+		// answers, as from any MCP server. Those that come within a
+		// step and the Linger are written.
+		end = end.Add(o.Linger)
+		s.awaitAnswers(ctx, o.Drain+o.Linger)
+		// Answers an upstream's reader holds for its next Flush
+		// (fastcall.go) go out with the rest.
+		s.out.Flush()
+	}
+	// The client is gone or we are shutting down: stop what is in flight
+	// and let the writer flush what is already queued, within what is
+	// left of the two steps: a call stuck on an upstream is released when
+	// the upstream is closed, and a client that stopped reading never
+	// will.
+	cancel(err)
+	s.mu.Lock()
+	s.closing = true
+	stop := make([]*running, 0, len(s.inflight))
+	for _, r := range s.inflight {
+		stop = append(stop, r)
+	}
+	s.mu.Unlock()
+	for _, r := range stop { // those answered from an upstream's reader watch no context
+		r.cancel()
+	}
+	if !waitWithin(&s.wg, time.Until(end)/2) {
+		s.log.Warn("calls still running after the client left; leaving them to the shutdown")
+	}
+	s.out.close(time.Until(end))
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// awaitAnswers waits for the requests read from the client to be
+// answered, for at most d or until ctx is done. The transport has
+// stopped handing messages over: no request starts any more.
+func (s *Session) awaitAnswers(ctx context.Context, d time.Duration) {
+	answered := make(chan struct{})
+	go func() {
+		s.answering.Wait()
+		close(answered)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-answered:
+	case <-t.C:
+		s.log.Warn("the client closed its input: requests still running are cancelled unanswered", "after", d)
+	case <-ctx.Done():
+	}
+}
+
+// Session is one legacy (initialize) session, whatever its transport:
+// it handles one decoded message at a time (Handle) and hands what it
+// sends to its output. Its state: the client's initialize, the requests
+// in flight, our requests to the client, the lists the client fetched.
+type Session struct {
+	cat    Legacy
+	o      SessionOptions
+	log    *slog.Logger
+	tel    *telemetry.Telemetry // nil: no spans
+	hs     *handshake
+	client *Client // the client, as the catalog sees it
+	out    output
+	// ctx is the session's: it ends with it.
+	ctx context.Context
+	// rctx is what the session's requests run under (requestContext).
+	rctx context.Context
+	// batch gathers the requests Handle sends (fastcall.go) until the
+	// transport calls FlushBatch; only the one goroutine handling
+	// messages uses it.
+	batch upstream.Batch
+	wg    sync.WaitGroup // requests and spawned tasks running
+	// answering counts the requests read and not yet answered; only
+	// Handle adds to it.
+	answering sync.WaitGroup
+	// sendCtx is what Handle sends calls under: the session's
+	// values, but no end (see running); done is the session's end.
+	sendCtx context.Context
+	done    <-chan struct{}
+
+	// inputEnded is closed when the client's input has ended or the
+	// session ends: the client can no longer answer a request of ours.
+	inputEnded chan struct{}
+
+	mu       sync.Mutex
+	inflight map[string]*running     // by raw request id
+	closing  bool                    // no new requests start
+	initSeen atomic.Bool             // an initialize request was read
+	calls    map[string]chan Message // our requests to the client, by id
+	callSeq  int
+	listed   [numLists]bool // lists fetched since the last list_changed
+}
+
+// requestContext is ctx, which carries what the catalog needs of this
+// client (Legacy.Join), with what else every request carries: the output as the flusher of
+// answers held on an upstream's reader (fastcall.go). Set once for the
+// session rather than per request: each context.WithValue is an
+// allocation on every call. Where progress goes is set per request
+// (startRequest), for a request that asks for it.
+func (s *Session) requestContext(ctx context.Context) context.Context {
+	return upstream.WithFlusher(ctx, s.out)
+}
+
+// Message is a client's JSON-RPC message as a session handles it: the
+// envelope, decoded once (ParseMessage), and the era it was found to
+// belong to.
+type Message struct {
+	jsonrpc.Message
+	// modern marks a request of revision 2026-07-28 (its _meta names
+	// the protocol version), which the session core answers.
+	modern bool
+}
+
+// ReadLines is the transport of a stdio client: it reads the client's
+// messages, one a line, each of at most MaxMessageBytes (a longer one is
+// read through without being kept and answered with an error: see
+// tooLong), and handles them in order until in ends.
+func (s *Session) ReadLines(in io.Reader) error {
+	ctx := s.rctx
+	r := frame.NewReader(in, s.o.MaxMessageBytes)
+	for {
+		line, err := r.Next()
+		var tl *frame.TooLongError
+		if errors.As(err, &tl) {
+			s.tooLong(tl)
+			line, err = nil, nil
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			// A copy: the reader reuses its buffer, and handlers keep
+			// the line.
+			s.handleLine(ctx, bytes.Clone(line))
+		}
+		if !r.HasLine() {
+			// Requests sent while lines were waiting go out now, one
+			// write per upstream, before the next read may wait.
+			s.FlushBatch()
+		}
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// handleLine handles one line of the client's as Handle does a message.
+func (s *Session) handleLine(ctx context.Context, line []byte) {
+	m, err := ParseMessage(line)
+	s.dispatch(ctx, m, err)
+}
+
+// Handle serves one message the transport read and decoded
+// (ParseMessage, whose error is err), under the session's context: a
+// request starts (its answer goes to the output), an answer or a
+// notification takes effect. One goroutine at a time calls it, in the
+// order the client sent; FlushBatch then sends what it gathered.
+func (s *Session) Handle(m Message, err error) { s.dispatch(s.rctx, m, err) }
+
+// FlushBatch sends the requests Handle gathered for upstreams, one
+// write per upstream.
+func (s *Session) FlushBatch() { s.batch.Flush() }
+
+func (s *Session) dispatch(ctx context.Context, m Message, err error) {
+	if err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			s.out.error(json.RawMessage("null"), mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)
+		} else {
+			s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: a message must be a JSON object", nil)
+		}
+		return
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	if hasID && !validID(m.ID) {
+		// The id cannot be echoed: JSON-RPC allows only a string or a
+		// number (or null), so the answer carries null.
+		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: id must be a string or a number", nil)
+		return
+	}
+	if m.Method != "" && (len(m.Result) > 0 || len(m.Error) > 0) {
+		id := m.ID
+		if !hasID {
+			id = json.RawMessage("null")
+		}
+		s.out.error(id, mcp.INVALID_REQUEST, "invalid request: a message has a method or a result/error, not both", nil)
+		return
+	}
+	if hasID && m.Method != "" && !s.initSeen.Load() && HasModernMeta(m.Params) {
+		// A client that began with initialize speaks the legacy era
+		// throughout: only one that did not is looked at for modern
+		// _meta, which keeps the legacy hot path free of the scan.
+		m.modern = true
+	}
+	switch {
+	case m.modern:
+		s.startRequest(ctx, m)
+	case m.Method == "initialize" && hasID:
+		s.initSeen.Store(true)
+		s.startRequest(ctx, m)
+	case m.Method != "" && hasID && m.Method != "ping" && !s.initSeen.Load():
+		// Read in order, so a client that pipelines initialize and its
+		// first requests is served; one that skips it is not.
+		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: "+m.Method+" before initialize: the session must begin with initialize", nil)
+	case m.Method != "" && hasID:
+		s.startRequest(ctx, m)
+	case m.Method != "":
+		s.notification(ctx, m)
+	case len(m.Result) > 0 || len(m.Error) > 0:
+		s.clientResponse(m)
+	case hasID:
+		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: no method", nil)
+	default:
+		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: no method and no id", nil)
+	}
+}
+
+// validID reports whether a request id is a JSON string or number.
+func validID(id json.RawMessage) bool {
+	switch id[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+func (s *Session) notification(ctx context.Context, m Message) {
+	switch m.Method {
+	case string(mcp.MethodNotificationCancelled):
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			s.mu.Lock()
+			r := s.inflight[string(p.RequestID)]
+			s.mu.Unlock()
+			if r != nil {
+				r.cancel()
+			}
+		}
+	case string(mcp.MethodNotificationInitialized):
+		s.hs.ready.Store(true)
+		// Servers already waiting for a login can now ask this client.
+		s.cat.Initialized(s.client)
+		if s.hs.clientCaps().Roots != nil {
+			// Upstreams started before this client came, and any roots
+			// they asked for were refused: have them ask again.
+			s.cat.RootsChanged()
+		}
+	case string(mcp.MethodNotificationRootsListChanged):
+		s.cat.RootsChanged()
+	}
+}

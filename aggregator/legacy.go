@@ -1,0 +1,125 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/aggregator/results"
+	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/proxytool"
+)
+
+// This file serves the catalog to legacy clients (those that begin with
+// initialize) through the session core: legacyCatalog is the core's
+// Legacy, and each client's listener is made from its core.Client.
+
+// legacyCatalog is the Aggregator as the session core's Legacy.
+type legacyCatalog struct{ a *Aggregator }
+
+// Join makes c a listener of a (and of the shared catalog, for a
+// session's own), so that the relays reach it, until leave; the requests
+// of c run under ctx with the listener in it (route.go).
+func (c legacyCatalog) Join(ctx context.Context, cl *core.Client) (context.Context, func(), error) {
+	a := c.a
+	owner, err := results.NewOwner()
+	if err != nil {
+		return nil, nil, err
+	}
+	l := &listener{owner: owner, request: cl.Request, notify: cl.Notify,
+		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl,
+		listChanged: func(kinds []Kind) { cl.ListChanged(coreLists(kinds)...) }}
+	cl.Member = l
+	a.listeners.Store(l, struct{}{})
+	if a.parent != nil {
+		// The shared upstreams' notifications, requests and changes reach
+		// this session through the shared catalog.
+		a.parent.listeners.Store(l, struct{}{})
+	}
+	leave := func() {
+		if a.parent != nil {
+			a.parent.listeners.Delete(l)
+		}
+		a.listeners.Delete(l)
+		a.callers.forget(l)
+		a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go
+	}
+	return withListener(ctx, l), leave, nil
+}
+
+// coreLists are the core's lists of kinds.
+func coreLists(kinds []Kind) []core.List {
+	lists := make([]core.List, 0, len(kinds))
+	for _, k := range kinds {
+		switch k {
+		case KindTool:
+			lists = append(lists, core.ListTools)
+		case KindResource:
+			lists = append(lists, core.ListResources)
+		case KindPrompt:
+			lists = append(lists, core.ListPrompts)
+		}
+	}
+	return lists
+}
+
+func (c legacyCatalog) Ready(ctx context.Context, method string) {
+	if c.a.exposeDirect() || method != "tools/list" {
+		// With expose proxy tools/list holds only the proxy tool and
+		// the browser's tools, which need no upstream: answer at once.
+		c.a.waitReady(ctx)
+	}
+}
+
+func (c legacyCatalog) List(_ context.Context, method string) (json.RawMessage, error) {
+	return c.a.ListResult(method), nil
+}
+
+// Call answers a request of the client whose listener is in ctx (Join).
+func (c legacyCatalog) Call(ctx context.Context, _ *core.Client, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	a := c.a
+	switch method {
+	case "logging/setLevel":
+		res, err := a.setLogLevel(ctx, params)
+		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	case "resources/subscribe", "resources/unsubscribe":
+		a.waitReady(ctx)
+		res, err := a.subscribe(ctx, method, params)
+		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
+	}
+	return a.serveCall(ctx, method, params)
+}
+
+// Send sends a tools/call of an upstream tool, or of the proxy tool,
+// without waiting (sendTool, proxytool.Proxy.Send); false for any other
+// call, or before the first catalog is complete.
+func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string, params json.RawMessage,
+	done func(json.RawMessage, *jsonrpc.Error)) (cancel func(error), ok bool) {
+	a := c.a
+	if method != "tools/call" || !a.isReady() {
+		return nil, false
+	}
+	name, err := paramString(params, "name")
+	if err != nil {
+		return nil, false
+	}
+	if name == proxytool.Name && a.exposeProxy() {
+		return a.proxy.Send(ctx, params, func(res json.RawMessage) { done(res, nil) })
+	}
+	if !a.served(name) {
+		return nil, false
+	}
+	l, _ := cl.Member.(*listener)
+	return a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) {
+		done(a.toolOutcome(name, res, err))
+	})
+}
+
+// Initialized lets servers already waiting for a login ask this client.
+func (c legacyCatalog) Initialized(*core.Client) { c.a.offerLogins() }
+
+func (c legacyCatalog) RootsChanged() { c.a.rootsChanged() }
+
+func (c legacyCatalog) Modern() (*core.Server, error) { return c.a.Modern() }
