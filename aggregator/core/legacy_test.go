@@ -1,0 +1,138 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// joinedKey marks the context Join returned.
+type joinedKey struct{}
+
+// fakeLegacy is a catalog that answers from memory and records what the
+// session passed it.
+type fakeLegacy struct {
+	mu          sync.Mutex
+	joined      *Client
+	initialized *Client
+	left        bool
+}
+
+func (f *fakeLegacy) Join(ctx context.Context, c *Client) (context.Context, func(), error) {
+	f.mu.Lock()
+	f.joined = c
+	f.mu.Unlock()
+	return context.WithValue(ctx, joinedKey{}, c), func() {
+		f.mu.Lock()
+		f.left = true
+		f.mu.Unlock()
+	}, nil
+}
+
+func (f *fakeLegacy) Ready(context.Context, string) {}
+
+func (f *fakeLegacy) List(_ context.Context, method string) (json.RawMessage, error) {
+	return json.RawMessage(`{"listed":` + quote(method) + `}`), nil
+}
+
+// Call answers with the method, when ctx is the one Join returned for c.
+func (f *fakeLegacy) Call(ctx context.Context, c *Client, method string, _ json.RawMessage) (json.RawMessage, *Error) {
+	if ctx.Value(joinedKey{}) != c {
+		return nil, &Error{Code: CodeInternalError, Message: "the call is not under its client's context"}
+	}
+	return json.RawMessage(`{"called":` + quote(method) + `}`), nil
+}
+
+// Send takes the tool "fast" and answers it from a goroutine of its own,
+// as an upstream's reader would.
+func (f *fakeLegacy) Send(ctx context.Context, c *Client, _ string, params json.RawMessage,
+	done func(json.RawMessage, *Error)) (func(error), bool) {
+	if !strings.Contains(string(params), `"fast"`) || ctx.Value(joinedKey{}) != c {
+		return nil, false
+	}
+	go done(json.RawMessage(`{"sent":true}`), nil)
+	return func(error) {}, true
+}
+
+func (f *fakeLegacy) Initialized(c *Client) {
+	f.mu.Lock()
+	f.initialized = c
+	f.mu.Unlock()
+}
+
+func (f *fakeLegacy) RootsChanged() {}
+
+func (f *fakeLegacy) Modern() (*Server, error) { return NewServer(nil, nil) }
+
+// TestServeLegacy drives a legacy session over a catalog that is not the
+// aggregator: the session passes the one Client it joined with, and the
+// context Join returned, to every call; the transport gets each message
+// with what it is; list changes reach the client only for a list it
+// fetched; and the client leaves the catalog when the session ends.
+func TestServeLegacy(t *testing.T) {
+	cat := &fakeLegacy{}
+	out := make(chan Routed, 64)
+	opts := SessionOptions{ID: "t1", Version: "9.9", Drain: time.Minute, Route: func(m Routed) { out <- m }}
+	answers := map[string]string{}
+	next := func() Routed {
+		m := <-out
+		if m.Answers != nil {
+			answers[string(m.Answers)] = string(m.Msg)
+		}
+		return m
+	}
+	err := ServeLegacy(context.Background(), cat, opts, func(s *Session) error {
+		for _, line := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tester","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}`,
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fast"}}`,
+		} {
+			s.Handle(ParseMessage([]byte(line)))
+		}
+		s.FlushBatch()
+		for len(answers) < 5 {
+			next()
+		}
+		c := cat.joined
+		if c.ID() != "t1" || c.Name() != "tester" {
+			t.Errorf("client %q named %q, want t1 and tester", c.ID(), c.Name())
+		}
+		// Tools were fetched, prompts were not: one notification. Asked
+		// again, tools were not fetched since: the note is next.
+		c.ListChanged(ListTools, ListPrompts)
+		c.ListChanged(ListTools)
+		c.Notify("notifications/message", json.RawMessage(`{"level":"info","data":"note"}`))
+		for _, want := range []string{"notifications/tools/list_changed", "notifications/message"} {
+			if m := next(); !strings.Contains(string(m.Msg), want) {
+				t.Errorf("got %s, want %s", m.Msg, want)
+			}
+		}
+		return io.EOF
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{
+		"1": "before initialize",
+		"2": `"serverInfo":{"name":"mcpx","version":"9.9"}`,
+		"3": `"listed":"tools/list"`,
+		"4": `"called":"tools/call"`,
+		"5": `"sent":true`,
+	} {
+		if !strings.Contains(answers[id], want) {
+			t.Errorf("answer to %s: %s, want it to hold %s", id, answers[id], want)
+		}
+	}
+	cat.mu.Lock()
+	defer cat.mu.Unlock()
+	if cat.initialized != cat.joined || !cat.left {
+		t.Errorf("initialized %p, joined %p, left %v: want the joined client initialized, then gone", cat.initialized, cat.joined, cat.left)
+	}
+}
