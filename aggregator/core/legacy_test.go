@@ -130,6 +130,9 @@ func TestServeLegacy(t *testing.T) {
 			t.Errorf("answer to %s: %s, want it to hold %s", id, answers[id], want)
 		}
 	}
+	if err := ServeLegacy(context.Background(), &fakeLegacy{}, SessionOptions{ID: "t2"}, nil); err == nil {
+		t.Error("a session with no output served")
+	}
 	cat.mu.Lock()
 	defer cat.mu.Unlock()
 	if cat.initialized != cat.joined || !cat.left {

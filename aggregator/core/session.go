@@ -65,6 +65,9 @@ type output interface {
 // is no cap on concurrent calls, and the session is not a package global.
 func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(*Session) error) error {
 	o := opts
+	if o.Out == nil && o.Route == nil {
+		return errors.New("legacy session: its options name no output (Out or Route)")
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
