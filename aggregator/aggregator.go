@@ -182,7 +182,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge})}
 	a.catalog.Store(build(nil, cfg.Separator, nil))
 	a.startTelemetry()
-	a.proxy = proxytool.New(proxyCatalog{a})
+	a.proxy = proxytool.New(proxyCatalog{a: a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
 		Server: mcpxServer, JSON: proxytool.Tool()}
 	return a

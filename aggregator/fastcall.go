@@ -12,7 +12,7 @@ import (
 // sender is a source that takes a request without a goroutine waiting
 // for its answer: an upstream over stdio (upstream.Client.Send).
 type sender interface {
-	Send(ctx context.Context, method string, params json.RawMessage,
+	Send(ctx context.Context, method string, params json.RawMessage, opts *upstream.CallOptions,
 		done func(json.RawMessage, error)) (cancel func(cause error), ok bool)
 }
 
@@ -39,16 +39,15 @@ func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.
 	if err != nil {
 		return nil, false
 	}
-	// The listener, progress and the outbox's flusher come with ctx
-	// (requestContext); the batch only for this send, on the read loop.
-	ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
+	// Progress, the read loop's batch and the outbox's flusher come with
+	// s.send, the same for every call of the session.
 	if name == proxytool.Name && a.exposeProxy() {
-		return a.proxy.Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
+		return a.proxyFor(s.l).Send(ctx, m.Params, func(res json.RawMessage) { done(res, nil) })
 	}
 	if !a.served(name) {
 		return nil, false
 	}
-	return a.sendTool(ctx, s.l, name, m.Params, func(res json.RawMessage, err error) {
+	return a.sendTool(ctx, s.l, &s.send, name, m.Params, func(res json.RawMessage, err error) {
 		done(a.toolOutcome(name, res, err))
 	})
 }
@@ -60,8 +59,9 @@ func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.
 // served (the waiting path explains it) or any other source. One closure
 // is the only allocation of its own: nothing it holds is reassigned. l
 // is the served client that calls (nil: none), as request finds it in
-// ctx.
-func (a *Aggregator) sendTool(ctx context.Context, l *listener, name string, params json.RawMessage,
+// ctx; opts what the call carries (its batch only while this goroutine
+// sends: see upstream.CallOptions).
+func (a *Aggregator) sendTool(ctx context.Context, l *listener, opts *upstream.CallOptions, name string, params json.RawMessage,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	e, renamed, err := a.resolveNamed(name, params, KindTool)
 	if err != nil {
@@ -72,7 +72,7 @@ func (a *Aggregator) sendTool(ctx context.Context, l *listener, name string, par
 		return nil, false
 	}
 	cctx, sent, o := a.begin(ctx, l, e.src, "tools/call", renamed)
-	cancel, ok = snd.Send(cctx, "tools/call", sent, func(res json.RawMessage, err error) {
+	cancel, ok = snd.Send(cctx, "tools/call", sent, opts, func(res json.RawMessage, err error) {
 		o.finish(a, l, e.src, "tools/call", renamed, res, err)
 		done(a.settle(l, e.src, "tools/call", res, err))
 	})

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // This file passes a modern upstream's input_required result through to a
@@ -150,14 +149,4 @@ func (a *Aggregator) routedEntry(method string, params json.RawMessage, server, 
 		}
 	}
 	return nil, fmt.Errorf("invalid requestState: server %q, which asked for this input, no longer serves %q: send the request again without requestState", server, original)
-}
-
-// passInput is ctx under which the upstream's input_required reaches a
-// modern client as it came, where the request reaches the upstream
-// directly.
-func passInput(ctx context.Context, method string, params json.RawMessage) (context.Context, bool) {
-	if !passesInput(method, params) {
-		return ctx, false
-	}
-	return upstream.PassInputRequired(ctx), true
 }

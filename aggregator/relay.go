@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -38,6 +39,25 @@ type listener struct {
 	// sess is the client's session, for the audit trail's client and
 	// session; nil when there is none.
 	sess *session
+	// progress is where the sources' progress for this client's calls
+	// goes (upstream.CallOptions.Progress); nil: nowhere.
+	progress func(params json.RawMessage)
+	// passInput is set on a modern client's listener for a call that
+	// reaches its upstream directly: the upstream's input_required is the
+	// client's answer, as it came (passthrough.go).
+	passInput bool
+	// proxy is the proxy tool as this client calls it (proxyFor); nil:
+	// made when used.
+	proxy *proxytool.Proxy
+}
+
+// options is what a request made for l carries to an upstream; l may be
+// nil (no served client: nothing).
+func (l *listener) options() upstream.CallOptions {
+	if l == nil {
+		return upstream.CallOptions{}
+	}
+	return upstream.CallOptions{Progress: l.progress, PassInput: l.passInput}
 }
 
 // client returns a served client, or nil when none is connected.
@@ -131,6 +151,8 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 	if err := json.Unmarshal(p["ref"], &ref); err != nil {
 		return nil, fmt.Errorf("%w: ref must be {type, name} or {type, uri}", ErrInvalidParams)
 	}
+	l, _ := ctx.Value(listenerKey{}).(*listener)
+	opts := l.options()
 	c := a.Catalog()
 	switch ref.Type {
 	case "ref/prompt":
@@ -142,15 +164,15 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 		_ = json.Unmarshal(p["ref"], &r)
 		r["name"] = json.RawMessage(quote(e.Original))
 		p["ref"] = marshalRaw(r, p["ref"])
-		return e.src.Request(ctx, "completion/complete", marshalRaw(p, params))
+		return requestWith(ctx, e.src, "completion/complete", marshalRaw(p, params), &opts)
 	case "ref/resource":
 		for _, e := range c.ResourceTemplates {
 			if e.Name == ref.URI {
-				return e.src.Request(ctx, "completion/complete", params)
+				return requestWith(ctx, e.src, "completion/complete", params, &opts)
 			}
 		}
 		if e, ok := c.Resource(ref.URI); ok {
-			return e.src.Request(ctx, "completion/complete", params)
+			return requestWith(ctx, e.src, "completion/complete", params, &opts)
 		}
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, ref.URI)
 	default:

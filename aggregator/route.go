@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/telemetry"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // This file decides which served client answers an upstream's request to
@@ -88,9 +89,26 @@ func (c *callers) forget(l *listener) {
 func (a *Aggregator) request(ctx context.Context, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
 	l, _ := ctx.Value(listenerKey{}).(*listener)
 	cctx, sent, o := a.begin(ctx, l, src, method, params)
-	res, err := src.Request(cctx, method, sent)
+	opts := l.options()
+	res, err := requestWith(cctx, src, method, sent, &opts)
 	o.finish(a, l, src, method, params, res, err)
 	return res, err
+}
+
+// optionsTaker is a Source that takes what a request carries beside its
+// params (where its progress goes, whether input_required passes): an
+// upstream. The other sources (the browser's, the page tools) have no
+// use for them, and do not import package upstream.
+type optionsTaker interface {
+	RequestWith(ctx context.Context, method string, params json.RawMessage, opts *upstream.CallOptions) (json.RawMessage, error)
+}
+
+// requestWith sends one request to src with opts, where src takes them.
+func requestWith(ctx context.Context, src Source, method string, params json.RawMessage, opts *upstream.CallOptions) (json.RawMessage, error) {
+	if t, ok := src.(optionsTaker); ok {
+		return t.RequestWith(ctx, method, params, opts)
+	}
+	return src.Request(ctx, method, params)
 }
 
 // outgoing is the bookkeeping of one request to a source, the same for a

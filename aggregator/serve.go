@@ -106,8 +106,11 @@ func (a *Aggregator) serveSession(ctx context.Context, view, id string, newOut f
 		return ownerErr
 	}
 	l := &listener{owner: owner, listChanged: s.listChanged, request: s.clientRequest, notify: s.notify,
-		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }, sess: s.sess}
+		elicitURL: s.elicitURL, spawn: func(f func(context.Context)) { s.spawn(ctx, f) }, sess: s.sess,
+		progress: s.progress}
 	s.l = l
+	s.send = upstream.CallOptions{Progress: s.progress, Batch: &s.batch, Flusher: s.out}
+	l.proxy = proxytool.New(proxyCatalog{a: a, l: l, send: &s.send})
 	a.listeners.Store(l, struct{}{})
 	defer a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go
 	defer a.callers.forget(l)
@@ -203,6 +206,10 @@ type legacySession struct {
 	sess *session
 	l    *listener // this client, as the aggregator's relays see it
 	out  output
+	// send is what the calls Handle sends carry: progress to the client,
+	// the batch, and the output as the flusher of answers held on an
+	// upstream's reader (fastcall.go).
+	send upstream.CallOptions
 	// rctx is what the session's requests run under (requestContext).
 	rctx context.Context
 	// batch gathers the requests Handle sends (fastcall.go) until the
@@ -232,13 +239,10 @@ type legacySession struct {
 }
 
 // requestContext is ctx with what every request of this client carries:
-// the client as a listener (route.go), where upstream progress goes, and
-// the output as the flusher of answers held on an upstream's reader
-// (fastcall.go). Set once for the session rather than per request: each
-// context.WithValue is an allocation on every call.
+// the client as a listener (route.go). Set once for the session rather
+// than per request: each context.WithValue is an allocation on every call.
 func (s *legacySession) requestContext(ctx context.Context) context.Context {
-	ctx = withListener(upstream.WithProgress(ctx, s.progress), s.l)
-	return upstream.WithFlusher(ctx, s.out)
+	return withListener(ctx, s.l)
 }
 
 // message is a client's JSON-RPC message as a session handles it: the
@@ -464,11 +468,7 @@ func (s *legacySession) startRequest(ctx context.Context, m message) {
 		// batch, as sendCall: a call the core sends from here (it sends
 		// only from here) is answered from the upstream's reader, and
 		// cancelled through the core.
-		ctx := sendCtx
-		if m.Method == "tools/call" {
-			ctx = upstream.WithBatch(ctx, &s.batch) // flushed by readLoop
-		}
-		r.started(s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error, onReader bool) {
+		r.started(s.serveModern(sendCtx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error, onReader bool) {
 			s.answer(r, m, result, rpcErr, !onReader)
 		}))
 		return
@@ -519,7 +519,7 @@ func (s *legacySession) answer(r *running, m message, result json.RawMessage, rp
 	case result != nil && wait:
 		s.out.result(m.ID, result)
 	case result != nil:
-		s.out.hold(m.ID, result) // flushed after: upstream.WithFlusher in sendCall
+		s.out.hold(m.ID, result) // flushed after: s.send's Flusher in sendCall
 	}
 }
 
@@ -538,6 +538,7 @@ func (s *legacySession) serveModern(ctx context.Context, m message, answer func(
 		fail(e)
 		return func(error) {}
 	}
+	req.Via = &s.send // the batch and flusher, for coreCatalog.Send
 	return srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *core.Error, onReader bool) {
 		if e != nil {
 			answer(nil, e, onReader)

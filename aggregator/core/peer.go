@@ -23,6 +23,9 @@ type Peer struct {
 	// The route is signed into the requestState: no client can alter it.
 	// Nil where no retry can follow (completion/complete).
 	SetRoute func(route string)
+	// Via is the request's Request.Via, for the catalog's Sender, which
+	// uses it only while it sends.
+	Via any
 	// method is the request's, for the error of a question it cannot
 	// carry.
 	method string

@@ -142,6 +142,11 @@ type Request struct {
 	Method string
 	Params json.RawMessage
 	Meta   Meta
+	// Via is what the transport passes, through Peer.Via, to the
+	// catalog's Sender for this request: mcpx's stdio transport, the
+	// batch of its read loop and the output that holds answers. The
+	// core never looks at it; nil: nothing.
+	Via any
 }
 
 // Decode checks a modern request's _meta and returns the request.
