@@ -230,13 +230,12 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 	a.listeners.Store(l, struct{}{})
 	defer a.listeners.Delete(l)
 	defer a.callers.forget(l)
-	ctx = withListener(ctx, l)
 	var res json.RawMessage
 	var rpcErr *jsonrpc.Error
 	if pass && peer.Route != "" {
-		res, rpcErr = a.routed(ctx, method, params, peer.Route)
+		res, rpcErr = a.routed(ctx, l, method, params, peer.Route)
 	} else {
-		res, rpcErr = a.serveCall(ctx, method, params)
+		res, rpcErr = a.serveCall(ctx, l, method, params)
 	}
 	if rpcErr == nil {
 		if pass && peer.SetRoute != nil && inputRequired(res) {
@@ -283,10 +282,10 @@ func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method str
 		owner:     a.modern.owner,
 	}
 	a.listeners.Store(l, struct{}{})
-	lctx := withListener(context.WithoutCancel(ctx), l)
+	sctx := context.WithoutCancel(ctx)
 	for _, uri := range uris {
 		p, _ := json.Marshal(map[string]string{"uri": uri})
-		if _, err := a.subscribe(lctx, "resources/subscribe", p); err != nil {
+		if _, err := a.subscribe(sctx, l, "resources/subscribe", p); err != nil {
 			a.log.Debug("subscriptions/listen: subscribe", "uri", uri, "err", a.opts.Redact(err.Error()))
 		}
 	}

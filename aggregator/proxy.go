@@ -115,11 +115,11 @@ func (p proxyCatalog) Call(ctx context.Context, method string, params json.RawMe
 	var err error
 	switch method {
 	case "tools/call":
-		res, err = p.a.callTool(ctx, params)
+		res, err = p.a.callTool(ctx, p.l, params)
 	case "resources/read":
-		res, err = p.a.readResource(ctx, params)
+		res, err = p.a.readResource(ctx, p.l, params)
 	case "prompts/get":
-		res, err = p.a.getPrompt(ctx, params)
+		res, err = p.a.getPrompt(ctx, p.l, params)
 	default:
 		return nil, fmt.Errorf("the proxy cannot send %s", method)
 	}

@@ -137,8 +137,9 @@ func (a *Aggregator) rootsChanged() {
 }
 
 // complete routes completion/complete to the upstream that owns the prompt
-// or resource template, with the prompt's original name.
-func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+// or resource template, with the prompt's original name, for the served
+// client l (nil: none).
+func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(orEmpty(params), &p); err != nil {
 		return nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
@@ -151,7 +152,6 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 	if err := json.Unmarshal(p["ref"], &ref); err != nil {
 		return nil, fmt.Errorf("%w: ref must be {type, name} or {type, uri}", ErrInvalidParams)
 	}
-	l, _ := ctx.Value(listenerKey{}).(*listener)
 	opts := l.options()
 	c := a.Catalog()
 	switch ref.Type {

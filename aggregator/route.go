@@ -18,13 +18,6 @@ import (
 // recently started a call on it (a guess the README documents); failing
 // that, any connected client.
 
-// listenerKey carries the served client a request came from.
-type listenerKey struct{}
-
-func withListener(ctx context.Context, l *listener) context.Context {
-	return context.WithValue(ctx, listenerKey{}, l)
-}
-
 // callers counts, per upstream, the calls each served client has in flight.
 type callers struct {
 	mu       sync.Mutex
@@ -82,12 +75,11 @@ func (c *callers) forget(l *listener) {
 	}
 }
 
-// request sends one request to a source on behalf of the served client in
-// ctx, if any, so that what the source asks of the client meanwhile goes
-// to that client, and waits for its answer. sendTool is its twin that
-// does not wait; both keep their books through begin.
-func (a *Aggregator) request(ctx context.Context, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
-	l, _ := ctx.Value(listenerKey{}).(*listener)
+// request sends one request to a source on behalf of the served client
+// l (nil: none), so that what the source asks of the client meanwhile
+// goes to that client, and waits for its answer. sendTool is its twin
+// that does not wait; both keep their books through begin.
+func (a *Aggregator) request(ctx context.Context, l *listener, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
 	cctx, sent, o := a.begin(ctx, l, src, method, params)
 	opts := l.options()
 	res, err := requestWith(cctx, src, method, sent, &opts)
@@ -149,7 +141,7 @@ func (o outgoing) finish(a *Aggregator, l *listener, src Source, method string, 
 		o.end()
 	}
 	if !o.start.IsZero() {
-		a.auditFor(l, o.start, src.Name(), method, params, res, err)
+		a.audit(l, o.start, src.Name(), method, params, res, err)
 	}
 	if o.call != nil {
 		endCall(*o.call, res, err)

@@ -127,7 +127,7 @@ func (a *Aggregator) serveSession(ctx context.Context, view, id string, newOut f
 	// A read from a pipe cannot be interrupted, so the transport runs on
 	// its own and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
-	s.rctx = s.requestContext(ctx)
+	s.rctx = ctx
 	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(s.rctx)
 	go func() { readErr <- run(s) }()
 	var err error
@@ -210,7 +210,7 @@ type legacySession struct {
 	// the batch, and the output as the flusher of answers held on an
 	// upstream's reader (fastcall.go).
 	send upstream.CallOptions
-	// rctx is what the session's requests run under (requestContext).
+	// rctx is what the session's requests run under.
 	rctx context.Context
 	// batch gathers the requests Handle sends (fastcall.go) until the
 	// transport calls flushBatch; only the one goroutine handling
@@ -236,13 +236,6 @@ type legacySession struct {
 	calls    map[string]chan message // our requests to the client, by id
 	callSeq  int
 	listed   map[Kind]bool // lists fetched since the last list_changed
-}
-
-// requestContext is ctx with what every request of this client carries:
-// the client as a listener (route.go). Set once for the session rather
-// than per request: each context.WithValue is an allocation on every call.
-func (s *legacySession) requestContext(ctx context.Context) context.Context {
-	return withListener(ctx, s.l)
 }
 
 // message is a client's JSON-RPC message as a session handles it: the
@@ -568,13 +561,13 @@ func (s *legacySession) handle(ctx context.Context, m message) (json.RawMessage,
 		s.mu.Unlock()
 		return s.list(m.Method), nil
 	case "tools/call", "resources/read", "prompts/get", "completion/complete":
-		return a.serveCall(ctx, m.Method, m.Params)
+		return a.serveCall(ctx, s.l, m.Method, m.Params)
 	case "logging/setLevel":
-		res, err := a.setLogLevel(ctx, m.Params)
+		res, err := a.setLogLevel(ctx, s.l, m.Params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "resources/subscribe", "resources/unsubscribe":
 		a.waitReady(ctx)
-		res, err := a.subscribe(ctx, m.Method, m.Params)
+		res, err := a.subscribe(ctx, s.l, m.Method, m.Params)
 		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
 	case "server/discover":
 		// mcpx relays a stateful session (notifications, and later
@@ -767,9 +760,9 @@ func (s *legacySession) ended() bool {
 }
 
 // serveCall answers a request a source serves (tools/call, resources/read,
-// prompts/get, completion/complete) for a client of either era: the
-// served client, if any, is the listener in ctx.
-func (a *Aggregator) serveCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// prompts/get, completion/complete) for the served client l of either
+// era (nil: none).
+func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	switch method {
 	case "tools/call":
 		a.waitReady(ctx)
@@ -784,8 +777,8 @@ func (a *Aggregator) serveCall(ctx context.Context, method string, params json.R
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
-			a.refusedProxyCall(ctx, params)
-			return a.proxy.Call(ctx, params), nil
+			a.refusedProxyCall(l, params)
+			return a.proxyFor(l).Call(ctx, params), nil
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for
 			// it to connect would not help.
@@ -797,22 +790,22 @@ func (a *Aggregator) serveCall(ctx context.Context, method string, params json.R
 			}
 		}
 		if !a.served(name) {
-			a.refused(ctx, method, params, a.Catalog().FilteredOut(KindTool, name))
+			a.refused(l, method, params, a.Catalog().FilteredOut(KindTool, name))
 			return a.unknownTool(name), nil // unknowntool.go
 		}
-		res, err := a.callTool(ctx, params)
+		res, err := a.callTool(ctx, l, params)
 		return a.toolOutcome(name, res, err)
 	case "resources/read":
 		a.waitReady(ctx)
-		res, err := a.readResource(ctx, params)
+		res, err := a.readResource(ctx, l, params)
 		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
 	case "prompts/get":
 		a.waitReady(ctx)
-		res, err := a.getPrompt(ctx, params)
+		res, err := a.getPrompt(ctx, l, params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "completion/complete":
 		a.waitReady(ctx)
-		res, err := a.complete(ctx, params)
+		res, err := a.complete(ctx, l, params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	}
 	return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "Method " + method + " not found"}
