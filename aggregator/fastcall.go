@@ -9,13 +9,6 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// sender is a source that takes a request without a goroutine waiting
-// for its answer: an upstream over stdio (upstream.Client.Send).
-type sender interface {
-	Send(ctx context.Context, method string, params json.RawMessage, opts *upstream.CallOptions,
-		done func(json.RawMessage, error)) (cancel func(cause error), ok bool)
-}
-
 // sendCall starts a tools/call of an upstream tool straight from the
 // read loop and has the upstream's reader deliver the answer to done,
 // which must not block. The request is written by this goroutine (or
@@ -54,20 +47,23 @@ func (s *legacySession) sendCall(ctx context.Context, m message, done func(json.
 
 // sendTool is forwardNamed for tools/call without waiting: the same
 // resolution (resolveNamed), bookkeeping (begin) and settling (settle),
-// with the call sent to a source that can take it now (a sender) and done
-// run on its reader. It reports false, having done nothing, for a name not
-// served (the waiting path explains it) or any other source. One closure
-// is the only allocation of its own: nothing it holds is reassigned. l
-// is the served client that calls (nil: none), as request finds it in
-// ctx; opts what the call carries (its batch only while this goroutine
-// sends: see upstream.CallOptions).
+// with the call sent to a source that can take it now (an upstream over
+// stdio) and done run on its reader. It reports false, having done
+// nothing, for a name not served (the waiting path explains it) or any
+// other source. One closure is the only allocation of its own: nothing it
+// holds is reassigned. l is the served client that calls (nil: none), as
+// for request; opts what the call carries (its batch only while this
+// goroutine sends: see upstream.CallOptions).
 func (a *Aggregator) sendTool(ctx context.Context, l *listener, opts *upstream.CallOptions, name string, params json.RawMessage,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	e, renamed, err := a.resolveNamed(name, params, KindTool)
 	if err != nil {
 		return nil, false
 	}
-	snd, ok := e.src.(sender)
+	// Only an upstream takes a call without a goroutine waiting for its
+	// answer (over stdio: upstream.Client.Send). Found by its type, not
+	// an interface, so that opts stays on the caller's stack.
+	snd, ok := e.src.(*upstream.Client)
 	if !ok {
 		return nil, false
 	}

@@ -87,18 +87,15 @@ func (a *Aggregator) request(ctx context.Context, l *listener, src Source, metho
 	return res, err
 }
 
-// optionsTaker is a Source that takes what a request carries beside its
-// params (where its progress goes, whether input_required passes): an
-// upstream. The other sources (the browser's, the page tools) have no
-// use for them, and do not import package upstream.
-type optionsTaker interface {
-	RequestWith(ctx context.Context, method string, params json.RawMessage, opts *upstream.CallOptions) (json.RawMessage, error)
-}
-
-// requestWith sends one request to src with opts, where src takes them.
+// requestWith sends one request to src with opts, what it carries
+// beside its params (where its progress goes, whether input_required
+// passes), when src is an upstream. The other sources (the browser's,
+// the page tools) have no use for them. The upstream is found by its
+// type rather than an interface so that opts, passed through no dynamic
+// call, stays on the caller's stack.
 func requestWith(ctx context.Context, src Source, method string, params json.RawMessage, opts *upstream.CallOptions) (json.RawMessage, error) {
-	if t, ok := src.(optionsTaker); ok {
-		return t.RequestWith(ctx, method, params, opts)
+	if c, ok := src.(*upstream.Client); ok {
+		return c.RequestWith(ctx, method, params, opts)
 	}
 	return src.Request(ctx, method, params)
 }
