@@ -13,8 +13,9 @@ import (
 
 // Send sends a request without waiting for its answer, when the server
 // is connected over stdio. done gets what [Client.RequestWith] would
-// return with opts, exactly once, usually on the connection's reader, so it must not
-// block. The same limits apply: past maxConcurrent the request waits in
+// return with opts, exactly once, usually on the connection's reader, so
+// it must not block; opts.Batch and opts.Flusher apply here only (see
+// [CallOptions]). The same limits apply: past maxConcurrent the request waits in
 // line with Request's, without a goroutine, and is written by whichever
 // call frees a slot; ctx ending, callTimeout or maxCallTime take it out
 // of the line or cancel it.
