@@ -182,7 +182,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge})}
 	a.catalog.Store(build(nil, cfg.Separator, nil))
 	a.startTelemetry()
-	a.proxy = proxytool.New(proxyCatalog{a})
+	a.proxy = proxytool.New(proxyCatalog{a: a})
 	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
 		Server: mcpxServer, JSON: proxytool.Tool()}
 	return a
@@ -482,41 +482,43 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 		if err := a.awaitTool(ctx, proxyCallPath(params)); err != nil {
 			return toolError(a.opts.Redact(err.Error())), nil
 		}
-		a.refusedProxyCall(ctx, params)
+		a.refusedProxyCall(nil, params)
 		return a.proxy.Call(ctx, params), nil
 	}
 	if err := a.awaitTool(ctx, name); err != nil {
 		return nil, err
 	}
-	return a.callTool(ctx, params)
+	return a.callTool(ctx, nil, params)
 }
 
-// callTool forwards tools/call params (name exposed) to the owning source.
-func (a *Aggregator) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardNamed(ctx, "tools/call", params, KindTool)
+// callTool forwards tools/call params (name exposed) to the owning
+// source, for the served client l (nil: none).
+func (a *Aggregator) callTool(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
+	return a.forwardNamed(ctx, l, "tools/call", params, KindTool)
 }
 
-// getPrompt forwards prompts/get params (name exposed).
-func (a *Aggregator) getPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardNamed(ctx, "prompts/get", params, KindPrompt)
+// getPrompt forwards prompts/get params (name exposed), for the served
+// client l (nil: none).
+func (a *Aggregator) getPrompt(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
+	return a.forwardNamed(ctx, l, "prompts/get", params, KindPrompt)
 }
 
 // forwardNamed sends a request whose params name a tool or prompt by its
 // exposed name to the owning source, under the source's own name; every
 // other field passes unchanged. It is the waiting form of the one path a
 // named call takes (sendTool is the other): resolveNamed, the request's
-// bookkeeping (request), then settle.
-func (a *Aggregator) forwardNamed(ctx context.Context, method string, params json.RawMessage, kind Kind) (json.RawMessage, error) {
+// bookkeeping (request), then settle. l is the served client that calls
+// (nil: none).
+func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method string, params json.RawMessage, kind Kind) (json.RawMessage, error) {
 	name, err := paramString(params, "name")
 	if err != nil {
 		return nil, err
 	}
 	e, params, err := a.resolveNamed(name, params, kind)
 	if err != nil {
-		return nil, a.notServed(ctx, method, name, params, kind, err)
+		return nil, a.notServed(l, method, name, params, kind, err)
 	}
-	res, err := a.request(ctx, e.src, method, params)
-	l, _ := ctx.Value(listenerKey{}).(*listener)
+	res, err := a.request(ctx, l, e.src, method, params)
 	return a.settle(l, e.src, method, res, err)
 }
 
@@ -547,13 +549,14 @@ func (a *Aggregator) resolveNamed(name string, params json.RawMessage, kind Kind
 
 // notServed is the error for a named request resolveNamed could not
 // resolve (err): the config filter or pinning that keeps the name out
-// (recorded as refused), a login its server waits for, or no such name.
-func (a *Aggregator) notServed(ctx context.Context, method, name string, params json.RawMessage, kind Kind, err error) error {
+// (recorded as refused, for the client l), a login its server waits for,
+// or no such name.
+func (a *Aggregator) notServed(l *listener, method, name string, params json.RawMessage, kind Kind, err error) error {
 	if !errors.Is(err, errNotServed) {
 		return err
 	}
 	if f := a.Catalog().FilteredOut(kind, name); f != nil {
-		a.refused(ctx, method, params, f)
+		a.refused(l, method, params, f)
 		return f
 	}
 	if hint := a.loginHint(name); hint != "" {
@@ -568,32 +571,33 @@ func (a *Aggregator) settle(l *listener, src Source, method string, res json.Raw
 	if err != nil {
 		a.offerStepUp(src, err)
 	} else if method == "tools/call" {
-		res = a.capResultFor(l, src, res)
+		res = a.capResult(l, src, res)
 	}
 	return res, err
 }
 
 // readResource forwards resources/read params unchanged: URIs are never
-// rewritten.
-func (a *Aggregator) readResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardURI(ctx, "resources/read", params)
+// rewritten. l is the served client that reads (nil: none).
+func (a *Aggregator) readResource(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
+	return a.forwardURI(ctx, l, "resources/read", params)
 }
 
 // forwardURI sends a request whose params name a resource by URI to the
-// source that serves it (by exact URI, then by template), unchanged.
-func (a *Aggregator) forwardURI(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// source that serves it (by exact URI, then by template), unchanged, for
+// the served client l (nil: none).
+func (a *Aggregator) forwardURI(ctx context.Context, l *listener, method string, params json.RawMessage) (json.RawMessage, error) {
 	uri, err := paramString(params, "uri")
 	if err != nil {
 		return nil, err
 	}
 	e, ok := a.Catalog().Resource(uri)
 	if !ok && method == "resources/read" && results.IsURI(uri) {
-		return a.readKept(ctx, uri)
+		return a.readKept(l, uri)
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
 	}
-	return a.request(ctx, e.src, method, params)
+	return a.request(ctx, l, e.src, method, params)
 }
 
 // ErrInvalidParams is wrapped by errors for request params that are not

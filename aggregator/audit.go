@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"time"
@@ -16,16 +15,11 @@ func audited(method string) bool {
 	return method == "tools/call" || method == "resources/read" || method == "prompts/get"
 }
 
-// audit hands one call to the trail (Options.Audit). It runs on the
-// call's goroutine, so it only gathers what the call has at hand; the
-// recorder builds and writes the line on its own goroutine.
-func (a *Aggregator) audit(ctx context.Context, start time.Time, server, method string, params, res json.RawMessage, err error) {
-	l, _ := ctx.Value(listenerKey{}).(*listener)
-	a.auditFor(l, start, server, method, params, res, err)
-}
-
-// auditFor is audit for the client l (nil: none).
-func (a *Aggregator) auditFor(l *listener, start time.Time, server, method string, params, res json.RawMessage, err error) {
+// audit hands one call of the client l (nil: none) to the trail
+// (Options.Audit). It runs on the call's goroutine, so it only gathers
+// what the call has at hand; the recorder builds and writes the line on
+// its own goroutine.
+func (a *Aggregator) audit(l *listener, start time.Time, server, method string, params, res json.RawMessage, err error) {
 	rec := a.opts.Audit
 	if rec == nil {
 		return

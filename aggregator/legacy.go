@@ -20,17 +20,18 @@ import (
 type legacyCatalog struct{ a *Aggregator }
 
 // Join makes c a listener of a (and of the shared catalog, for a
-// session's own), so that the relays reach it, until leave; the requests
-// of c run under ctx with the listener in it (route.go).
-func (c legacyCatalog) Join(ctx context.Context, cl *core.Client) (context.Context, func(), error) {
+// session's own), so that the relays reach it, until leave. The listener
+// is the client's Member, which the session passes back with each call.
+func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 	a := c.a
 	owner, err := results.NewOwner()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l := &listener{owner: owner, request: cl.Request, notify: cl.Notify,
-		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl,
+		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl, progress: cl.Progress,
 		listChanged: func(kinds []Kind) { cl.ListChanged(coreLists(kinds)...) }}
+	l.proxy = proxytool.New(proxyCatalog{a: a, l: l, send: cl.Options()})
 	cl.Member = l
 	a.listeners.Store(l, struct{}{})
 	if a.parent != nil {
@@ -46,7 +47,7 @@ func (c legacyCatalog) Join(ctx context.Context, cl *core.Client) (context.Conte
 		a.callers.forget(l)
 		a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go
 	}
-	return withListener(ctx, l), leave, nil
+	return leave, nil
 }
 
 // coreLists are the core's lists of kinds.
@@ -77,19 +78,20 @@ func (c legacyCatalog) List(_ context.Context, method string) (json.RawMessage, 
 	return c.a.ListResult(method), nil
 }
 
-// Call answers a request of the client whose listener is in ctx (Join).
-func (c legacyCatalog) Call(ctx context.Context, _ *core.Client, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// Call answers a request of the client cl, whose listener Join made.
+func (c legacyCatalog) Call(ctx context.Context, cl *core.Client, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	a := c.a
+	l, _ := cl.Member.(*listener)
 	switch method {
 	case "logging/setLevel":
-		res, err := a.setLogLevel(ctx, params)
+		res, err := a.setLogLevel(ctx, l, params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "resources/subscribe", "resources/unsubscribe":
 		a.waitReady(ctx)
-		res, err := a.subscribe(ctx, method, params)
+		res, err := a.subscribe(ctx, l, method, params)
 		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
 	}
-	return a.serveCall(ctx, method, params)
+	return a.serveCall(ctx, l, method, params)
 }
 
 // Send sends a tools/call of an upstream tool, or of the proxy tool,
@@ -105,14 +107,14 @@ func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string,
 	if err != nil {
 		return nil, false
 	}
+	l, _ := cl.Member.(*listener)
 	if name == proxytool.Name && a.exposeProxy() {
-		return a.proxy.Send(ctx, params, func(res json.RawMessage) { done(res, nil) })
+		return a.proxyFor(l).Send(ctx, params, func(res json.RawMessage) { done(res, nil) })
 	}
 	if !a.served(name) {
 		return nil, false
 	}
-	l, _ := cl.Member.(*listener)
-	return a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) {
+	return a.sendTool(ctx, l, cl.Options(), name, params, func(res json.RawMessage, err error) {
 		done(a.toolOutcome(name, res, err))
 	})
 }

@@ -71,10 +71,10 @@ func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
 
 // Send sends a modern client's tools/call of an upstream tool straight
 // from the transport's read loop, as legacyCatalog.Send does a legacy
-// session's, and reports false for any other. The client is passed to
-// sendTool as a value, not in ctx, and progress is routed only for a call that asked
-// for it: a context value per call is an allocation and a lookup chain
-// each later Value walks.
+// session's, and reports false for any other. The client and what the
+// call carries (the transport's batch and flusher from peer.Via, progress
+// only for a call that asked for it, the upstream's input_required passed
+// through) go to sendTool as values.
 func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	a := c.a
@@ -86,11 +86,14 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 		return nil, false
 	}
 	l := c.begin(peer)
-	if bytes.Contains(params, []byte(`"progressToken"`)) {
-		ctx = upstream.WithProgress(ctx, func(p json.RawMessage) { peer.Notify("notifications/progress", p) })
+	opts := upstream.CallOptions{PassInput: true} // passthrough.go
+	if via := peer.Via; via != nil {
+		opts.Batch, opts.Flusher = via.Batch, via.Flusher
 	}
-	ctx = upstream.PassInputRequired(ctx) // passthrough.go
-	cancel, ok = a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) {
+	if bytes.Contains(params, []byte(`"progressToken"`)) {
+		opts.Progress = func(p json.RawMessage) { peer.Notify("notifications/progress", p) }
+	}
+	cancel, ok = a.sendTool(ctx, l, &opts, name, params, func(res json.RawMessage, err error) {
 		c.end(l)
 		if err == nil && peer.SetRoute != nil && inputRequired(res) {
 			if r := a.routeOf(method, params); r != "" {
@@ -192,19 +195,12 @@ func upstreamError(err error) error {
 	return err
 }
 
-// callContext is ctx with the modern client as the listener of a call,
-// and where the source's progress goes.
-func (c coreCatalog) callContext(ctx context.Context, l *listener, peer *core.Peer) context.Context {
-	return withListener(upstream.WithProgress(ctx, func(p json.RawMessage) {
-		peer.Notify("notifications/progress", p)
-	}), l)
-}
-
 // listener is a modern client, for as long as one call lasts, as the
 // aggregator's relays see a served client: what the source asks of the
-// client and its log messages reach peer.
+// client, its progress and its log messages reach peer.
 func (c coreCatalog) listener(peer *core.Peer) *listener {
 	return &listener{
+		progress:    func(p json.RawMessage) { peer.Notify("notifications/progress", p) },
 		listChanged: func([]Kind) {},
 		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			res, err := peer.Request(ctx, method, params)
@@ -229,17 +225,17 @@ func (c coreCatalog) listener(peer *core.Peer) *listener {
 func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
 	a := c.a
 	l := c.listener(peer)
+	pass := passesInput(method, params) // passthrough.go
+	l.passInput = pass
 	a.listeners.Store(l, struct{}{})
 	defer a.listeners.Delete(l)
 	defer a.callers.forget(l)
-	ctx = c.callContext(ctx, l, peer)
-	ctx, pass := passInput(ctx, method, params) // passthrough.go
 	var res json.RawMessage
 	var rpcErr *jsonrpc.Error
 	if pass && peer.Route != "" {
-		res, rpcErr = a.routed(ctx, method, params, peer.Route)
+		res, rpcErr = a.routed(ctx, l, method, params, peer.Route)
 	} else {
-		res, rpcErr = a.serveCall(ctx, method, params)
+		res, rpcErr = a.serveCall(ctx, l, method, params)
 	}
 	if rpcErr == nil {
 		if pass && peer.SetRoute != nil && inputRequired(res) {
@@ -286,10 +282,10 @@ func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method str
 		owner:     a.modern.owner,
 	}
 	a.listeners.Store(l, struct{}{})
-	lctx := withListener(context.WithoutCancel(ctx), l)
+	sctx := context.WithoutCancel(ctx)
 	for _, uri := range uris {
 		p, _ := json.Marshal(map[string]string{"uri": uri})
-		if _, err := a.subscribe(lctx, "resources/subscribe", p); err != nil {
+		if _, err := a.subscribe(sctx, l, "resources/subscribe", p); err != nil {
 			a.log.Debug("subscriptions/listen: subscribe", "uri", uri, "err", a.opts.Redact(err.Error()))
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // This file passes a modern upstream's input_required result through to a
@@ -88,8 +87,8 @@ func (a *Aggregator) routeOf(method string, params json.RawMessage) string {
 
 // routed sends the retry of a passthrough input_required result to the
 // server its route names, under that server's own name of what it
-// answers, whatever the catalog exposes it as now.
-func (a *Aggregator) routed(ctx context.Context, method string, params json.RawMessage, to string) (json.RawMessage, *jsonrpc.Error) {
+// answers, whatever the catalog exposes it as now, for the client l.
+func (a *Aggregator) routed(ctx context.Context, l *listener, method string, params json.RawMessage, to string) (json.RawMessage, *jsonrpc.Error) {
 	a.waitReady(ctx)
 	server, original, _ := strings.Cut(to, "\x00")
 	e, err := a.routedEntry(method, params, server, original)
@@ -101,12 +100,12 @@ func (a *Aggregator) routed(ctx context.Context, method string, params json.RawM
 			return nil, &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: "invalid params: must be an object"}
 		}
 	}
-	res, err := a.request(ctx, e.src, method, params)
+	res, err := a.request(ctx, l, e.src, method, params)
 	switch {
 	case err != nil:
 		a.offerStepUp(e.src, err)
 	case method == "tools/call":
-		res = a.capResult(ctx, e.src, res)
+		res = a.capResult(l, e.src, res)
 	}
 	if method == "tools/call" {
 		return a.toolOutcome(e.Name, res, err)
@@ -150,14 +149,4 @@ func (a *Aggregator) routedEntry(method string, params json.RawMessage, server, 
 		}
 	}
 	return nil, fmt.Errorf("invalid requestState: server %q, which asked for this input, no longer serves %q: send the request again without requestState", server, original)
-}
-
-// passInput is ctx under which the upstream's input_required reaches a
-// modern client as it came, where the request reaches the upstream
-// directly.
-func passInput(ctx context.Context, method string, params json.RawMessage) (context.Context, bool) {
-	if !passesInput(method, params) {
-		return ctx, false
-	}
-	return upstream.PassInputRequired(ctx), true
 }

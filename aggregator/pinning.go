@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -49,7 +48,8 @@ func (a *Aggregator) reportTrust(c *Catalog, idle []string) {
 // "refused" by the config's filters or the session's profile. params are
 // the client's; the line names the server's own tool or prompt, as the
 // lines of calls that reach a server do.
-func (a *Aggregator) refused(ctx context.Context, method string, params json.RawMessage, f *Filtered) {
+// l is the client whose call it was (nil: none).
+func (a *Aggregator) refused(l *listener, method string, params json.RawMessage, f *Filtered) {
 	if a.opts.Audit == nil || f == nil {
 		return
 	}
@@ -61,7 +61,7 @@ func (a *Aggregator) refused(ctx context.Context, method string, params json.Raw
 		params = p
 	}
 	c := audit.Call{Start: time.Now(), Server: f.Server, Method: method, Params: params, Outcome: outcome}
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok && l.client != nil {
+	if l != nil && l.client != nil {
 		c.Client, c.Session = l.client.Name(), l.client.ID()
 	}
 	a.opts.Audit.Record(c)
@@ -70,7 +70,7 @@ func (a *Aggregator) refused(ctx context.Context, method string, params json.Raw
 // refusedProxyCall audits, as refused does, a call through the proxy tool
 // of a tool a rule keeps out: the proxy answers it without a server, and
 // the line shows the tool and its arguments, not the proxy's.
-func (a *Aggregator) refusedProxyCall(ctx context.Context, params json.RawMessage) {
+func (a *Aggregator) refusedProxyCall(l *listener, params json.RawMessage) {
 	if a.opts.Audit == nil {
 		return
 	}
@@ -92,5 +92,5 @@ func (a *Aggregator) refusedProxyCall(ctx context.Context, params json.RawMessag
 	if err != nil {
 		return
 	}
-	a.refused(ctx, "tools/call", call, f)
+	a.refused(l, "tools/call", call, f)
 }

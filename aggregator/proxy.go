@@ -11,8 +11,28 @@ import (
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// proxyCatalog is the aggregator as the proxy tool sees it.
-type proxyCatalog struct{ a *Aggregator }
+// proxyCatalog is the aggregator as the proxy tool of one served client
+// sees it: the client's calls are made for l (nil: none, as for mcpx's
+// own commands), and those sent without waiting carry send, whose batch
+// is its read loop's (only that loop calls Send; nil: none).
+type proxyCatalog struct {
+	a    *Aggregator
+	l    *listener
+	send *upstream.CallOptions
+}
+
+// proxyFor is the proxy tool as the client l calls it: its own when it
+// has one (a legacy session's, made with the session), else one made
+// now; nil l, the aggregator's own.
+func (a *Aggregator) proxyFor(l *listener) *proxytool.Proxy {
+	switch {
+	case l == nil:
+		return a.proxy
+	case l.proxy != nil:
+		return l.proxy
+	}
+	return proxytool.New(proxyCatalog{a: a, l: l})
+}
 
 var _ proxytool.Catalog = proxyCatalog{}
 
@@ -95,11 +115,11 @@ func (p proxyCatalog) Call(ctx context.Context, method string, params json.RawMe
 	var err error
 	switch method {
 	case "tools/call":
-		res, err = p.a.callTool(ctx, params)
+		res, err = p.a.callTool(ctx, p.l, params)
 	case "resources/read":
-		res, err = p.a.readResource(ctx, params)
+		res, err = p.a.readResource(ctx, p.l, params)
 	case "prompts/get":
-		res, err = p.a.getPrompt(ctx, params)
+		res, err = p.a.getPrompt(ctx, p.l, params)
 	default:
 		return nil, fmt.Errorf("the proxy cannot send %s", method)
 	}
@@ -119,8 +139,7 @@ func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMe
 	if err != nil {
 		return nil, false
 	}
-	l, _ := ctx.Value(listenerKey{}).(*listener)
-	return p.a.sendTool(ctx, l, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
+	return p.a.sendTool(ctx, p.l, p.send, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
 }
 
 // proxyResult is what the proxy shows of an answer: an upstream's

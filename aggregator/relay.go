@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -39,6 +40,25 @@ type listener struct {
 	// client is the legacy client served, for the audit trail's client
 	// and session; nil for a modern one.
 	client *core.Client
+	// progress is where the sources' progress for this client's calls
+	// goes (upstream.CallOptions.Progress); nil: nowhere.
+	progress func(params json.RawMessage)
+	// passInput is set on a modern client's listener for a call that
+	// reaches its upstream directly: the upstream's input_required is the
+	// client's answer, as it came (passthrough.go).
+	passInput bool
+	// proxy is the proxy tool as this client calls it (proxyFor); nil:
+	// made when used.
+	proxy *proxytool.Proxy
+}
+
+// options is what a request made for l carries to an upstream; l may be
+// nil (no served client: nothing).
+func (l *listener) options() upstream.CallOptions {
+	if l == nil {
+		return upstream.CallOptions{}
+	}
+	return upstream.CallOptions{Progress: l.progress, PassInput: l.passInput}
 }
 
 // client returns a served client, or nil when none is connected.
@@ -118,8 +138,9 @@ func (a *Aggregator) rootsChanged() {
 }
 
 // complete routes completion/complete to the upstream that owns the prompt
-// or resource template, with the prompt's original name.
-func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+// or resource template, with the prompt's original name, for the served
+// client l (nil: none).
+func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(orEmpty(params), &p); err != nil {
 		return nil, fmt.Errorf("%w: params must be an object", ErrInvalidParams)
@@ -132,6 +153,7 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 	if err := json.Unmarshal(p["ref"], &ref); err != nil {
 		return nil, fmt.Errorf("%w: ref must be {type, name} or {type, uri}", ErrInvalidParams)
 	}
+	opts := l.options()
 	c := a.Catalog()
 	switch ref.Type {
 	case "ref/prompt":
@@ -143,15 +165,15 @@ func (a *Aggregator) complete(ctx context.Context, params json.RawMessage) (json
 		_ = json.Unmarshal(p["ref"], &r)
 		r["name"] = json.RawMessage(quote(e.Original))
 		p["ref"] = marshalRaw(r, p["ref"])
-		return e.src.Request(ctx, "completion/complete", marshalRaw(p, params))
+		return requestWith(ctx, e.src, "completion/complete", marshalRaw(p, params), &opts)
 	case "ref/resource":
 		for _, e := range c.ResourceTemplates {
 			if e.Name == ref.URI {
-				return e.src.Request(ctx, "completion/complete", params)
+				return requestWith(ctx, e.src, "completion/complete", params, &opts)
 			}
 		}
 		if e, ok := c.Resource(ref.URI); ok {
-			return e.src.Request(ctx, "completion/complete", params)
+			return requestWith(ctx, e.src, "completion/complete", params, &opts)
 		}
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, ref.URI)
 	default:

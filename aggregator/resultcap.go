@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -11,20 +10,11 @@ import (
 )
 
 // capResult applies the maxResultBytes of src to a tools/call result for
-// the client in ctx: over the cap, its text is cut and kept whole for
-// that client to read back (results.Cut). The length check comes first,
-// so a result under the cap is not decoded. With no client in ctx (the
+// the client l: over the cap, its text is cut and kept whole for that
+// client to read back (results.Cut). The length check comes first, so a
+// result under the cap is not decoded. With no client (nil l: the
 // terminal's calls) the result passes whole.
-func (a *Aggregator) capResult(ctx context.Context, src Source, res json.RawMessage) json.RawMessage {
-	if len(res) <= config.MinResultBytes {
-		return res // before the lookup in ctx
-	}
-	l, _ := ctx.Value(listenerKey{}).(*listener)
-	return a.capResultFor(l, src, res)
-}
-
-// capResultFor is capResult for the client l (nil: none).
-func (a *Aggregator) capResultFor(l *listener, src Source, res json.RawMessage) json.RawMessage {
+func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) json.RawMessage {
 	if len(res) <= config.MinResultBytes {
 		return res // under any cap: most results, at the cost of a compare
 	}
@@ -48,11 +38,10 @@ func (a *Aggregator) capResultFor(l *listener, src Source, res json.RawMessage) 
 	return out
 }
 
-// readKept answers resources/read of a kept result for the client in ctx
-// that made it.
-func (a *Aggregator) readKept(ctx context.Context, uri string) (json.RawMessage, error) {
-	l, ok := ctx.Value(listenerKey{}).(*listener)
-	if !ok {
+// readKept answers resources/read of a kept result for the client l
+// that made it (nil: none, for whom nothing is kept).
+func (a *Aggregator) readKept(l *listener, uri string) (json.RawMessage, error) {
+	if l == nil {
 		return nil, fmt.Errorf("%w resource: %s: %w", ErrUnknown, uri, results.ErrNotFound)
 	}
 	res, err := results.ReadURI(a.root().results, l.owner, uri)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/telemetry"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // This file decides which served client answers an upstream's request to
@@ -16,13 +17,6 @@ import (
 // that upstream gets it; with none or several, the client that most
 // recently started a call on it (a guess the README documents); failing
 // that, any connected client.
-
-// listenerKey carries the served client a request came from.
-type listenerKey struct{}
-
-func withListener(ctx context.Context, l *listener) context.Context {
-	return context.WithValue(ctx, listenerKey{}, l)
-}
 
 // callers counts, per upstream, the calls each served client has in flight.
 type callers struct {
@@ -81,16 +75,29 @@ func (c *callers) forget(l *listener) {
 	}
 }
 
-// request sends one request to a source on behalf of the served client in
-// ctx, if any, so that what the source asks of the client meanwhile goes
-// to that client, and waits for its answer. sendTool is its twin that
-// does not wait; both keep their books through begin.
-func (a *Aggregator) request(ctx context.Context, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
-	l, _ := ctx.Value(listenerKey{}).(*listener)
+// request sends one request to a source on behalf of the served client
+// l (nil: none), so that what the source asks of the client meanwhile
+// goes to that client, and waits for its answer. sendTool is its twin
+// that does not wait; both keep their books through begin.
+func (a *Aggregator) request(ctx context.Context, l *listener, src Source, method string, params json.RawMessage) (json.RawMessage, error) {
 	cctx, sent, o := a.begin(ctx, l, src, method, params)
-	res, err := src.Request(cctx, method, sent)
+	opts := l.options()
+	res, err := requestWith(cctx, src, method, sent, &opts)
 	o.finish(a, l, src, method, params, res, err)
 	return res, err
+}
+
+// requestWith sends one request to src with opts, what it carries
+// beside its params (where its progress goes, whether input_required
+// passes), when src is an upstream. The other sources (the browser's,
+// the page tools) have no use for them. The upstream is found by its
+// type rather than an interface so that opts, passed through no dynamic
+// call, stays on the caller's stack.
+func requestWith(ctx context.Context, src Source, method string, params json.RawMessage, opts *upstream.CallOptions) (json.RawMessage, error) {
+	if c, ok := src.(*upstream.Client); ok {
+		return c.RequestWith(ctx, method, params, opts)
+	}
+	return src.Request(ctx, method, params)
 }
 
 // outgoing is the bookkeeping of one request to a source, the same for a
@@ -131,7 +138,7 @@ func (o outgoing) finish(a *Aggregator, l *listener, src Source, method string, 
 		o.end()
 	}
 	if !o.start.IsZero() {
-		a.auditFor(l, o.start, src.Name(), method, params, res, err)
+		a.audit(l, o.start, src.Name(), method, params, res, err)
 	}
 	if o.call != nil {
 		endCall(*o.call, res, err)

@@ -158,9 +158,9 @@ func toolError(text string) json.RawMessage {
 }
 
 // serveCall answers a request a source serves (tools/call, resources/read,
-// prompts/get, completion/complete) for a client of either era: the
-// served client, if any, is the listener in ctx.
-func (a *Aggregator) serveCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// prompts/get, completion/complete) for the served client l of either
+// era (nil: none).
+func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	switch method {
 	case "tools/call":
 		a.waitReady(ctx)
@@ -175,8 +175,8 @@ func (a *Aggregator) serveCall(ctx context.Context, method string, params json.R
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
-			a.refusedProxyCall(ctx, params)
-			return a.proxy.Call(ctx, params), nil
+			a.refusedProxyCall(l, params)
+			return a.proxyFor(l).Call(ctx, params), nil
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for
 			// it to connect would not help.
@@ -188,22 +188,22 @@ func (a *Aggregator) serveCall(ctx context.Context, method string, params json.R
 			}
 		}
 		if !a.served(name) {
-			a.refused(ctx, method, params, a.Catalog().FilteredOut(KindTool, name))
+			a.refused(l, method, params, a.Catalog().FilteredOut(KindTool, name))
 			return a.unknownTool(name), nil // unknowntool.go
 		}
-		res, err := a.callTool(ctx, params)
+		res, err := a.callTool(ctx, l, params)
 		return a.toolOutcome(name, res, err)
 	case "resources/read":
 		a.waitReady(ctx)
-		res, err := a.readResource(ctx, params)
+		res, err := a.readResource(ctx, l, params)
 		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
 	case "prompts/get":
 		a.waitReady(ctx)
-		res, err := a.getPrompt(ctx, params)
+		res, err := a.getPrompt(ctx, l, params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	case "completion/complete":
 		a.waitReady(ctx)
-		res, err := a.complete(ctx, params)
+		res, err := a.complete(ctx, l, params)
 		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
 	}
 	return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "Method " + method + " not found"}

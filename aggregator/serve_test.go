@@ -683,7 +683,9 @@ func TestServeEOF(t *testing.T) {
 				return nil, ctx.Err()
 			})
 			beta.setRequest(func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
-				l := ctx.Value(listenerKey{}).(*listener)
+				// The client whose call this is, as a request from beta
+				// would find it.
+				l := c.a.clientFor(beta.name)
 				if _, err := l.request(ctx, "ping", nil); !errors.Is(err, core.ErrInputEnded) {
 					return nil, fmt.Errorf("asked the client: %v", err)
 				}

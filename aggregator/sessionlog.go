@@ -51,10 +51,10 @@ func (l *listener) wantsLog(level string) bool {
 	return set == 0 || i < 0 || int32(i) >= set-1
 }
 
-// setLogLevel records the session's level (the listener in ctx) and
+// setLogLevel records the level of the session l (nil: none) and
 // applies it: the shared upstreams get the most verbose level of every
 // served session, the session's own (perSession) upstreams its level.
-func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (a *Aggregator) setLogLevel(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Level string `json:"level"`
 	}
@@ -65,7 +65,7 @@ func (a *Aggregator) setLogLevel(ctx context.Context, params json.RawMessage) (j
 	if i < 0 {
 		return nil, fmt.Errorf("%w: level must be one of %s", ErrInvalidParams, strings.Join(logLevelNames, ", "))
 	}
-	if l, ok := ctx.Value(listenerKey{}).(*listener); ok {
+	if l != nil {
 		l.logLevel.Store(int32(i + 1))
 	}
 	ctx, cancel := context.WithTimeout(ctx, setLevelTimeout)

@@ -12,7 +12,7 @@ func (a *Aggregator) ReadResource(ctx context.Context, uri string) (json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	return a.readResource(ctx, params)
+	return a.readResource(ctx, nil, params)
 }
 
 // GetPrompt gets a prompt by exposed name with its arguments (nil for
@@ -26,5 +26,5 @@ func (a *Aggregator) GetPrompt(ctx context.Context, name string, args map[string
 	if err != nil {
 		return nil, err
 	}
-	return a.getPrompt(ctx, params)
+	return a.getPrompt(ctx, nil, params)
 }

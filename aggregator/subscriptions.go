@@ -37,13 +37,12 @@ type subscriptions struct {
 }
 
 // subscribe answers resources/subscribe and resources/unsubscribe for
-// the session in ctx.
-func (a *Aggregator) subscribe(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// the session l.
+func (a *Aggregator) subscribe(ctx context.Context, l *listener, method string, params json.RawMessage) (json.RawMessage, error) {
 	uri, err := paramString(params, "uri")
 	if err != nil {
 		return nil, err
 	}
-	l, _ := ctx.Value(listenerKey{}).(*listener)
 	owner := a.subscriptionOwner(uri)
 	subs := &owner.subs
 	subs.op.Lock()
@@ -57,7 +56,7 @@ func (a *Aggregator) subscribe(ctx context.Context, method string, params json.R
 			return json.RawMessage(`{}`), nil
 		}
 		subs.mu.Unlock()
-		res, err := a.routeSubscription(ctx, method, params)
+		res, err := a.routeSubscription(ctx, l, method, params)
 		if err == nil {
 			subs.mu.Lock()
 			if subs.by == nil {
@@ -77,7 +76,7 @@ func (a *Aggregator) subscribe(ctx context.Context, method string, params json.R
 		delete(subs.by, uri)
 	}
 	subs.mu.Unlock()
-	return a.routeSubscription(ctx, method, params)
+	return a.routeSubscription(ctx, l, method, params)
 }
 
 // subscriptionOwner is the catalog whose registry holds uri: the shared
@@ -98,9 +97,10 @@ func (a *Aggregator) subscriptionOwner(uri string) *Aggregator {
 //
 // A URI no source lists may still be one a source serves (resources need
 // not be listed, and links in content name them), so it is offered to
-// every source: the first that accepts it has it.
-func (a *Aggregator) routeSubscription(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	res, err := a.forwardURI(ctx, method, params)
+// every source: the first that accepts it has it. l is the session that
+// asks (nil: none).
+func (a *Aggregator) routeSubscription(ctx context.Context, l *listener, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := a.forwardURI(ctx, l, method, params)
 	if !errors.Is(err, ErrUnknown) {
 		return res, err
 	}
@@ -111,7 +111,7 @@ func (a *Aggregator) routeSubscription(ctx context.Context, method string, param
 		if _, ok := m.src.(*upstream.Client); !ok {
 			continue
 		}
-		if r, e := a.request(ctx, m.src, method, params); e == nil {
+		if r, e := a.request(ctx, l, m.src, method, params); e == nil {
 			return r, nil
 		}
 	}
@@ -152,7 +152,7 @@ func (a *Aggregator) subscriptionsSessionEnded(l *listener) {
 				continue
 			}
 			params, _ := json.Marshal(map[string]string{"uri": uri})
-			if _, err := root.routeSubscription(ctx, "resources/unsubscribe", params); err != nil {
+			if _, err := root.routeSubscription(ctx, nil, "resources/unsubscribe", params); err != nil {
 				root.log.Debug("resources/unsubscribe after the session ended", "uri", uri, "err", root.opts.Redact(err.Error()))
 			}
 		}

@@ -14,24 +14,11 @@ import (
 // take to dispatch.
 //
 // A Batch belongs to the goroutine of one loop; requests join it through
-// [WithBatch] on the context of [Client.Send], and only while that call
-// sends them: a request that waits its turn under maxConcurrent is
-// written by whichever call frees the slot, on its own.
+// [CallOptions].Batch of [Client.Send], and only while that call sends
+// them: a request that waits its turn under maxConcurrent is written by
+// whichever call frees the slot, on its own.
 type Batch struct {
 	pipes []*pipeTransport
-}
-
-type batchKey struct{}
-
-// WithBatch returns a context under which [Client.Send] leaves the request
-// in b instead of writing it.
-func WithBatch(ctx context.Context, b *Batch) context.Context {
-	return context.WithValue(ctx, batchKey{}, b)
-}
-
-func batchOf(ctx context.Context) *Batch {
-	b, _ := ctx.Value(batchKey{}).(*Batch)
-	return b
 }
 
 // Flush writes what the batch holds, one write per upstream.
@@ -133,25 +120,13 @@ func (t *pipeTransport) flushHeld() {
 // carried a huge request is let go.
 const maxKeptBatch = 64 << 10
 
-// A Flusher writes out what it has held back. Under [WithFlusher], the
-// done function of [Client.Send] may hold its output (an answer to a
-// client) rather than write it, and f.Flush is always called after done:
-// at once, or, when done ran on the connection's reader, once that reader
-// has delivered everything it has read. Answers that arrive together thus
-// leave in one write. Flush must not block.
+// A Flusher writes out what it has held back. Given as
+// [CallOptions].Flusher, the done function of [Client.Send] may hold its
+// output (an answer to a client) rather than write it, and f.Flush is
+// always called after done: at once, or, when done ran on the
+// connection's reader, once that reader has delivered everything it has
+// read. Answers that arrive together thus leave in one write. Flush must
+// not block.
 type Flusher interface {
 	Flush()
-}
-
-type flusherKey struct{}
-
-// WithFlusher returns a context under which [Client.Send] flushes f after
-// its done function, as [Flusher] says.
-func WithFlusher(ctx context.Context, f Flusher) context.Context {
-	return context.WithValue(ctx, flusherKey{}, f)
-}
-
-func flusherOf(ctx context.Context) Flusher {
-	f, _ := ctx.Value(flusherKey{}).(Flusher)
-	return f
 }

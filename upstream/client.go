@@ -574,14 +574,23 @@ func (c *Client) countLocked() {
 
 // Request sends one request to the server and returns its raw result.
 // params are sent as they are. A JSON-RPC error from the server is an
-// [*RPCError].
+// [*RPCError]. It is [Client.RequestWith] with no options.
 //
 // The server's limits apply: beyond maxConcurrent calls in flight it waits
 // its turn; a call that runs out of callTimeout (restarted by each
 // progress notification for it) or maxCallTime, waiting included, returns
 // a [*TimeoutError] and the server is sent notifications/cancelled.
 func (c *Client) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	ctx, stop := c.limitCall(ctx, method, params)
+	return c.RequestWith(ctx, method, params, nil)
+}
+
+// RequestWith is [Client.Request] with what the request carries beside
+// its params: where its progress goes and whether an input_required
+// result passes as it came. Batch and Flusher are for Send and ignored
+// here. A nil opts is Request.
+func (c *Client) RequestWith(ctx context.Context, method string, params json.RawMessage, opts *CallOptions) (json.RawMessage, error) {
+	o := optionsOf(opts)
+	ctx, lc, stop := c.limitCall(ctx, method, params)
 	defer stop()
 	if err := c.slots.acquire(ctx); err != nil {
 		if te := timeoutCause(ctx); te != nil {
@@ -590,7 +599,7 @@ func (c *Client) Request(ctx context.Context, method string, params json.RawMess
 		return nil, err
 	}
 	defer c.slots.release()
-	res, err := c.request(ctx, method, params)
+	res, err := c.request(ctx, lc, o, method, params)
 	if err != nil {
 		if te := timeoutCause(ctx); te != nil {
 			return nil, te
@@ -599,7 +608,10 @@ func (c *Client) Request(ctx context.Context, method string, params json.RawMess
 	return res, err
 }
 
-func (c *Client) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// request sends one request and waits for its answer, answering a modern
+// server's input_required unless o passes it. touch is the request's
+// limits, which progress for it keeps alive; nil when it has none.
+func (c *Client) request(ctx context.Context, touch *limitedCall, o CallOptions, method string, params json.RawMessage) (json.RawMessage, error) {
 	cn, err := c.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -608,10 +620,10 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 	if isSubscription(method) && cn.modern() {
 		return c.subscribeModern(cn, method, params)
 	}
-	res, err := cn.request(ctx, method, params)
+	res, err := cn.call(ctx, touch, o.Progress, method, params)
 	res, err = c.settle(ctx, cn, method, params, res, err)
-	if err == nil && answersInput(ctx, cn, res) {
-		return c.resolveInput(ctx, method, params, res)
+	if err == nil && answersInput(cn, o.PassInput, res) {
+		return c.resolveInput(ctx, touch, o, method, params, res)
 	}
 	return res, err
 }

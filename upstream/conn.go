@@ -312,18 +312,25 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 // own integer ids can never collide with. A cancelled ctx sends
 // notifications/cancelled for that id, in the background.
 func (cn *conn) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return cn.call(ctx, nil, nil, method, params)
+}
+
+// call is request for a client's call: touch is the call's limits, which
+// progress for it keeps alive (nil: none), and progress is where the
+// server's progress for it goes (CallOptions.Progress; nil: dropped).
+func (cn *conn) call(ctx context.Context, touch *limitedCall, progress func(json.RawMessage), method string, params json.RawMessage) (json.RawMessage, error) {
 	if pipe, ok := cn.tr.(*pipeTransport); ok {
 		type reply struct {
 			res json.RawMessage
 			err error
 		}
 		ch := make(chan reply, 1)
-		cn.start(ctx, pipe, nil, keepAlive(ctx), method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
+		cn.start(ctx, pipe, touch, CallOptions{Progress: progress}, method, params, func(res json.RawMessage, err error) { ch <- reply{res, err} })
 		r := <-ch
 		return r.res, r.err
 	}
 	id := cn.nextID()
-	params, routed := cn.routeProgress(ctx, id, keepAlive(ctx), params)
+	params, routed := cn.routeProgress(id, touch, progress, params)
 	defer cn.unroute(id, routed)
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)

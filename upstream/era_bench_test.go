@@ -47,7 +47,7 @@ func BenchmarkCallEra(b *testing.B) {
 	ctx := context.Background()
 	done := make(chan error, 1)
 	call := func(c *Client) {
-		_, ok := c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { done <- err })
+		_, ok := c.Send(ctx, "tools/call", params, nil, func(_ json.RawMessage, err error) { done <- err })
 		if !ok {
 			b.Fatal("Send refused a connected stdio server")
 		}

@@ -295,7 +295,7 @@ func TestEraStdio(t *testing.T) {
 // TestInputRequired: a modern server's input_required result is answered
 // through OnServerRequest (as a legacy upstream's elicitation/create would
 // be), round after round, and the call returns the final result; under
-// PassInputRequired the caller gets the input_required result as it came.
+// PassInput the caller gets the input_required result as it came.
 func TestInputRequired(t *testing.T) {
 	t.Parallel()
 	s := startGoSDKServer(t, modernOnly)
@@ -321,9 +321,9 @@ func TestInputRequired(t *testing.T) {
 		t.Errorf("the client was asked %q, want %q", asked, want)
 	}
 
-	ctx, cancel := context.WithTimeout(upstream.PassInputRequired(context.Background()), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := c.Request(ctx, "tools/call", toolParams(t, "confirm", map[string]any{}))
+	raw, err := c.RequestWith(ctx, "tools/call", toolParams(t, "confirm", map[string]any{}), &upstream.CallOptions{PassInput: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,10 +334,10 @@ func TestInputRequired(t *testing.T) {
 	}
 	json.Unmarshal(raw, &res)
 	if res.ResultType != "input_required" || res.RequestState != "round-1" || res.InputRequests["first-question"] == nil {
-		t.Errorf("under PassInputRequired: %s, want the input_required result as it came", truncate(raw))
+		t.Errorf("with PassInput: %s, want the input_required result as it came", truncate(raw))
 	}
 	if len(asked) != 2 {
-		t.Errorf("the client was asked again under PassInputRequired: %q", asked)
+		t.Errorf("the client was asked again with PassInput: %q", asked)
 	}
 }
 
@@ -406,7 +406,7 @@ func TestModernProgress(t *testing.T) {
 	var tokens []string
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ctx = upstream.WithProgress(ctx, func(p json.RawMessage) {
+	progress := func(p json.RawMessage) {
 		var n struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
 		}
@@ -414,8 +414,9 @@ func TestModernProgress(t *testing.T) {
 		mu.Lock()
 		tokens = append(tokens, string(n.ProgressToken))
 		mu.Unlock()
-	})
-	raw, err := c.Request(ctx, "tools/call", json.RawMessage(`{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":"mine"}}`))
+	}
+	raw, err := c.RequestWith(ctx, "tools/call", json.RawMessage(`{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":"mine"}}`),
+		&upstream.CallOptions{Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,14 +65,14 @@ func TestEverythingRelaysServerRequests(t *testing.T) {
 			resultSeen := false
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			ctx = upstream.WithProgress(ctx, func(p json.RawMessage) {
+			callOpts := &upstream.CallOptions{Progress: func(p json.RawMessage) {
 				if resultSeen {
 					t.Errorf("progress after the result: %s", p)
 				}
 				progress = append(progress, string(p))
-			})
+			}}
 			params := `{"name":"trigger-long-running-operation","arguments":{"duration":0.3,"steps":3},"_meta":{"progressToken":"tok-1"}}`
-			raw, err := c.Request(ctx, "tools/call", json.RawMessage(params))
+			raw, err := c.RequestWith(ctx, "tools/call", json.RawMessage(params), callOpts)
 			resultSeen = true
 			if err != nil {
 				t.Fatalf("long-running operation: %v", err)

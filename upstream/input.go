@@ -20,18 +20,7 @@ import (
 // and the requestState as it came (SEP-2322). Over mcpx, a legacy client
 // is asked the questions as the server-initiated requests a legacy
 // upstream would send (Options.OnServerRequest); a modern client gets
-// the result as it is and retries itself ([PassInputRequired]).
-
-type passInputKey struct{}
-
-// PassInputRequired returns a context under which a request to a modern
-// server returns an input_required result as it came, for a caller that
-// speaks the modern era itself and answers it by retrying. Without it,
-// mcpx asks the questions through Options.OnServerRequest and retries
-// for the caller.
-func PassInputRequired(ctx context.Context) context.Context {
-	return context.WithValue(ctx, passInputKey{}, true)
-}
+// the result as it is and retries itself ([CallOptions].PassInput).
 
 // maxInputRounds bounds the rounds of one request: a server that keeps
 // asking (or keeps shedding load with no questions) fails the request.
@@ -49,13 +38,9 @@ func needsInput(res json.RawMessage) bool {
 
 // answersInput reports whether the request's result must be answered by
 // mcpx before it returns: the server is modern, the result asks for
-// input, and the caller did not ask for it as it is.
-func answersInput(ctx context.Context, cn *conn, res json.RawMessage) bool {
-	if !cn.modern() || !needsInput(res) {
-		return false
-	}
-	pass, _ := ctx.Value(passInputKey{}).(bool)
-	return !pass
+// input, and the caller did not ask for it as it is (pass).
+func answersInput(cn *conn, pass bool, res json.RawMessage) bool {
+	return !pass && cn.modern() && needsInput(res)
 }
 
 // inputRequest is one question of an input_required result.
@@ -69,8 +54,8 @@ type inputRequest struct {
 // server gives a result that is not input_required. params are the
 // request's own (never those of a retry), so that each retry carries the
 // latest round's answers and requestState only: a round without a
-// requestState sends none.
-func (c *Client) resolveInput(ctx context.Context, method string, params, res json.RawMessage) (json.RawMessage, error) {
+// requestState sends none. touch and o are the request's (see request).
+func (c *Client) resolveInput(ctx context.Context, touch *limitedCall, o CallOptions, method string, params, res json.RawMessage) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		if round > maxInputRounds {
 			return nil, fmt.Errorf("%s: the server still asks for input after %d rounds", method, maxInputRounds)
@@ -93,14 +78,14 @@ func (c *Client) resolveInput(ctx context.Context, method string, params, res js
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot add the answers to the request's params: %w", method, err)
 		}
-		res, err = c.request(ctx, method, retry)
+		res, err = c.request(ctx, touch, o, method, retry)
 		if err != nil {
 			return nil, err
 		}
 		c.mu.Lock()
 		cn := c.conn
 		c.mu.Unlock()
-		if cn == nil || !answersInput(ctx, cn, res) {
+		if cn == nil || !answersInput(cn, o.PassInput, res) {
 			return res, nil
 		}
 	}

@@ -45,15 +45,6 @@ func (e *TimeoutError) Error() string {
 // the call's context reports.
 func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
-type keepAliveKey struct{}
-
-// keepAlive returns what a progress notification for the request under
-// ctx restarts the callTimeout of; nil when the request has none.
-func keepAlive(ctx context.Context) *limitedCall {
-	lc, _ := ctx.Value(keepAliveKey{}).(*limitedCall)
-	return lc
-}
-
 // callLimits applies a server's callTimeout and maxCallTime with one timer
 // for all its calls. A timer per call and per limit cost every call two
 // timers in the runtime's heap and, on a process that was idle between
@@ -117,34 +108,19 @@ func (l *callLimits) start(method string, params json.RawMessage) *limitedCall {
 	return lc
 }
 
-// limitedContext is the context of a call that waits under its limits:
-// it ends with a *TimeoutError as its cause when a limit runs out, and
-// carries the call for progress to keep alive (see keepAlive).
-type limitedContext struct {
-	context.Context
-	lc *limitedCall
-}
-
-func (c limitedContext) Value(key any) any {
-	if _, ok := key.(keepAliveKey); ok {
-		return c.lc
-	}
-	return c.Context.Value(key)
-}
-
 // limitCall applies the server's callTimeout and maxCallTime to one
 // request that waits for its answer: the returned context ends with a
-// *TimeoutError as its cause, and carries the keep-alive that progress for
-// the request calls. stop takes the call off the limits and releases its
-// context.
-func (c *Client) limitCall(ctx context.Context, method string, params json.RawMessage) (context.Context, func()) {
-	lc := c.limit(method, params)
+// *TimeoutError as its cause, and lc is what progress for the request
+// keeps alive, passed down with it (nil when the server has neither
+// limit). stop takes the call off the limits and releases its context.
+func (c *Client) limitCall(ctx context.Context, method string, params json.RawMessage) (_ context.Context, lc *limitedCall, stop func()) {
+	lc = c.limit(method, params)
 	if lc == nil {
-		return ctx, func() {}
+		return ctx, nil, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	lc.onEnd(func(err error) { cancel(err) })
-	return limitedContext{ctx, lc}, func() {
+	return ctx, lc, func() {
 		lc.stop()
 		cancel(nil)
 	}

@@ -93,15 +93,15 @@ func TestCallLimitsOneTimer(t *testing.T) {
 
 func testCallLimitsOneTimer(t *testing.T) {
 	c := &Client{limits: newCallLimits("s", config.Limits{CallTimeout: 300 * time.Millisecond})}
-	call := func(name string) (context.Context, func()) {
+	call := func(name string) (context.Context, *limitedCall, func()) {
 		return c.limitCall(context.Background(), "tools/call", json.RawMessage(`{"name":"`+name+`"}`))
 	}
-	a, stopA := call("a")
+	a, _, stopA := call("a")
 	defer stopA()
-	b, stopB := call("b")
+	b, lcB, stopB := call("b")
 	defer stopB()
-	_, stopEnded := call("ended")
-	cc, stopC := call("c")
+	_, _, stopEnded := call("ended")
+	cc, _, stopC := call("c")
 	defer stopC()
 	stopEnded()
 	c.limits.mu.Lock()
@@ -118,7 +118,7 @@ func testCallLimitsOneTimer(t *testing.T) {
 			case <-alive:
 				return
 			case <-time.After(20 * time.Millisecond):
-				keepAlive(b).keepAlive()
+				lcB.keepAlive()
 			}
 		}
 	}()
@@ -137,7 +137,7 @@ func testCallLimitsOneTimer(t *testing.T) {
 
 	// Every call is over: the timer fired with nothing left. A new call
 	// sets it again.
-	later, stopLater := call("later")
+	later, _, stopLater := call("later")
 	defer stopLater()
 	done(t, later, "a call after the timer went idle")
 	if got := timedOut(later); got != "callTimeout later" {
@@ -146,9 +146,9 @@ func testCallLimitsOneTimer(t *testing.T) {
 
 	// maxCallTime caps a call whatever its progress.
 	c = &Client{limits: newCallLimits("s", config.Limits{CallTimeout: time.Hour, MaxCallTime: 200 * time.Millisecond})}
-	capped, stopCapped := call("capped")
+	capped, lcCapped, stopCapped := call("capped")
 	defer stopCapped()
-	keepAlive(capped).keepAlive()
+	lcCapped.keepAlive()
 	done(t, capped, "capped")
 	if got := timedOut(capped); got != "maxCallTime capped" {
 		t.Errorf("capped ended with %q", got)

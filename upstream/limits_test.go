@@ -66,15 +66,15 @@ func TestCallTimeoutProgress(t *testing.T) {
 	// With the caller's own token its progress is still relayed.
 	var mu sync.Mutex
 	var tokens []string
-	ctx := upstream.WithProgress(context.Background(), func(p json.RawMessage) {
+	opts := &upstream.CallOptions{Progress: func(p json.RawMessage) {
 		var v struct{ ProgressToken string }
 		json.Unmarshal(p, &v)
 		mu.Lock()
 		tokens = append(tokens, v.ProgressToken)
 		mu.Unlock()
-	})
+	}}
 	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":1500,"steps":15},"_meta":{"progressToken":"mine"}}`)
-	if _, err := c.Request(ctx, "tools/call", params); err != nil {
+	if _, err := c.RequestWith(context.Background(), "tools/call", params, opts); err != nil {
 		t.Fatalf("sleep with progress: %v", err)
 	}
 	mu.Lock()
@@ -123,9 +123,9 @@ func TestMaxConcurrent(t *testing.T) {
 	running := make(chan struct{}, 100)
 	go func() {
 		// Alive through progress, and holding the only slot for 3s.
-		ctx := upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} })
-		_, err := c1.Request(ctx, "tools/call",
-			json.RawMessage(`{"name":"sleep","arguments":{"ms":3000,"steps":60},"_meta":{"progressToken":1}}`))
+		opts := &upstream.CallOptions{Progress: func(json.RawMessage) { running <- struct{}{} }}
+		_, err := c1.RequestWith(context.Background(), "tools/call",
+			json.RawMessage(`{"name":"sleep","arguments":{"ms":3000,"steps":60},"_meta":{"progressToken":1}}`), opts)
 		busy <- err
 	}()
 	select {
@@ -156,7 +156,7 @@ func sendCancelable(t *testing.T, c *upstream.Client, ctx context.Context, tool 
 	t.Helper()
 	ch := make(chan error, 1)
 	params := json.RawMessage(`{"name":"` + tool + `","arguments":` + args + `}`)
-	cancel, ok := c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { ch <- err })
+	cancel, ok := c.Send(ctx, "tools/call", params, nil, func(_ json.RawMessage, err error) { ch <- err })
 	if !ok {
 		t.Fatalf("Send refused a call to a connected stdio server")
 	}
@@ -174,10 +174,11 @@ func TestSendCancel(t *testing.T) {
 	srv.MaxConcurrent = 1 // and no callTimeout: cancel is the only way out
 	c := connect(t, srv, nil)
 	running := make(chan struct{}, 100)
-	ctx := context.WithoutCancel(upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} }))
+	ctx := context.WithoutCancel(context.Background())
+	opts := &upstream.CallOptions{Progress: func(json.RawMessage) { running <- struct{}{} }}
 	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":60000,"steps":600},"_meta":{"progressToken":1}}`)
 	busy := make(chan error, 1)
-	stopBusy, ok := c.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { busy <- err })
+	stopBusy, ok := c.Send(ctx, "tools/call", params, opts, func(_ json.RawMessage, err error) { busy <- err })
 	if !ok {
 		t.Fatal("Send refused the first call")
 	}
@@ -245,10 +246,10 @@ func TestSendMaxConcurrent(t *testing.T) {
 	one.CallTimeout = 500 * time.Millisecond
 	c1 := connect(t, one, nil)
 	running := make(chan struct{}, 100)
-	ctx := upstream.WithProgress(context.Background(), func(json.RawMessage) { running <- struct{}{} })
+	opts := &upstream.CallOptions{Progress: func(json.RawMessage) { running <- struct{}{} }}
 	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":3000,"steps":60},"_meta":{"progressToken":1}}`)
 	busy := make(chan error, 1)
-	if _, ok := c1.Send(ctx, "tools/call", params, func(_ json.RawMessage, err error) { busy <- err }); !ok {
+	if _, ok := c1.Send(context.Background(), "tools/call", params, opts, func(_ json.RawMessage, err error) { busy <- err }); !ok {
 		t.Fatal("Send refused the first call")
 	}
 	select {
@@ -290,7 +291,7 @@ func TestSendTimeoutRaces(t *testing.T) {
 	wg.Add(n)
 	for i := range n {
 		params := json.RawMessage(fmt.Sprintf(`{"name":"sleep","arguments":{"ms":%d}}`, i%10))
-		_, sent := c.Send(context.Background(), "tools/call", params, func(_ json.RawMessage, err error) {
+		_, sent := c.Send(context.Background(), "tools/call", params, nil, func(_ json.RawMessage, err error) {
 			if ended[i].Add(1) != 1 {
 				t.Errorf("call %d ended twice, the second time with %v", i, err)
 				return

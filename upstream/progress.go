@@ -2,24 +2,10 @@ package upstream
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 
 	"github.com/mcpx/mcpx/rawjson"
 )
-
-type progressKey struct{}
-
-// WithProgress returns a context under which a request that carries
-// _meta.progressToken has its progress relayed: the upstream sees a token
-// of mcpx's own, unique per request, so two calls can never mix, and each
-// notifications/progress it sends for that token reaches report with the
-// caller's token put back. report runs on the connection's reader, before
-// the response of the same request is delivered, so progress keeps its
-// place ahead of the result; it must not call the upstream.
-func WithProgress(ctx context.Context, report func(params json.RawMessage)) context.Context {
-	return context.WithValue(ctx, progressKey{}, report)
-}
 
 // progressRoute is where one upstream token's progress goes.
 type progressRoute struct {
@@ -30,12 +16,12 @@ type progressRoute struct {
 
 // routeProgress swaps the caller's progress token in params for one of
 // the connection's own, the request's id (unique on the connection, and
-// made already), and registers the route. A request under a callTimeout
+// made already), and registers the route to report (CallOptions.Progress;
+// nil: none). A request under a callTimeout
 // (touch) gets a token even when the caller sent none, so that a server
 // reporting progress keeps its call alive. It returns params as they are,
 // and false, when there is nothing to route; unroute undoes it.
-func (cn *conn) routeProgress(ctx context.Context, id string, touch *limitedCall, params json.RawMessage) (json.RawMessage, bool) {
-	report, _ := ctx.Value(progressKey{}).(func(json.RawMessage))
+func (cn *conn) routeProgress(id string, touch *limitedCall, report func(json.RawMessage), params json.RawMessage) (json.RawMessage, bool) {
 	if report == nil && touch == nil || len(params) == 0 {
 		return params, false
 	}

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -30,7 +29,7 @@ func TestRouteProgressOwnToken(t *testing.T) {
 		`{"name":"echo","_meta":{"a":[1,{"progressToken":2}],"progressToken":"caller" ,"b":{}}}`,
 	} {
 		const id = "mcpx-7"
-		got, routed := cn.routeProgress(context.Background(), id, lc, json.RawMessage(params))
+		got, routed := cn.routeProgress(id, lc, nil, json.RawMessage(params))
 		if !json.Valid(got) {
 			t.Fatalf("%s -> invalid JSON %s", params, got)
 		}

@@ -12,9 +12,10 @@ import (
 // the path of calls from mcpx's serving loop to servers over stdio.
 
 // Send sends a request without waiting for its answer, when the server
-// is connected over stdio. done gets what [Client.Request] would return,
-// exactly once, usually on the connection's reader, so it must not
-// block. The same limits apply: past maxConcurrent the request waits in
+// is connected over stdio. done gets what [Client.RequestWith] would
+// return with opts, exactly once, usually on the connection's reader, so
+// it must not block; opts.Batch and opts.Flusher apply here only (see
+// [CallOptions]). The same limits apply: past maxConcurrent the request waits in
 // line with Request's, without a goroutine, and is written by whichever
 // call frees a slot; ctx ending, callTimeout or maxCallTime take it out
 // of the line or cancel it.
@@ -31,7 +32,7 @@ import (
 // for the serving loop: answering a call there needs no goroutine of its
 // own and no hand-off from the reader to it, the largest costs of a call
 // after the pipe syscalls.
-func (c *Client) Send(ctx context.Context, method string, params json.RawMessage,
+func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, opts *CallOptions,
 	done func(json.RawMessage, error)) (cancel func(cause error), ok bool) {
 	c.mu.Lock()
 	cn := c.conn
@@ -45,7 +46,8 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	}
 	c.begin()
 	c.mu.Unlock()
-	batch := batchOf(ctx) // only while this goroutine sends: not for a later turn
+	o := optionsOf(opts) // o.Batch only while this goroutine sends: not for a later turn
+	pass, flusher, progress := o.PassInput, o.Flusher, o.Progress
 	lc := c.limits.start(method, params)
 	touch := lc // what progress keeps alive
 	if c.limits.none() {
@@ -56,16 +58,16 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		c.slots.release()
 		c.release()
 		res, err = c.settle(ctx, cn, method, params, res, err)
-		if err == nil && answersInput(ctx, cn, res) {
+		if err == nil && answersInput(cn, pass, res) {
 			// A modern server asks the client for input: rare, and
 			// it waits for a person, so not on the reader, which then
 			// flushes nothing done writes: this goroutine does.
 			go func() {
-				ctx, stop := c.limitCall(ctx, method, params)
+				ctx, lc, stop := c.limitCall(ctx, method, params)
 				defer stop()
-				done(c.resolveInput(ctx, method, params, res))
-				if f := flusherOf(ctx); f != nil {
-					f.Flush()
+				done(c.resolveInput(ctx, lc, CallOptions{Progress: progress}, method, params, res))
+				if flusher != nil {
+					flusher.Flush()
 				}
 			}()
 			return
@@ -73,17 +75,18 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 		done(res, err)
 	}
 	if c.slots.tryAcquire() {
-		lc.onEnd(cn.start(ctx, pipe, batch, touch, method, params, finish))
+		lc.onEnd(cn.start(ctx, pipe, touch, o, method, params, finish))
 		return lc.cancel, true
 	}
-	c.sendInLine(ctx, cn, pipe, batch, lc, touch, method, params, finish, done)
+	c.sendInLine(ctx, cn, pipe, o, lc, touch, method, params, finish, done)
 	return lc.cancel, true
 }
 
 // sendInLine is Send past maxConcurrent: the request waits in line, with
 // no goroutine, and is started by whichever call frees a slot. Until then
-// ctx ending or a limit running out take it out of the line.
-func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, batch *Batch, lc, touch *limitedCall, method string,
+// ctx ending or a limit running out take it out of the line. o.Batch is
+// used only if it starts at once, on the sending goroutine.
+func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, o CallOptions, lc, touch *limitedCall, method string,
 	params json.RawMessage, finish, done func(json.RawMessage, error)) {
 	var stopWaiting, withdrawing atomic.Pointer[func() bool]
 	giveUp := func(err error) {
@@ -100,10 +103,12 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 		if unwait := stopWaiting.Load(); unwait != nil {
 			(*unwait)() // else its goroutine would start when the call ends
 		}
-		lc.onEnd(cn.start(ctx, pipe, nil, touch, method, params, finish))
+		later := o
+		later.Batch = nil // the sender's batch is not this goroutine's
+		lc.onEnd(cn.start(ctx, pipe, touch, later, method, params, finish))
 	})
 	if now {
-		lc.onEnd(cn.start(ctx, pipe, batch, touch, method, params, finish))
+		lc.onEnd(cn.start(ctx, pipe, touch, o, method, params, finish))
 		return
 	}
 	withdrawing.Store(&withdraw)
@@ -116,17 +121,18 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 	}
 }
 
-// start sends a raw request over a stdio pipe, or leaves it in batch when
-// that is not nil, and returns without waiting: done gets the result or
-// error exactly once when the answer comes (on the pipe's reader, so it
-// must not block), the transport ends, or ctx does, which also sends
-// notifications/cancelled. touch is the call's limits, which progress
-// for it keeps alive; nil when it has none.
+// start sends a raw request over a stdio pipe, or leaves it in o.Batch
+// when that is not nil, and returns without waiting: done gets the result
+// or error exactly once when the answer comes (on the pipe's reader, so
+// it must not block), the transport ends, or ctx does, which also sends
+// notifications/cancelled; o.Flusher, if any, is flushed after it. touch
+// is the call's limits, which progress for it keeps alive; nil when it
+// has none. o.Progress gets the server's progress for it.
 //
 // The returned abort ends the request when a limit runs out (with the
 // *TimeoutError) or its caller cancels it, as ctx ending would; an answer
 // that came first wins.
-func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, touch *limitedCall, method string,
+func (cn *conn) start(ctx context.Context, pipe *pipeTransport, touch *limitedCall, o CallOptions, method string,
 	params json.RawMessage, done func(json.RawMessage, error)) (abort func(error)) {
 	if err := ctx.Err(); err != nil {
 		done(nil, err)
@@ -134,7 +140,7 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 	}
 	key := cn.ownID(`"mcpx-`, `"`) // the id as JSON, which pending is keyed by
 	id := key[1 : len(key)-1]
-	params, routed := cn.routeProgress(ctx, id, touch, params)
+	params, routed := cn.routeProgress(id, touch, o.Progress, params)
 	if m := cn.meta.Load(); m != nil {
 		params = spliceMeta(params, *m)
 	} else if cn.protocol != "" {
@@ -147,7 +153,7 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 			stopWatch()
 		}
 		cn.unroute(id, routed)
-		f := flusherOf(ctx)
+		f := o.Flusher
 		if err != nil {
 			// Rare, and outcome may wait a moment for the exit status
 			// of a child that died: not on the reader.
@@ -176,7 +182,7 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, batch *Batch, to
 		})
 		defer close(watching)
 	}
-	pipe.start(ctx, batch, key, line, finish)
+	pipe.start(ctx, o.Batch, key, line, finish)
 	return func(cause error) {
 		if pipe.forget(key) {
 			finish(nil, aborted{cause})

@@ -195,7 +195,7 @@ func (s *Server) sendDirect(ctx context.Context, req *Request, t target, notify 
 	if !ok || req.Method != "tools/call" {
 		return nil, false
 	}
-	peer := &Peer{Meta: req.Meta, method: req.Method, ask: refuse, notify: notify}
+	peer := &Peer{Meta: req.Meta, method: req.Method, ask: refuse, notify: notify, Via: req.Via}
 	if peer.CanAsk() {
 		return nil, false
 	}
@@ -220,7 +220,7 @@ func refuse(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 func (s *Server) start(ctx context.Context, req *Request, t target, params json.RawMessage, route string, notify func([]byte), respond Respond) (cancel func(error)) {
 	c := &call{s: s, method: req.Method, target: t.key(), args: t.args, caps: req.Meta.Capabilities}
 	peer := &Peer{Meta: req.Meta, method: req.Method, ask: c.asked, notify: c.forward, progress: c.progress,
-		Route: route, SetRoute: c.setRoute}
+		Route: route, SetRoute: c.setRoute, Via: req.Via}
 	cancel = c.attach(ctx, req.Meta.ProgressToken, notify, respond)
 	cctx := ctx
 	if ctx.Done() != nil {

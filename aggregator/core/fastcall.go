@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // sendCall starts a tools/call of an upstream tool straight from the
@@ -25,9 +24,7 @@ func (s *Session) sendCall(ctx context.Context, m Message, done func(json.RawMes
 	if m.Method != "tools/call" {
 		return nil, false
 	}
-	// What the catalog needs of the client and the outbox's flusher come
-	// with ctx (requestContext); the batch only for this send, on the
-	// read loop.
-	ctx = upstream.WithBatch(ctx, &s.batch) // flushed by FlushBatch
+	// The call carries the client's Options: progress, the read loop's
+	// batch (flushed by FlushBatch) and the outbox as its flusher.
 	return s.cat.Send(ctx, s.client, m.Method, m.Params, done)
 }

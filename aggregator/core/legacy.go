@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/telemetry"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // Legacy is the catalog as a legacy session (one that began with
@@ -16,10 +17,8 @@ import (
 type Legacy interface {
 	// Join makes c a client of the catalog until leave is called: what
 	// the catalog's sources ask of a client, their notifications and
-	// their list changes may reach c meanwhile. It returns ctx with what
-	// the catalog needs of c on every request; the session's requests
-	// run under it.
-	Join(ctx context.Context, c *Client) (reqCtx context.Context, leave func(), err error)
+	// their list changes may reach c meanwhile.
+	Join(c *Client) (leave func(), err error)
 	// Ready returns once the catalog can answer the list method in
 	// full, or ctx is done.
 	Ready(ctx context.Context, method string)
@@ -111,6 +110,19 @@ func (c *Client) ListChanged(lists ...List) { c.s.listChanged(lists) }
 
 // ElicitURL reports whether the client declared URL-mode elicitation.
 func (c *Client) ElicitURL() bool { return c.s.elicitURL() }
+
+// Progress relays a source's notifications/progress to the client, on
+// the stream of the request whose progressToken it names (the session
+// knows each request's token from the request itself); progress for a
+// token no request in flight declared is dropped, as the protocol says.
+func (c *Client) Progress(params json.RawMessage) { c.s.progressOf(params) }
+
+// Options are what a call the session sends without waiting (Legacy.Send,
+// from its read loop only) carries to an upstream: its progress
+// (Progress), the read loop's batch, which the loop flushes before it
+// waits to read, and the session's output as the flusher of answers held
+// on an upstream's reader. The catalog must not change them.
+func (c *Client) Options() *upstream.CallOptions { return &c.s.send }
 
 // Spawn runs f on its own goroutine until the client is gone; the
 // session waits for it before it ends.

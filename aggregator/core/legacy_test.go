@@ -10,9 +10,6 @@ import (
 	"time"
 )
 
-// joinedKey marks the context Join returned.
-type joinedKey struct{}
-
 // fakeLegacy is a catalog that answers from memory and records what the
 // session passed it.
 type fakeLegacy struct {
@@ -22,11 +19,11 @@ type fakeLegacy struct {
 	left        bool
 }
 
-func (f *fakeLegacy) Join(ctx context.Context, c *Client) (context.Context, func(), error) {
+func (f *fakeLegacy) Join(c *Client) (func(), error) {
 	f.mu.Lock()
 	f.joined = c
 	f.mu.Unlock()
-	return context.WithValue(ctx, joinedKey{}, c), func() {
+	return func() {
 		f.mu.Lock()
 		f.left = true
 		f.mu.Unlock()
@@ -39,10 +36,23 @@ func (f *fakeLegacy) List(_ context.Context, method string) (json.RawMessage, er
 	return json.RawMessage(`{"listed":` + quote(method) + `}`), nil
 }
 
-// Call answers with the method, when ctx is the one Join returned for c.
-func (f *fakeLegacy) Call(ctx context.Context, c *Client, method string, _ json.RawMessage) (json.RawMessage, *Error) {
-	if ctx.Value(joinedKey{}) != c {
-		return nil, &Error{Code: CodeInternalError, Message: "the call is not under its client's context"}
+// isJoined reports whether c is the client that joined.
+func (f *fakeLegacy) isJoined(c *Client) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return c != nil && c == f.joined
+}
+
+// Call answers with the method, when c is the client that joined. The
+// tool "progress" first reports progress as a source would: for the
+// request's own token, and for a token no request declared.
+func (f *fakeLegacy) Call(_ context.Context, c *Client, method string, params json.RawMessage) (json.RawMessage, *Error) {
+	if !f.isJoined(c) {
+		return nil, &Error{Code: CodeInternalError, Message: "the call is not its client's"}
+	}
+	if strings.Contains(string(params), `"progress"`) {
+		c.Progress(json.RawMessage(`{"progressToken":"p6","progress":1}`))
+		c.Progress(json.RawMessage(`{"progressToken":"other","progress":2}`))
 	}
 	return json.RawMessage(`{"called":` + quote(method) + `}`), nil
 }
@@ -51,8 +61,12 @@ func (f *fakeLegacy) Call(ctx context.Context, c *Client, method string, _ json.
 // as an upstream's reader would.
 func (f *fakeLegacy) Send(ctx context.Context, c *Client, _ string, params json.RawMessage,
 	done func(json.RawMessage, *Error)) (func(error), bool) {
-	if !strings.Contains(string(params), `"fast"`) || ctx.Value(joinedKey{}) != c {
+	if !strings.Contains(string(params), `"fast"`) || !f.isJoined(c) {
 		return nil, false
+	}
+	if o := c.Options(); o.Batch == nil || o.Flusher == nil || o.Progress == nil {
+		go done(nil, &Error{Code: CodeInternalError, Message: "the call's options lack the batch, flusher or progress"})
+		return func(error) {}, true
 	}
 	go done(json.RawMessage(`{"sent":true}`), nil)
 	return func(error) {}, true
@@ -69,10 +83,12 @@ func (f *fakeLegacy) RootsChanged() {}
 func (f *fakeLegacy) Modern() (*Server, error) { return NewServer(nil, nil) }
 
 // TestServeLegacy drives a legacy session over a catalog that is not the
-// aggregator: the session passes the one Client it joined with, and the
-// context Join returned, to every call; the transport gets each message
+// aggregator: the session passes the one Client it joined with to every
+// call, and what a call sent without waiting carries (Client.Options); the transport gets each message
 // with what it is; list changes reach the client only for a list it
-// fetched; and the client leaves the catalog when the session ends.
+// fetched; a source's progress goes to the stream of the request whose
+// token it names, found from the request, not read back from the
+// notification; and the client leaves the catalog when the session ends.
 func TestServeLegacy(t *testing.T) {
 	cat := &fakeLegacy{}
 	out := make(chan Routed, 64)
@@ -93,12 +109,19 @@ func TestServeLegacy(t *testing.T) {
 			`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
 			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}`,
 			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fast"}}`,
+			`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p6"}}}`,
 		} {
 			s.Handle(ParseMessage([]byte(line)))
 		}
 		s.FlushBatch()
-		for len(answers) < 5 {
-			next()
+		progress := map[string]string{} // stream: message
+		for len(answers) < 6 {
+			if m := next(); strings.Contains(string(m.Msg), "notifications/progress") {
+				progress[string(m.Of)] = string(m.Msg)
+			}
+		}
+		if !strings.Contains(progress["6"], `"p6"`) || !strings.Contains(progress[""], `"other"`) || len(progress) != 2 {
+			t.Errorf("progress by stream: %q; want p6's on request 6's stream and the undeclared token's on none", progress)
 		}
 		c := cat.joined
 		if c.ID() != "t1" || c.Name() != "tester" {
@@ -125,6 +148,7 @@ func TestServeLegacy(t *testing.T) {
 		"3": `"listed":"tools/list"`,
 		"4": `"called":"tools/call"`,
 		"5": `"sent":true`,
+		"6": `"called":"tools/call"`,
 	} {
 		if !strings.Contains(answers[id], want) {
 			t.Errorf("answer to %s: %s, want it to hold %s", id, answers[id], want)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // Peer is the modern client behind one request, as a source sees it.
@@ -23,6 +24,9 @@ type Peer struct {
 	// The route is signed into the requestState: no client can alter it.
 	// Nil where no retry can follow (completion/complete).
 	SetRoute func(route string)
+	// Via is the request's Request.Via, for the catalog's Sender, which
+	// uses it only while it sends.
+	Via *upstream.CallOptions
 	// method is the request's, for the error of a question it cannot
 	// carry.
 	method string

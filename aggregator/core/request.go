@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/upstream"
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // This file is how a legacy session answers one request: started from
@@ -30,6 +30,9 @@ func (s *Session) startRequest(ctx context.Context, m Message) {
 		return
 	}
 	s.inflight[key] = r
+	if !m.modern {
+		r.token = s.track(m)
+	}
 	s.wg.Add(1)
 	s.answering.Add(1)
 	s.mu.Unlock()
@@ -37,23 +40,12 @@ func (s *Session) startRequest(ctx context.Context, m Message) {
 	if s.tel != nil {
 		ctx, sendCtx, r.span = s.startRequestSpan(ctx, m)
 	}
-	if !m.modern && bytes.Contains(m.Params, []byte(`"progressToken"`)) {
-		// The request's progress is routed by its id, known here: the
-		// transport never reads the token back out of the notification.
-		// One scan of the bytes: most requests ask for no progress.
-		report := func(params json.RawMessage) { s.progress(m.ID, params) }
-		ctx, sendCtx = upstream.WithProgress(ctx, report), upstream.WithProgress(sendCtx, report)
-	}
 	if m.modern {
-		// Under the read loop's context, which never ends, and its
+		// Under the read loop's context, which never ends, and with its
 		// batch, as sendCall: a call the core sends from here (it sends
 		// only from here) is answered from the upstream's reader, and
 		// cancelled through the core.
-		ctx := sendCtx
-		if m.Method == "tools/call" {
-			ctx = upstream.WithBatch(ctx, &s.batch) // flushed by FlushBatch
-		}
-		r.started(s.serveModern(ctx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error, onReader bool) {
+		r.started(s.serveModern(sendCtx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error, onReader bool) {
 			s.answer(r, m, result, rpcErr, !onReader)
 		}))
 		return
@@ -84,6 +76,9 @@ func (s *Session) answer(r *running, m Message, result json.RawMessage, rpcErr *
 	// it has the answer.
 	s.mu.Lock()
 	delete(s.inflight, string(m.ID))
+	if r.token != "" {
+		delete(s.tokens, r.token)
+	}
 	s.mu.Unlock()
 	if result == nil && rpcErr == nil && forwarded[m.Method] {
 		// A source that answered nothing must not leave the client
@@ -104,7 +99,7 @@ func (s *Session) answer(r *running, m Message, result json.RawMessage, rpcErr *
 	case result != nil && wait:
 		s.out.result(m.ID, result)
 	case result != nil:
-		s.out.hold(m.ID, result) // flushed after: upstream.WithFlusher in sendCall
+		s.out.hold(m.ID, result) // flushed after: s.send's Flusher, in sendCall
 	}
 }
 
@@ -123,6 +118,7 @@ func (s *Session) serveModern(ctx context.Context, m Message, answer func(json.R
 		fail(e)
 		return func(error) {}
 	}
+	req.Via = &s.send // the batch and the flusher, for a call sent from here
 	return srv.Serve(ctx, req, s.out.notify, func(res json.RawMessage, e *Error, onReader bool) {
 		if e != nil {
 			answer(nil, e, onReader)
@@ -218,6 +214,47 @@ func (s *Session) listChanged(kinds []List) {
 // already carrying the client's token, ahead of the response it belongs
 // to. It runs on the upstream's reader, so it never waits (see
 // outbox.notify).
+// track records the progressToken of a request that has one, so that
+// the progress the sources send for it reaches the stream of that
+// request (progressOf); it returns the token as the key it is kept by,
+// "" for none. One scan of the bytes tells most requests, which ask for
+// no progress. s.mu is held.
+func (s *Session) track(m Message) string {
+	if !bytes.Contains(m.Params, []byte(`"progressToken"`)) {
+		return ""
+	}
+	meta, err := rawjson.Get(m.Params, "_meta")
+	if err != nil || len(meta) == 0 || meta[0] != '{' {
+		return ""
+	}
+	token, err := rawjson.Get(meta, "progressToken")
+	if err != nil || len(token) == 0 || string(token) == "null" {
+		return ""
+	}
+	if s.tokens == nil {
+		s.tokens = map[string]json.RawMessage{}
+	}
+	key := string(token)
+	if _, dup := s.tokens[key]; dup {
+		return "" // not unique, as the protocol requires: the first keeps it
+	}
+	s.tokens[key] = m.ID
+	return key
+}
+
+// progressOf relays a source's notifications/progress to the client, on
+// the stream of the request whose token it carries; nil Of (the session's
+// own stream, over HTTP) for a token no request in flight declared.
+func (s *Session) progressOf(params json.RawMessage) {
+	var of json.RawMessage
+	if token, err := rawjson.Get(params, "progressToken"); err == nil {
+		s.mu.Lock()
+		of = s.tokens[string(token)]
+		s.mu.Unlock()
+	}
+	s.progress(of, params)
+}
+
 func (s *Session) progress(of, params json.RawMessage) {
 	msg := make([]byte, 0, len(params)+64)
 	msg = append(msg, `{"jsonrpc":"2.0","method":"notifications/progress","params":`...)

@@ -20,6 +20,7 @@ type running struct {
 	cancelled bool
 	stop      func(cause error) // ends the work answering it; nil until that starts
 	span      telemetry.Request // its span and duration (telemetry.go)
+	token     string            // its progressToken, as Session.tokens keeps it; "": none
 }
 
 // started sets what ends the request's work; when the request was

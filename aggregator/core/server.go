@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // Catalog is what the core serves: the aggregator's merged catalog.
@@ -142,6 +143,11 @@ type Request struct {
 	Method string
 	Params json.RawMessage
 	Meta   Meta
+	// Via is what a call sent from a legacy session's read loop carries
+	// (its batch and its output as the flusher: Client.Options), passed
+	// through Peer.Via to the catalog's Sender; nil: nothing. Only the
+	// Sender reads it.
+	Via *upstream.CallOptions
 }
 
 // Decode checks a modern request's _meta and returns the request.

@@ -82,7 +82,8 @@ func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(
 		s.out = newRoutedOut(ctx, o.Route, o.Logger, o.MaxMessageBytes)
 	}
 	s.client = &Client{s: s}
-	joined, leave, err := cat.Join(ctx, s.client)
+	s.send = upstream.CallOptions{Progress: s.progressOf, Batch: &s.batch, Flusher: s.out}
+	leave, err := cat.Join(s.client)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(
 	// A read from a pipe cannot be interrupted, so the transport runs on
 	// its own and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
-	s.rctx = s.requestContext(joined)
+	s.rctx = ctx
 	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(s.rctx)
 	go func() { readErr <- run(s) }()
 	select {
@@ -175,13 +176,15 @@ type Session struct {
 	out    output
 	// ctx is the session's: it ends with it.
 	ctx context.Context
-	// rctx is what the session's requests run under (requestContext).
+	// rctx is what the session's requests run under.
 	rctx context.Context
 	// batch gathers the requests Handle sends (fastcall.go) until the
 	// transport calls FlushBatch; only the one goroutine handling
 	// messages uses it.
 	batch upstream.Batch
-	wg    sync.WaitGroup // requests and spawned tasks running
+	// send is what the calls the read loop sends carry (Client.Options).
+	send upstream.CallOptions
+	wg   sync.WaitGroup // requests and spawned tasks running
 	// answering counts the requests read and not yet answered; only
 	// Handle adds to it.
 	answering sync.WaitGroup
@@ -195,22 +198,15 @@ type Session struct {
 	inputEnded chan struct{}
 
 	mu       sync.Mutex
-	inflight map[string]*running     // by raw request id
+	inflight map[string]*running // by raw request id
+	// tokens are the requests in flight that asked for progress: the
+	// request's id by its progressToken as raw JSON.
+	tokens   map[string]json.RawMessage
 	closing  bool                    // no new requests start
 	initSeen atomic.Bool             // an initialize request was read
 	calls    map[string]chan Message // our requests to the client, by id
 	callSeq  int
 	listed   [numLists]bool // lists fetched since the last list_changed
-}
-
-// requestContext is ctx, which carries what the catalog needs of this
-// client (Legacy.Join), with what else every request carries: the output as the flusher of
-// answers held on an upstream's reader (fastcall.go). Set once for the
-// session rather than per request: each context.WithValue is an
-// allocation on every call. Where progress goes is set per request
-// (startRequest), for a request that asks for it.
-func (s *Session) requestContext(ctx context.Context) context.Context {
-	return upstream.WithFlusher(ctx, s.out)
 }
 
 // Message is a client's JSON-RPC message as a session handles it: the
