@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,7 +85,7 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 		return nil, false
 	}
 	l := c.begin(peer)
-	if bytes.Contains(params, []byte(`"progressToken"`)) {
+	if peer.Meta.ProgressToken != nil { // read with the rest of _meta: no scan of params
 		ctx = upstream.WithProgress(ctx, func(p json.RawMessage) { peer.Notify("notifications/progress", p) })
 	}
 	ctx = upstream.PassInputRequired(ctx) // passthrough.go

@@ -226,8 +226,15 @@ func trailing(b []byte, i int) error { return end(b, i, ErrNotObject) }
 // keyIs reports whether the quoted key q reads as key.
 func keyIs(q []byte, key string) bool {
 	inner := q[1 : len(q)-1]
+	if len(inner) <= len(key) {
+		// An escape is longer than what it stands for: a key written
+		// with one reads as key only when it is longer. Most keys
+		// compared are told here, in place, without a search for one
+		// (only a match is searched, in case key itself has a '\').
+		return string(inner) == key && bytes.IndexByte(inner, '\\') < 0
+	}
 	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == key // compared in place, not copied
+		return false
 	}
 	return keyString(q) == key
 }
