@@ -38,14 +38,24 @@ type listener struct {
 	// sess is the client's session, for the audit trail's client and
 	// session; nil when there is none.
 	sess *session
+	// idle, when set, reports that the listener stands for no client
+	// now, though it is among the listeners (quietClient between calls):
+	// nothing is routed to it then.
+	idle func() bool
 }
+
+// serving reports whether l stands for a client now (see idle).
+func (l *listener) serving() bool { return l.idle == nil || !l.idle() }
 
 // client returns a served client, or nil when none is connected.
 func (a *Aggregator) client() *listener {
 	var l *listener
 	a.listeners.Range(func(k, _ any) bool {
-		l = k.(*listener)
-		return false
+		if c := k.(*listener); c.serving() {
+			l = c
+			return false
+		}
+		return true
 	})
 	return l
 }
