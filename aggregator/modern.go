@@ -1,11 +1,11 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -42,6 +42,8 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 			return
 		}
 		m.quiet.l = quietListener(m.owner)
+		m.quiet.l.idle = func() bool { return m.quiet.calls.Load() == 0 }
+		a.listeners.Store(m.quiet.l, struct{}{})
 		m.srv, m.err = core.NewServer(coreCatalog{a}, &core.Options{
 			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
 			Capabilities: json.RawMessage(core.ServedCapabilities),
@@ -90,7 +92,7 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 	if via := peer.Via; via != nil {
 		opts.Batch, opts.Flusher = via.Batch, via.Flusher
 	}
-	if bytes.Contains(params, []byte(`"progressToken"`)) {
+	if peer.Meta.ProgressToken != nil { // read with the rest of _meta: no scan of params
 		opts.Progress = func(p json.RawMessage) { peer.Notify("notifications/progress", p) }
 	}
 	cancel, ok = a.sendTool(ctx, l, &opts, name, params, func(res json.RawMessage, err error) {
@@ -119,7 +121,8 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 func (c coreCatalog) begin(peer *core.Peer) *listener {
 	a := c.a
 	if !peer.CanAsk() && peer.Meta.LogLevel == "" {
-		return a.modern.quiet.begin(a)
+		a.modern.quiet.calls.Add(1)
+		return a.modern.quiet.l
 	}
 	l := c.listener(peer)
 	a.listeners.Store(l, struct{}{})
@@ -130,7 +133,7 @@ func (c coreCatalog) begin(peer *core.Peer) *listener {
 func (c coreCatalog) end(l *listener) {
 	a := c.a
 	if l == a.modern.quiet.l {
-		a.modern.quiet.end(a)
+		a.modern.quiet.calls.Add(-1)
 		return
 	}
 	a.listeners.Delete(l)
@@ -144,31 +147,15 @@ func (c coreCatalog) end(l *listener) {
 // listener while any such call is in flight, so that a source that asks
 // during one is refused as the client's own listener would refuse it,
 // not routed to another client.
+//
+// It stays among the Aggregator's listeners from the core's start, and
+// is idle (no client: listener.serving) while no such call is in flight,
+// rather than stored and deleted around each call: that churn was most
+// of what a modern call cost beyond a legacy one in the catalog
+// (BenchmarkEraCall).
 type quietClient struct {
-	l *listener
-
-	mu    sync.Mutex
-	calls int
-}
-
-// begin counts a call in and returns the listener.
-func (q *quietClient) begin(a *Aggregator) *listener {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.calls++; q.calls == 1 {
-		a.listeners.Store(q.l, struct{}{})
-	}
-	return q.l
-}
-
-// end counts a call out.
-func (q *quietClient) end(a *Aggregator) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.calls--; q.calls == 0 {
-		a.listeners.Delete(q.l)
-		a.callers.forget(q.l)
-	}
+	l     *listener
+	calls atomic.Int64 // in flight
 }
 
 // quietListener is quietClient's listener: it refuses every request as

@@ -50,6 +50,10 @@ type listener struct {
 	// proxy is the proxy tool as this client calls it (proxyFor); nil:
 	// made when used.
 	proxy *proxytool.Proxy
+	// idle, when set, reports that the listener stands for no client
+	// now, though it is among the listeners (quietClient between calls):
+	// nothing is routed to it then.
+	idle func() bool
 }
 
 // options is what a request made for l carries to an upstream; l may be
@@ -61,12 +65,18 @@ func (l *listener) options() upstream.CallOptions {
 	return upstream.CallOptions{Progress: l.progress, PassInput: l.passInput}
 }
 
+// serving reports whether l stands for a client now (see idle).
+func (l *listener) serving() bool { return l.idle == nil || !l.idle() }
+
 // client returns a served client, or nil when none is connected.
 func (a *Aggregator) client() *listener {
 	var l *listener
 	a.listeners.Range(func(k, _ any) bool {
-		l = k.(*listener)
-		return false
+		if c := k.(*listener); c.serving() {
+			l = c
+			return false
+		}
+		return true
 	})
 	return l
 }

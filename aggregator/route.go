@@ -157,7 +157,7 @@ func (o outgoing) drop() {
 
 // clientFor returns the served client that answers a request from server.
 func (a *Aggregator) clientFor(server string) *listener {
-	alive := func(l *listener) bool { _, ok := a.listeners.Load(l); return ok }
+	alive := func(l *listener) bool { _, ok := a.listeners.Load(l); return ok && l.serving() }
 	if l := a.callers.of(server, alive); l != nil {
 		return l
 	}

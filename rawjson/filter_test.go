@@ -23,3 +23,16 @@ func TestFilter(t *testing.T) {
 		t.Error("Filter of an array: no error")
 	}
 }
+
+func TestAppendFilter(t *testing.T) {
+	drop := func(k Key) bool { return k.Is("b") }
+	got, kept, err := AppendFilter([]byte(`"x":`), []byte(`{"a":1,"b":2,"c":3}`), drop)
+	if err != nil || string(got) != `"x":{"a":1,"c":3}` || kept != 2 {
+		t.Errorf("AppendFilter = %s, %d, %v", got, kept, err)
+	}
+	// On an error what was there stays, and nothing is added.
+	got, _, err = AppendFilter([]byte(`"x":`), []byte(`{"a":1,`), drop)
+	if err == nil || string(got) != `"x":` {
+		t.Errorf("AppendFilter of a cut object = %s, %v; want the prefix and an error", got, err)
+	}
+}

@@ -134,8 +134,14 @@ func Replace(b []byte, key string, value []byte) (out []byte, found bool, err er
 // drop names, and how many members it kept. Kept members keep their bytes
 // and their order.
 func Filter(b []byte, drop func(Key) bool) (out []byte, kept int, err error) {
-	out = make([]byte, 0, len(b))
-	out = append(out, '{')
+	return AppendFilter(make([]byte, 0, len(b)), b, drop)
+}
+
+// AppendFilter is Filter appending to dst, for a caller that writes the
+// object into a message it is building rather than copy it twice. On an
+// error dst is returned as it came.
+func AppendFilter(dst, b []byte, drop func(Key) bool) (out []byte, kept int, err error) {
+	out = append(dst, '{')
 	err = Scan(b, func(k Key, v []byte) bool {
 		if drop(k) {
 			return true
@@ -147,7 +153,10 @@ func Filter(b []byte, drop func(Key) bool) (out []byte, kept int, err error) {
 		kept++
 		return true
 	})
-	return append(out, '}'), kept, err
+	if err != nil {
+		return dst, 0, err
+	}
+	return append(out, '}'), kept, nil
 }
 
 // Set returns the object in b with its top-level member key set to value:
@@ -217,8 +226,15 @@ func trailing(b []byte, i int) error { return end(b, i, ErrNotObject) }
 // keyIs reports whether the quoted key q reads as key.
 func keyIs(q []byte, key string) bool {
 	inner := q[1 : len(q)-1]
+	if len(inner) <= len(key) {
+		// An escape is longer than what it stands for: a key written
+		// with one reads as key only when it is longer. Most keys
+		// compared are told here, in place, without a search for one
+		// (only a match is searched, in case key itself has a '\').
+		return string(inner) == key && bytes.IndexByte(inner, '\\') < 0
+	}
 	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == key // compared in place, not copied
+		return false
 	}
 	return keyString(q) == key
 }

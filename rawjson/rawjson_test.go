@@ -107,6 +107,30 @@ func TestScanKeys(t *testing.T) {
 	}
 }
 
+// TestKeyIs: a key reads as what it says, escapes decoded, whether it is
+// shorter, as long as or longer than the name it is compared with.
+func TestKeyIs(t *testing.T) {
+	for _, tc := range []struct {
+		q, key string
+		want   bool
+	}{
+		{`"_meta"`, "_meta", true},
+		{`"_met\u0061"`, "_meta", true},
+		{`"\u005fmeta"`, "_meta", true},
+		{`"_meta"`, "_met", false},
+		{`"_met"`, "_meta", false},
+		{`"_metb"`, "_meta", false},
+		{`"a\\b"`, `a\b`, true},
+		{`"a\nb"`, `a\nb`, false}, // a newline, not a backslash and an n
+		{`"a\nb"`, "a\nb", true},
+		{`""`, "", true},
+	} {
+		if got := Key(tc.q).Is(tc.key); got != tc.want {
+			t.Errorf("Key(%s).Is(%q) = %v, want %v", tc.q, tc.key, got, tc.want)
+		}
+	}
+}
+
 func TestScanBounds(t *testing.T) {
 	b := []byte(` { "a" : [1, {"b":2}] , "m":{"k":"}"} }`)
 	got := map[string]string{}

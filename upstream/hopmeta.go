@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -18,43 +19,89 @@ import (
 // hopKeys are the _meta members that describe one hop.
 var hopKeys = []string{metaProtocolVersion, metaClientCapabilities, metaClientInfo, metaLogLevel}
 
+// hopMark is in the params of nearly every request that carries a hop
+// key, and in those of no legacy client's: one substring scan tells.
+var hopMark = []byte(`"io.modelcontextprotocol/`)
+
 // withoutHopMeta returns params without hopKeys in its _meta, and without
 // a _meta left empty by that. Params that carry none (every legacy
 // client's) are returned as they are after one substring scan.
 func withoutHopMeta(params json.RawMessage) json.RawMessage {
-	if !bytes.Contains(params, []byte(`"io.modelcontextprotocol/`)) {
+	if !bytes.Contains(params, hopMark) {
 		return params
 	}
 	return withoutMeta(params, isHopKey)
 }
 
+// legacyRequestLine is requestLine of a request to a legacy server: the
+// params without hopKeys in their _meta, written straight into the line,
+// so that a modern client's request costs the one copy of its params a
+// legacy client's does (BenchmarkHopFreeLine).
+func legacyRequestLine(id json.RawMessage, method string, params json.RawMessage) []byte {
+	if !bytes.Contains(params, hopMark) {
+		return requestLine(id, method, params)
+	}
+	params = oneLine(params)
+	line := make([]byte, 0, len(params)+len(id)+len(method)+48)
+	// The request without params, its closing brace then replaced by them.
+	line = jsonrpc.AppendRequest(line, id, method, nil)
+	line = append(line[:len(line)-1], `,"params":`...)
+	line, ok := appendWithoutMeta(line, params, isHopKey)
+	if !ok {
+		return requestLine(id, method, params)
+	}
+	return append(line, '}', '\n')
+}
+
 // withoutMeta returns params without the members of its _meta that drop
 // names, and without a _meta left empty by that; params as they came
-// when they are not an object with an object _meta.
+// when they are not an object.
 func withoutMeta(params json.RawMessage, drop func(rawjson.Key) bool) json.RawMessage {
-	meta, err := rawjson.Get(params, "_meta")
-	if err != nil || len(meta) == 0 || meta[0] != '{' {
-		return params
-	}
-	kept, n, err := rawjson.Filter(meta, drop)
-	if err != nil {
-		return params
-	}
-	if n > 0 {
-		out, _, err := rawjson.Replace(params, "_meta", kept)
-		if err != nil {
-			return params
-		}
+	if out, ok := appendWithoutMeta(make([]byte, 0, len(params)), params, drop); ok {
 		return out
 	}
-	out, _, err := rawjson.Filter(params, func(k rawjson.Key) bool { return k.Is("_meta") })
+	return params
+}
+
+// appendWithoutMeta appends params to dst without the members of its
+// _meta that drop names, and without a _meta left empty by that, in one
+// scan of params and one of the _meta. The other members keep their
+// bytes and their order. ok is false, dst returned as it came, when
+// params are not an object; a _meta that is not one is kept as it is.
+func appendWithoutMeta(dst []byte, params json.RawMessage, drop func(rawjson.Key) bool) (out []byte, ok bool) {
+	out = append(dst, '{')
+	members := 0
+	err := rawjson.Scan(params, func(k rawjson.Key, v []byte) bool {
+		mark := len(out)
+		if members > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, k...), ':')
+		if len(v) > 0 && v[0] == '{' && k.Is("_meta") {
+			var kept int
+			var err error
+			if out, kept, err = rawjson.AppendFilter(out, v, drop); err != nil {
+				out = append(out, v...) // unreadable: the server's to judge
+			} else if kept == 0 {
+				out = out[:mark] // nothing left: no _meta
+				return true
+			}
+		} else {
+			out = append(out, v...)
+		}
+		members++
+		return true
+	})
 	if err != nil {
-		return params
+		return dst, false
 	}
-	return out
+	return append(out, '}'), true
 }
 
 func isHopKey(k rawjson.Key) bool {
+	if !bytes.HasPrefix(k, hopMark) && bytes.IndexByte(k, '\\') < 0 {
+		return false // the common case, told without comparing each key
+	}
 	for _, h := range hopKeys {
 		if k.Is(h) {
 			return true

@@ -141,12 +141,15 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, touch *limitedCa
 	key := cn.ownID(`"mcpx-`, `"`) // the id as JSON, which pending is keyed by
 	id := key[1 : len(key)-1]
 	params, routed := cn.routeProgress(id, touch, o.Progress, params)
-	if m := cn.meta.Load(); m != nil {
-		params = spliceMeta(params, *m)
-	} else if cn.protocol != "" {
-		params = withoutHopMeta(params) // a legacy server's: hopmeta.go
+	var line []byte
+	switch m := cn.meta.Load(); {
+	case m != nil:
+		line = requestLine(json.RawMessage(key), method, spliceMeta(params, *m))
+	case cn.protocol != "":
+		line = legacyRequestLine(json.RawMessage(key), method, params) // hopmeta.go
+	default:
+		line = requestLine(json.RawMessage(key), method, params)
 	}
-	line := requestLine(json.RawMessage(key), method, params)
 	var stopWatch func() bool
 	finish := func(resp *jsonrpc.Message, err error) {
 		if stopWatch != nil {

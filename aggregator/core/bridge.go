@@ -195,14 +195,17 @@ func (s *Server) sendDirect(ctx context.Context, req *Request, t target, notify 
 	if !ok || req.Method != "tools/call" {
 		return nil, false
 	}
-	peer := &Peer{Meta: req.Meta, method: req.Method, ask: refuse, notify: notify, Via: req.Via}
+	peer := &req.direct
+	*peer = Peer{Meta: req.Meta, method: req.Method, ask: refuse, notify: notify, Via: req.Via}
 	if peer.CanAsk() {
 		return nil, false
 	}
 	// Under ctx itself: nothing outlives the request, and a ctx that
-	// ends cancels the source's call.
+	// ends cancels the source's call. The answer holds only what it
+	// needs of t, for a smaller closure.
+	key, args := t.key(), t.args
 	return sender.Send(ctx, req.Method, req.Params, peer, func(res json.RawMessage, err error) {
-		out, e := s.result(req.Method, t.key(), t.args, res, err, req.Meta.Capabilities, "")
+		out, e := s.result(req.Method, key, args, res, err, req.Meta.Capabilities, "")
 		respond(out, e, true)
 	})
 }
