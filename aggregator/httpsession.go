@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -201,6 +200,10 @@ func (s *httpSession) route(m core.Routed) {
 			st = t
 		}
 	}
+	if st == nil && m.Msg == nil {
+		s.mu.Unlock()
+		return // a cancelled request that has no stream (any more)
+	}
 	if st == nil {
 		st = s.standalone
 		if !s.standalone.isAttached() && len(s.posts) > 0 {
@@ -209,30 +212,9 @@ func (s *httpSession) route(m core.Routed) {
 	}
 	last := st != s.standalone && st.pending == 0 && m.Answers != nil
 	s.mu.Unlock()
-	st.push(m.Msg, s.done)
-	if last {
-		s.closeStream(st)
+	if m.Msg != nil {
+		st.push(m.Msg, s.done)
 	}
-}
-
-// cancelled forgets a request the client cancelled: the core sends no
-// answer to it, so its stream must not wait for one.
-func (s *httpSession) cancelled(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
-		return
-	}
-	s.mu.Lock()
-	st := s.byID[string(p.RequestID)]
-	delete(s.byID, string(p.RequestID))
-	last := false
-	if st != nil {
-		st.pending--
-		last = st.pending == 0
-	}
-	s.mu.Unlock()
 	if last {
 		s.closeStream(st)
 	}

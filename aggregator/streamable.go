@@ -175,11 +175,6 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
 			return
 		}
-		for _, p := range msgs {
-			if p.err == nil && p.m.Method == "notifications/cancelled" {
-				s.cancelled(p.m.Params)
-			}
-		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}

@@ -262,6 +262,9 @@ func (s *stall) delivered(log *slog.Logger) {
 // progress is notify: stdio has one stream, whatever the progress is of.
 func (o *outbox) progress(_ json.RawMessage, msg []byte) { o.notify(msg) }
 
+// unanswered has nothing to do: a line needs no answer to end.
+func (o *outbox) unanswered(json.RawMessage) {}
+
 // result queues the answer to a request; one over maxMessageBytes becomes
 // an error that says so.
 func (o *outbox) result(id json.RawMessage, result json.RawMessage) {

@@ -31,6 +31,8 @@ type routedOut struct {
 // Routed is one message of a legacy session for its transport to route,
 // and what it is.
 type Routed struct {
+	// Msg is the message; nil when there is none to send, only news of
+	// Answers: the client cancelled that request, which gets no answer.
 	Msg     []byte
 	Answers json.RawMessage // the id it answers; nil: not an answer
 	Of      json.RawMessage // the id of the request it reports progress on; nil: none
@@ -105,6 +107,10 @@ func (o *routedOut) result(id, result json.RawMessage) { o.answer(id, result, tr
 
 // hold routes the answer at once: a stream has no write to share.
 func (o *routedOut) hold(id, result json.RawMessage) { o.answer(id, result, false) }
+
+// unanswered routes news that id gets no answer, in order with the
+// answers already queued: one queued before it still finds its stream.
+func (o *routedOut) unanswered(id json.RawMessage) { o.enqueue(Routed{Answers: id}) }
 
 // Flush has nothing to do: hold keeps nothing back.
 func (o *routedOut) Flush() {}

@@ -39,6 +39,9 @@ type output interface {
 	// notify sends a notification without ever waiting: it is dropped
 	// when the client has fallen a whole queue behind.
 	notify(msg []byte)
+	// unanswered says that request id, which the client cancelled, gets
+	// no answer; it never waits.
+	unanswered(id json.RawMessage)
 	// progress is notify for an upstream's progress on the request
 	// whose id is of.
 	progress(of json.RawMessage, msg []byte)
@@ -344,6 +347,7 @@ func (s *Session) notification(ctx context.Context, m Message) {
 			s.mu.Unlock()
 			if r != nil {
 				r.cancel()
+				s.out.unanswered(p.RequestID)
 			}
 		}
 	case string(mcp.MethodNotificationInitialized):
