@@ -184,10 +184,9 @@ func upstreamError(err error) error {
 
 // listener is a modern client, for as long as one call lasts, as the
 // aggregator's relays see a served client: what the source asks of the
-// client, its progress and its log messages reach peer.
+// client and its log messages reach peer.
 func (c coreCatalog) listener(peer *core.Peer) *listener {
 	return &listener{
-		progress:    func(p json.RawMessage) { peer.Notify("notifications/progress", p) },
 		listChanged: func([]Kind) {},
 		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			res, err := peer.Request(ctx, method, params)
@@ -212,6 +211,9 @@ func (c coreCatalog) listener(peer *core.Peer) *listener {
 func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
 	a := c.a
 	l := c.listener(peer)
+	// The sources' progress reaches peer. (Send sets it in the call's
+	// options instead, and only for a call that asks for progress.)
+	l.progress = func(p json.RawMessage) { peer.Notify("notifications/progress", p) }
 	pass := passesInput(method, params) // passthrough.go
 	l.passInput = pass
 	a.listeners.Store(l, struct{}{})
