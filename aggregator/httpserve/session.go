@@ -1,4 +1,4 @@
-package aggregator
+package httpserve
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 		defer cancel()
 		// The session core names itself by the HTTP session (the audit
 		// trail's session field), not "stdio".
-		err := h.a.serveSession(ctx, view, core.SessionOptions{ID: s.id, Route: s.route}, func(c *core.Session) (err error) {
+		err := h.c.ServeSession(ctx, view, core.SessionOptions{ID: s.id, Route: s.route}, func(c *core.Session) (err error) {
 			s.core = c
 			close(s.ready)
 			select {
@@ -101,7 +101,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 			return err
 		})
 		if err != nil {
-			h.a.log.Debug("HTTP session ended", "session", s.id[:8], "err", err)
+			h.o.Logger.Debug("HTTP session ended", "session", s.id[:8], "err", err)
 		}
 		s.inMu.Lock()
 		s.inClosed = true
@@ -114,7 +114,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 		s.mu.Unlock()
 		close(s.done)
 	}()
-	h.a.log.Debug("HTTP session started", "session", s.id[:8], "legacy", legacy)
+	h.o.Logger.Debug("HTTP session started", "session", s.id[:8], "legacy", legacy)
 	return s
 }
 
@@ -127,7 +127,7 @@ func (s *httpSession) end() {
 		// stopped outright after the drain.
 		select {
 		case <-s.done:
-		case <-time.After(2 * s.h.a.opts.Drain):
+		case <-time.After(2 * s.h.o.Drain):
 			s.cancel()
 		}
 	}()
