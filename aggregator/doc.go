@@ -1,7 +1,10 @@
 // Package aggregator owns mcpx's catalog: it merges the capabilities of
 // every [Source] (upstream servers, later the browser) into one namespace,
 // routes each call, read and get to the source that owns it, rebuilds the
-// catalog when a source changes, and serves it all to an MCP client.
+// catalog when a source changes, and serves it all to an MCP client on
+// stdio. The HTTP transport is package httpserve, to which an Aggregator
+// is the catalog it serves (ServeSession, Modern, StartView, HasProfile,
+// Tracing) and whose terminal API it provides ([Aggregator.APIHandler]).
 //
 //	agg := aggregator.New(cfg, &aggregator.Options{Logger: logger})
 //	agg.Start(ctx)

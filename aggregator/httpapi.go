@@ -19,7 +19,11 @@ import (
 //	GET  /mcpx/v1/servers  every upstream's status
 //	POST /mcpx/v1/call     {"name": ..., "arguments": {...}} -> the raw CallToolResult
 
-func (h *httpHandler) api(w http.ResponseWriter, r *http.Request) {
+// APIHandler serves the terminal API; package httpserve mounts it at
+// /mcpx/v1/ behind its guards.
+func (a *Aggregator) APIHandler() http.Handler { return http.HandlerFunc(a.api) }
+
+func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
 	writeJSON := func(status int, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -27,14 +31,14 @@ func (h *httpHandler) api(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.URL.Path == "/mcpx/v1/catalog" && r.Method == http.MethodGet:
-		h.a.waitReady(r.Context())
-		writeJSON(http.StatusOK, h.a.Catalog())
+		a.waitReady(r.Context())
+		writeJSON(http.StatusOK, a.Catalog())
 	case r.URL.Path == "/mcpx/v1/servers" && r.Method == http.MethodGet:
-		h.a.waitReady(r.Context())
-		writeJSON(http.StatusOK, h.a.Upstreams())
+		a.waitReady(r.Context())
+		writeJSON(http.StatusOK, a.Upstreams())
 	case r.URL.Path == "/mcpx/v1/call" && r.Method == http.MethodPost:
 		body := io.Reader(r.Body)
-		if max := h.a.cfg.MaxMessageBytes; max > 0 {
+		if max := a.cfg.MaxMessageBytes; max > 0 {
 			body = http.MaxBytesReader(w, r.Body, max)
 		}
 		var req struct {
@@ -45,18 +49,23 @@ func (h *httpHandler) api(w http.ResponseWriter, r *http.Request) {
 			writeJSON(http.StatusBadRequest, map[string]string{"error": "want {\"name\": ..., \"arguments\": {...}}"})
 			return
 		}
-		res, err := h.a.CallTool(r.Context(), req.Name, req.Arguments)
+		res, err := a.CallTool(r.Context(), req.Name, req.Arguments)
 		if err != nil {
 			status := http.StatusBadGateway
 			if errors.Is(err, ErrUnknown) || errors.Is(err, ErrInvalidParams) {
 				status = http.StatusNotFound
 			}
-			writeJSON(status, map[string]string{"error": h.a.opts.Redact(err.Error())})
+			writeJSON(status, map[string]string{"error": a.opts.Redact(err.Error())})
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(res)
 	default:
-		httpError(w, http.StatusNotFound, mcp.METHOD_NOT_FOUND, "not found: "+r.Method+" "+r.URL.Path)
+		// A JSON-RPC error body, as the transport's own errors are.
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": mcp.METHOD_NOT_FOUND, "message": "not found: " + r.Method + " " + r.URL.Path}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write(b)
 	}
 }

@@ -2,8 +2,6 @@ package aggregator
 
 import (
 	"errors"
-	"sync"
-	"time"
 
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -19,21 +17,4 @@ const codeRequestTimeout = -32001
 func isTimeout(err error) bool {
 	var te *upstream.TimeoutError
 	return errors.As(err, &te)
-}
-
-// waitWithin waits for wg at most d and reports whether it finished.
-func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
 }

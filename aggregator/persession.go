@@ -1,8 +1,10 @@
 package aggregator
 
 import (
+	"context"
 	"slices"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -69,4 +71,19 @@ func (a *Aggregator) sessionClients() []*upstream.Client {
 		return own
 	}
 	return append(slices.Clone(a.parent.clients()), own...)
+}
+
+// StartView starts a catalog shown through profile view, over a's
+// servers and none of its own (per-session servers belong to sessions),
+// that follows a's reloads and is closed when ctx ends; it returns that
+// catalog's modern core. Package httpserve serves the modern requests of
+// /mcp/NAME from it: a modern request belongs to no session.
+func (a *Aggregator) StartView(ctx context.Context, view string) func() (*core.Server, error) {
+	c := a.childCatalog(nil, view)
+	c.Start(ctx)
+	context.AfterFunc(ctx, func() {
+		a.children.Delete(c)
+		c.Close()
+	})
+	return c.Modern
 }

@@ -20,23 +20,24 @@ import (
 // until in ends, a write fails, or ctx is done: a legacy session of the
 // session core (core.ServeLegacy), whose transport reads lines.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return a.serveSession(ctx, "", core.SessionOptions{ID: "stdio", Out: out}, func(s *core.Session) error {
+	return a.ServeSession(ctx, "", core.SessionOptions{ID: "stdio", Out: out}, func(s *core.Session) error {
 		return s.ReadLines(in)
 	})
 }
 
-// serveSession serves one legacy client through the session core, whose
+// ServeSession serves one legacy client through the session core (on
+// stdio, and on HTTP through package httpserve), whose
 // transport is o's output and run: run delivers the client's messages
 // (core.Session.Handle) until it returns (io.EOF: the client sent all it
 // had), or ctx is done. The session is shown profile view ("": the
 // catalog as a shows it), on an Aggregator of its own over a's sources
 // when it has servers of its own (perSession) or a profile.
-func (a *Aggregator) serveSession(ctx context.Context, view string, o core.SessionOptions, run func(*core.Session) error) error {
+func (a *Aggregator) ServeSession(ctx context.Context, view string, o core.SessionOptions, run func(*core.Session) error) error {
 	if own := a.sessionCatalog(view); own != nil {
 		own.Start(ctx)
 		defer a.children.Delete(own)
 		defer own.Close()
-		return own.serveSession(ctx, "", o, run)
+		return own.ServeSession(ctx, "", o, run)
 	}
 	o.Version, o.MaxMessageBytes, o.Logger, o.Telemetry = a.opts.Version, a.cfg.MaxMessageBytes, a.log, a.tel
 	o.Drain, o.Linger = a.opts.Drain, a.opts.Linger

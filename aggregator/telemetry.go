@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
@@ -81,20 +80,5 @@ func endCall(call telemetry.Call, res json.RawMessage, err error) {
 	call.End(res, err, code)
 }
 
-// traceHeader puts the trace context of an HTTP request's traceparent
-// (and tracestate) header into the _meta of each request in msgs that
-// carries none of its own, so that the session core, which reads only
-// the messages, continues the client's trace.
-func traceHeader(msgs []posted, h http.Header) {
-	tp := h.Get("Traceparent")
-	if tp == "" {
-		return
-	}
-	ts := h.Get("Tracestate")
-	for i, p := range msgs {
-		if !p.isRequest() || telemetry.HasMeta(p.m.Params) {
-			continue // a notification or an answer: nothing to trace
-		}
-		msgs[i].m.Params = telemetry.SetMeta(p.m.Params, tp, ts)
-	}
-}
+// Tracing reports whether the catalog's calls are traced.
+func (a *Aggregator) Tracing() bool { return a.tel.Tracing() }

@@ -151,7 +151,7 @@ func TestServeHTTPSessions(t *testing.T) {
 				}
 				// The SDK hands each to onprogress too. Over legacy SSE it
 				// drops a step it reads together with the result, which
-				// mcpx's gap after progress (aggregator/ssegap.go) avoids
+				// mcpx's gap after progress (aggregator/httpserve/ssegap.go) avoids
 				// unless the client is descheduled for longer than it.
 				switch {
 				case slices.Equal(s.Progress, want) && s.ProgressBeforeResult == len(want):

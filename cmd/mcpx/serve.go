@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/spf13/cobra"
 
-	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/aggregator/httpserve"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/nbpipe"
 )
@@ -95,7 +95,7 @@ given together; stdio is served alone unless --http is given.`,
 			err = serve(cmd.Context(), ios, s, withStdio, withHTTP, httpAddr, token)
 			stop()
 			s.shutdown()
-			if errors.Is(err, aggregator.ErrTokenRequired) {
+			if errors.Is(err, httpserve.ErrTokenRequired) {
 				return exitWith(ios, 2, err)
 			}
 			return err
@@ -142,15 +142,16 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	if withHTTP {
 		n++
 		step := shutdownStep(s.cfg)
-		opts := &aggregator.HTTPOptions{Token: token, AllowedHosts: s.cfg.HTTP.AllowedHosts,
+		opts := &httpserve.Options{Token: token, AllowedHosts: s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
-			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(),
+			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(),
+			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, Drain: step,
 			OnListen: func(a net.Addr) {
 				s.log.Info("serving on http", "addr", a.String(), "mcp", "http://"+a.String()+"/mcp",
 					"servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
 			}}
 		go func() {
-			errs <- s.agg.ListenAndServeHTTP(ctx, addr, opts)
+			errs <- httpserve.ListenAndServe(ctx, addr, s.agg, opts)
 			cancel()
 		}()
 	}

@@ -1,11 +1,10 @@
-package aggregator
+package httpserve
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -14,16 +13,6 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/aggregator/core"
-)
-
-// Limits of a stream's buffered events.
-const (
-	// streamBacklog is how many undelivered events a stream holds before
-	// the session's writer waits (which holds up only that session).
-	streamBacklog = 1024
-	// streamReplay is how many delivered events a stream keeps for a
-	// client that resumes with Last-Event-ID.
-	streamReplay = 256
 )
 
 // httpSession is one HTTP client: a legacy session of the core (the
@@ -85,7 +74,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 		defer cancel()
 		// The session core names itself by the HTTP session (the audit
 		// trail's session field), not "stdio".
-		err := h.a.serveSession(ctx, view, core.SessionOptions{ID: s.id, Route: s.route}, func(c *core.Session) (err error) {
+		err := h.c.ServeSession(ctx, view, core.SessionOptions{ID: s.id, Route: s.route}, func(c *core.Session) (err error) {
 			s.core = c
 			close(s.ready)
 			select {
@@ -101,7 +90,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 			return err
 		})
 		if err != nil {
-			h.a.log.Debug("HTTP session ended", "session", s.id[:8], "err", err)
+			h.o.Logger.Debug("HTTP session ended", "session", s.id[:8], "err", err)
 		}
 		s.inMu.Lock()
 		s.inClosed = true
@@ -114,7 +103,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 		s.mu.Unlock()
 		close(s.done)
 	}()
-	h.a.log.Debug("HTTP session started", "session", s.id[:8], "legacy", legacy)
+	h.o.Logger.Debug("HTTP session started", "session", s.id[:8], "legacy", legacy)
 	return s
 }
 
@@ -127,7 +116,7 @@ func (s *httpSession) end() {
 		// stopped outright after the drain.
 		select {
 		case <-s.done:
-		case <-time.After(2 * s.h.a.opts.Drain):
+		case <-time.After(2 * s.h.o.Drain):
 			s.cancel()
 		}
 	}()
@@ -231,123 +220,6 @@ func (s *httpSession) closeStream(st *stream) {
 		}
 	}
 	st.finish()
-}
-
-// stream is one sequence of server messages, as SSE events with ids
-// "<stream>-<seq>" so that a client can resume it with Last-Event-ID.
-type stream struct {
-	id       string
-	jsonOnly bool // a POST answered with plain JSON: only its answer
-	pending  int  // requests on it not yet answered (guarded by session.mu)
-
-	mu       sync.Mutex
-	events   [][]byte // events[0] has sequence base
-	base     int
-	sent     int // sequence of the next event to deliver
-	finished bool
-	conn     int // generation of the connection writing it; 0 none
-	gen      int
-	changed  chan struct{} // closed and replaced on every change
-}
-
-func (st *stream) signal() {
-	close(st.changed)
-	st.changed = make(chan struct{})
-}
-
-// push appends an event, waiting while the backlog is full until a
-// reader catches up or the session ends.
-func (st *stream) push(msg []byte, done <-chan struct{}) {
-	st.mu.Lock()
-	for st.base+len(st.events)-st.sent >= streamBacklog && !st.finished {
-		ch := st.changed
-		st.mu.Unlock()
-		select {
-		case <-ch:
-		case <-done:
-			return
-		}
-		st.mu.Lock()
-	}
-	st.events = append(st.events, msg)
-	st.signal()
-	st.mu.Unlock()
-}
-
-func (st *stream) finish() {
-	st.mu.Lock()
-	if !st.finished {
-		st.finished = true
-		st.signal()
-	}
-	st.mu.Unlock()
-}
-
-func (st *stream) isFinished() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.finished
-}
-
-func (st *stream) isAttached() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.conn != 0
-}
-
-// attach makes a new connection the stream's writer, from the event after
-// lastSeq (-1: from the first undelivered one); an older connection stops.
-func (st *stream) attach(lastSeq int) int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.gen++
-	st.conn = st.gen
-	if lastSeq >= 0 {
-		st.sent = max(lastSeq+1, st.base)
-	}
-	st.signal()
-	return st.gen
-}
-
-func (st *stream) detach(gen int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.conn == gen {
-		st.conn = 0
-	}
-}
-
-// next returns the next event for connection gen, or ok=false when gen is
-// no longer the writer or the stream is finished and fully delivered; wait
-// is a channel to wait on when there is nothing yet.
-func (st *stream) next(gen int) (id string, msg []byte, wait <-chan struct{}, ok bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.conn != gen {
-		return "", nil, nil, false
-	}
-	if st.sent < st.base+len(st.events) {
-		seq := st.sent
-		msg = st.events[seq-st.base]
-		st.sent++
-		if extra := st.sent - st.base - streamReplay; extra > 0 {
-			st.events = st.events[extra:]
-			st.base += extra
-		}
-		st.signal()
-		return fmt.Sprintf("%s-%d", st.id, seq), msg, nil, true
-	}
-	if st.finished {
-		return "", nil, nil, false
-	}
-	return "", nil, st.changed, true
-}
-
-// drained reports whether every event was delivered.
-func (st *stream) drained() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.sent >= st.base+len(st.events)
 }
 
 // serveSSE writes the stream to w as server-sent events until it is

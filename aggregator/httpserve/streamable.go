@@ -1,4 +1,4 @@
-package aggregator
+package httpserve
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/telemetry"
 )
 
 // Headers of the streamable HTTP transport.
@@ -142,7 +143,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if len(msgs) == 1 && h.servedModern(w, r, msgs[0]) {
 		return
 	}
-	if h.a.tel.Tracing() {
+	if h.c.Tracing() {
 		traceHeader(msgs, r.Header)
 	}
 	var requests, initialize int
@@ -210,7 +211,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 // readBody reads a POST body of at most maxMessageBytes.
 func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body := io.Reader(r.Body)
-	if max := h.a.cfg.MaxMessageBytes; max > 0 {
+	if max := h.o.MaxMessageBytes; max > 0 {
 		body = http.MaxBytesReader(w, r.Body, max)
 	}
 	data, err := io.ReadAll(body)
@@ -320,4 +321,22 @@ func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.serveSSE(w, r, st, last, "")
+}
+
+// traceHeader puts the trace context of an HTTP request's traceparent
+// (and tracestate) header into the _meta of each request in msgs that
+// carries none of its own, so that the session core, which reads only
+// the messages, continues the client's trace.
+func traceHeader(msgs []posted, h http.Header) {
+	tp := h.Get("Traceparent")
+	if tp == "" {
+		return
+	}
+	ts := h.Get("Tracestate")
+	for i, p := range msgs {
+		if !p.isRequest() || telemetry.HasMeta(p.m.Params) {
+			continue // a notification or an answer: nothing to trace
+		}
+		msgs[i].m.Params = telemetry.SetMeta(p.m.Params, tp, ts)
+	}
 }

@@ -1,4 +1,4 @@
-package aggregator
+package httpserve
 
 import (
 	"net/http"
@@ -53,7 +53,7 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if h.a.tel.Tracing() {
+	if h.c.Tracing() {
 		traceHeader(msgs, r.Header)
 	}
 	s.touch()

@@ -1,26 +1,47 @@
-package aggregator
+package httpserve
 
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"log/slog"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/config"
 )
 
-// HTTPOptions configure [Aggregator.ListenAndServeHTTP].
-type HTTPOptions struct {
+// Catalog is what the transport needs of the catalog it serves; the
+// aggregator satisfies it.
+type Catalog interface {
+	// ServeSession serves one legacy session through the session core,
+	// shown profile view ("": the whole catalog): run delivers the
+	// client's messages until it returns (io.EOF: the client sent all it
+	// had) or ctx is done.
+	ServeSession(ctx context.Context, view string, o core.SessionOptions, run func(*core.Session) error) error
+	// Modern returns the session core that answers the whole catalog's
+	// modern requests.
+	Modern() (*core.Server, error)
+	// StartView starts a catalog shown through profile view, over the
+	// shared servers, that lives until ctx ends, and returns the getter of
+	// its modern core.
+	StartView(ctx context.Context, view string) func() (*core.Server, error)
+	// HasProfile reports whether the config defines profile name, and
+	// otherwise says so, naming the profiles there are.
+	HasProfile(name string) (bool, string)
+	// Tracing reports whether calls are traced: then the trace context of
+	// a request's traceparent header goes into its _meta.
+	Tracing() bool
+}
+
+// Options configure [ListenAndServe].
+type Options struct {
 	// Token is the bearer token every request but /healthz must carry; ""
 	// means none, which ServeHTTP refuses on a non-loopback address.
 	Token string
@@ -40,21 +61,38 @@ type HTTPOptions struct {
 	// MetricsHandler), behind the same Host, Origin and token checks as
 	// /mcp.
 	Metrics http.Handler
+	// API, if set, is served under /mcpx/v1/ (the aggregator's
+	// APIHandler), behind the same checks as /mcp.
+	API http.Handler
+	// Logger gets the transport's own lines; nil means none.
+	Logger *slog.Logger
+	// MaxMessageBytes bounds a POST body; zero means no bound.
+	MaxMessageBytes int64
+	// Drain bounds how long an ended session's core may take to answer
+	// what is in flight before it is stopped outright (twice Drain); zero
+	// means a second.
+	Drain time.Duration
 }
 
 // ErrTokenRequired is returned for a non-loopback address without a token.
 var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
 
-// ListenAndServeHTTP listens on addr and serves the catalog there over
+// ListenAndServe listens on addr and serves c there over
 // MCP streamable HTTP at /mcp and the legacy HTTP+SSE transport at /sse
 // and /messages, with /healthz for liveness, until ctx is done; then it ends every session and drains
 // within ShutdownTimeout. Each HTTP session gets the same session core
 // as stdio (initialize state, ids, progress, cancellation, requests to
 // the client), fed from its POSTs and written to its streams.
-func (a *Aggregator) ListenAndServeHTTP(ctx context.Context, addr string, opts *HTTPOptions) error {
-	var o HTTPOptions
+func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) error {
+	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Drain <= 0 {
+		o.Drain = time.Second
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = config.DefaultHTTPSessionTimeout
@@ -77,11 +115,11 @@ func (a *Aggregator) ListenAndServeHTTP(ctx context.Context, addr string, opts *
 	if o.OnListen != nil {
 		o.OnListen(ln.Addr())
 	}
-	h := newHTTPHandler(ctx, a, o, host, loopback)
+	h := newHandler(ctx, c, o, host, loopback)
 	// net/http's own complaints (a bad TLS probe, a broken connection) go
 	// to mcpx's log at debug level, not raw to stderr.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:    slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
+		ErrorLog:    slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug),
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -98,7 +136,7 @@ func (a *Aggregator) ListenAndServeHTTP(ctx context.Context, addr string, opts *
 	defer cancel()
 	go h.closeAll()
 	if err := srv.Shutdown(sctx); err != nil {
-		a.log.Warn("HTTP clients still connected at the shutdown deadline: closing them")
+		o.Logger.Warn("HTTP clients still connected at the shutdown deadline: closing them")
 		srv.Close()
 	}
 	h.wait(o.ShutdownTimeout)
@@ -108,8 +146,8 @@ func (a *Aggregator) ListenAndServeHTTP(ctx context.Context, addr string, opts *
 // httpHandler routes the HTTP endpoints and guards them.
 type httpHandler struct {
 	ctx      context.Context
-	a        *Aggregator
-	o        HTTPOptions
+	c        Catalog
+	o        Options
 	host     string // the bound host
 	loopback bool
 	token    [32]byte // sha256 of the token, compared in constant time
@@ -122,8 +160,8 @@ type httpHandler struct {
 	views    profileViews   // the catalogs of modern requests on /mcp/NAME
 }
 
-func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host string, loopback bool) *httpHandler {
-	h := &httpHandler{ctx: ctx, a: a, o: o, host: host, loopback: loopback, sessions: map[string]*httpSession{}}
+func newHandler(ctx context.Context, c Catalog, o Options, host string, loopback bool) *httpHandler {
+	h := &httpHandler{ctx: ctx, c: c, o: o, host: host, loopback: loopback, sessions: map[string]*httpSession{}}
 	if o.Token != "" {
 		h.token = sha256.Sum256([]byte(o.Token))
 	}
@@ -139,7 +177,9 @@ func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host stri
 	h.mux.Handle("/sse/messages", h.guard(http.HandlerFunc(h.sseMessage)))
 	h.mux.Handle("/sse/", h.guard(h.profiled(http.HandlerFunc(h.sseStream))))
 	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
-	h.mux.Handle("/mcpx/v1/", h.guard(http.HandlerFunc(h.api)))
+	if o.API != nil {
+		h.mux.Handle("/mcpx/v1/", h.guard(o.API))
+	}
 	if o.Metrics != nil {
 		h.mux.Handle("/metrics", h.guard(o.Metrics))
 	}
@@ -147,75 +187,6 @@ func newHTTPHandler(ctx context.Context, a *Aggregator, o HTTPOptions, host stri
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
-
-// guard applies the DNS-rebinding checks (Host, Origin) and the bearer
-// token, in that order, before any MCP handling.
-func (h *httpHandler) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) {
-			http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
-			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
-			http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
-			return
-		}
-		if h.o.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			sum := sha256.Sum256([]byte(got))
-			if !ok || subtle.ConstantTimeCompare(sum[:], h.token[:]) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
-				http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// hostAllowed accepts the bound address's own name, the loopback names
-// when bound to loopback, and http.allowedHosts. Bound to a non-loopback
-// address with no allowedHosts, any Host passes: the token guards it, and
-// a reverse proxy's public name is not known here.
-func (h *httpHandler) hostAllowed(hostport string) bool {
-	name := hostport
-	if hn, _, err := net.SplitHostPort(hostport); err == nil {
-		name = hn
-	}
-	name = strings.Trim(strings.ToLower(name), "[]")
-	if slices.ContainsFunc(h.o.AllowedHosts, func(s string) bool { return strings.EqualFold(s, name) || s == "*" }) {
-		return true
-	}
-	if name == strings.Trim(strings.ToLower(h.host), "[]") && name != "" && name != "0.0.0.0" && name != "::" {
-		return true
-	}
-	if h.loopback {
-		return isLoopback(name)
-	}
-	return len(h.o.AllowedHosts) == 0
-}
-
-// originAllowed accepts http.allowedOrigins ("*" for any) and a page of
-// the server itself (same scheme-less host and port as the request).
-func (h *httpHandler) originAllowed(origin, host string) bool {
-	for _, o := range h.o.AllowedOrigins {
-		if o == "*" || strings.EqualFold(strings.TrimRight(o, "/"), origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
-}
-
-// isLoopback reports whether a host names the loopback interface.
-func isLoopback(host string) bool {
-	host = strings.Trim(strings.ToLower(host), "[]")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // add registers a new session; false when shutting down.
 func (h *httpHandler) add(s *httpSession) bool {
@@ -260,7 +231,7 @@ func (h *httpHandler) closeAll() {
 // wait waits for the session cores to end, at most d.
 func (h *httpHandler) wait(d time.Duration) {
 	if !waitWithin(&h.wg, d) {
-		h.a.log.Warn("HTTP sessions still ending at the shutdown deadline")
+		h.o.Logger.Warn("HTTP sessions still ending at the shutdown deadline")
 	}
 }
 
@@ -283,9 +254,32 @@ func (h *httpHandler) expireLoop() {
 			}
 			h.mu.Unlock()
 			for _, s := range idle {
-				h.a.log.Info("HTTP session expired", "session", s.id[:8], "idle", h.o.SessionTimeout)
+				h.o.Logger.Info("HTTP session expired", "session", s.id[:8], "idle", h.o.SessionTimeout)
 				s.end()
 			}
 		}
 	}
+}
+
+// waitWithin waits for wg at most d and reports whether it finished.
+func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// quote is s as a JSON string, for an error message that names it.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

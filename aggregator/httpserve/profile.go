@@ -1,4 +1,4 @@
-package aggregator
+package httpserve
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func profileOf(r *http.Request) string {
 // profile the config does not define.
 func (h *httpHandler) profiled(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, msg := h.a.HasProfile(profileOf(r)); !ok {
+		if ok, msg := h.c.HasProfile(profileOf(r)); !ok {
 			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, msg)
 			return
 		}
@@ -38,9 +38,9 @@ func (h *httpHandler) profiled(next http.Handler) http.Handler {
 // path: the whole catalog's on /mcp, profile view's own on /mcp/NAME.
 func (h *httpHandler) modernCore(view string) (*core.Server, error) {
 	if view == "" {
-		return h.a.Modern()
+		return h.c.Modern()
 	}
-	return h.views.get(h.ctx, h.a, view).Modern()
+	return h.views.get(h.ctx, h.c, view)()
 }
 
 // profileViews holds, by profile, the catalog the modern requests on
@@ -51,26 +51,21 @@ func (h *httpHandler) modernCore(view string) (*core.Server, error) {
 // does.
 type profileViews struct {
 	mu sync.Mutex
-	by map[string]*Aggregator
+	by map[string]func() (*core.Server, error)
 }
 
-// get returns profile view's catalog, made and started on first use and
-// closed when ctx ends.
-func (p *profileViews) get(ctx context.Context, a *Aggregator, view string) *Aggregator {
+// get returns the getter of profile view's modern core, its catalog
+// started on first use (Catalog.StartView) and closed when ctx ends.
+func (p *profileViews) get(ctx context.Context, c Catalog, view string) func() (*core.Server, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c := p.by[view]; c != nil {
-		return c
+	if m := p.by[view]; m != nil {
+		return m
 	}
-	c := a.childCatalog(nil, view)
-	c.Start(ctx)
-	context.AfterFunc(ctx, func() {
-		a.children.Delete(c)
-		c.Close()
-	})
+	m := c.StartView(ctx, view)
 	if p.by == nil {
-		p.by = map[string]*Aggregator{}
+		p.by = map[string]func() (*core.Server, error){}
 	}
-	p.by[view] = c
-	return c
+	p.by[view] = m
+	return m
 }

@@ -1,0 +1,80 @@
+package httpserve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// guard applies the DNS-rebinding checks (Host, Origin) and the bearer
+// token, in that order, before any MCP handling.
+func (h *httpHandler) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hostAllowed(r.Host) {
+			http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
+			http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
+			return
+		}
+		if h.o.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			sum := sha256.Sum256([]byte(got))
+			if !ok || subtle.ConstantTimeCompare(sum[:], h.token[:]) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
+				http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts the bound address's own name, the loopback names
+// when bound to loopback, and http.allowedHosts. Bound to a non-loopback
+// address with no allowedHosts, any Host passes: the token guards it, and
+// a reverse proxy's public name is not known here.
+func (h *httpHandler) hostAllowed(hostport string) bool {
+	name := hostport
+	if hn, _, err := net.SplitHostPort(hostport); err == nil {
+		name = hn
+	}
+	name = strings.Trim(strings.ToLower(name), "[]")
+	if slices.ContainsFunc(h.o.AllowedHosts, func(s string) bool { return strings.EqualFold(s, name) || s == "*" }) {
+		return true
+	}
+	if name == strings.Trim(strings.ToLower(h.host), "[]") && name != "" && name != "0.0.0.0" && name != "::" {
+		return true
+	}
+	if h.loopback {
+		return isLoopback(name)
+	}
+	return len(h.o.AllowedHosts) == 0
+}
+
+// originAllowed accepts http.allowedOrigins ("*" for any) and a page of
+// the server itself (same scheme-less host and port as the request).
+func (h *httpHandler) originAllowed(origin, host string) bool {
+	for _, o := range h.o.AllowedOrigins {
+		if o == "*" || strings.EqualFold(strings.TrimRight(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
+}
+
+// isLoopback reports whether a host names the loopback interface.
+func isLoopback(host string) bool {
+	host = strings.Trim(strings.ToLower(host), "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
