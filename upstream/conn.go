@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/waitfor"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/rawjson"
@@ -285,11 +286,11 @@ func (cn *conn) explain(step string, timeout time.Duration, ctx context.Context,
 	if cn.proc != nil && childGone(err) {
 		// A dead child shows up as a closed transport or a broken pipe;
 		// give the reaper a moment to report how it ended.
-		waitFor(cn.proc.exited, 500*time.Millisecond)
+		waitfor.Closed(cn.proc.exited, 500*time.Millisecond)
 	}
 	if cn.proc != nil {
 		if perr := cn.proc.exitError(); perr != nil {
-			waitFor(cn.proc.stderrDone, 200*time.Millisecond)
+			waitfor.Closed(cn.proc.stderrDone, 200*time.Millisecond)
 			return fmt.Errorf("%s: %w%s", step, perr, cn.c.stderrTail())
 		}
 	}
@@ -371,7 +372,7 @@ func (cn *conn) outcome(ctx context.Context, id, method string, resp *jsonrpc.Me
 			return nil, ctx.Err()
 		}
 		if childGone(err) && cn.proc != nil {
-			waitFor(cn.proc.exited, 200*time.Millisecond)
+			waitfor.Closed(cn.proc.exited, 200*time.Millisecond)
 			if perr := cn.proc.exitError(); perr != nil {
 				return nil, fmt.Errorf("%s: server %s", method, perr)
 			}
@@ -500,7 +501,7 @@ func (cn *conn) lostErr() error {
 		return errors.New("connection lost")
 	}
 	if cn.proc != nil {
-		waitFor(cn.proc.stderrDone, 200*time.Millisecond)
+		waitfor.Closed(cn.proc.stderrDone, 200*time.Millisecond)
 		return fmt.Errorf("%w%s", cn.lostWhy, cn.c.stderrTail())
 	}
 	return cn.lostWhy
@@ -530,7 +531,7 @@ func (cn *conn) close() {
 		done := make(chan struct{})
 		go func() { cn.tr.Close(); close(done) }()
 		if cn.proc == nil {
-			waitFor(done, 5*time.Second)
+			waitfor.Closed(done, 5*time.Second)
 		}
 	} else if cn.proc != nil {
 		cn.proc.stdin.Close()

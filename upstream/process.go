@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/waitfor"
 )
 
 // process is one running stdio upstream. On Unix the shared supervisor
@@ -83,13 +84,13 @@ type childSpec struct {
 // exit on its own, then SIGTERM its group, then SIGKILL it. It returns once
 // the process has been reaped.
 func (p *process) stop(grace, term time.Duration) {
-	defer waitFor(p.stderrDone, stderrDrainMax)
+	defer waitfor.Closed(p.stderrDone, stderrDrainMax)
 	p.stdin.Close()
-	if waitFor(p.exited, grace) {
+	if waitfor.Closed(p.exited, grace) {
 		return
 	}
 	p.kill(false)
-	if waitFor(p.exited, term) {
+	if waitfor.Closed(p.exited, term) {
 		return
 	}
 	p.kill(true)
@@ -111,17 +112,6 @@ func (p *process) exitError() error {
 		return errors.New("process exited with status 0")
 	}
 	return errors.New("process " + p.status)
-}
-
-func waitFor(ch <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 func closeAll(files ...*os.File) {

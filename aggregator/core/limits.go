@@ -2,8 +2,6 @@ package core
 
 import (
 	"encoding/json"
-	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -29,14 +27,4 @@ func (s *Session) tooLong(e *frame.TooLongError) {
 	default:
 		s.log.Warn("dropped a message from the client: " + e.Error())
 	}
-}
-
-// waitWithin waits for wg at most d and reports whether it finished.
-func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	return closedWithin(done, d)
 }

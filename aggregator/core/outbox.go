@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/internal/waitfor"
 	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/upstream/frame"
 )
@@ -130,23 +131,11 @@ func (o *outbox) writeCarry() {
 // It reports whether everything was written.
 func (o *outbox) close(within time.Duration) bool {
 	close(o.stop)
-	if closedWithin(o.done, within) {
+	if waitfor.Closed(o.done, within) {
 		return true
 	}
 	o.log.Warn("the client is not reading mcpx's output: gave up writing to it", "queued", len(o.q))
 	return false
-}
-
-// closedWithin reports whether done is closed within d.
-func closedWithin(done <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // oneLine makes msg one line: a message with a newline inside (an

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/internal/waitfor"
 )
 
 // routedOut is the output of a legacy session over HTTP: each message
@@ -64,7 +66,7 @@ func (o *routedOut) run(context.CancelCauseFunc) {
 
 func (o *routedOut) close(within time.Duration) bool {
 	close(o.stop)
-	if closedWithin(o.done, within) {
+	if waitfor.Closed(o.done, within) {
 		return true
 	}
 	o.log.Warn("the HTTP client is not reading its streams: gave up writing to them", "queued", len(o.q))

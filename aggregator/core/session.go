@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/internal/waitfor"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
@@ -136,7 +137,7 @@ func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(
 	for _, r := range stop { // those answered from an upstream's reader watch no context
 		r.cancel()
 	}
-	if !waitWithin(&s.wg, time.Until(end)/2) {
+	if !waitfor.Group(&s.wg, time.Until(end)/2) {
 		s.log.Warn("calls still running after the client left; leaving them to the shutdown")
 	}
 	s.out.close(time.Until(end))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/waitfor"
 )
 
 // Catalog is what the transport needs of the catalog it serves; the
@@ -230,7 +231,7 @@ func (h *httpHandler) closeAll() {
 
 // wait waits for the session cores to end, at most d.
 func (h *httpHandler) wait(d time.Duration) {
-	if !waitWithin(&h.wg, d) {
+	if !waitfor.Group(&h.wg, d) {
 		h.o.Logger.Warn("HTTP sessions still ending at the shutdown deadline")
 	}
 }
@@ -258,23 +259,6 @@ func (h *httpHandler) expireLoop() {
 				s.end()
 			}
 		}
-	}
-}
-
-// waitWithin waits for wg at most d and reports whether it finished.
-func waitWithin(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
 	}
 }
 
