@@ -8,7 +8,9 @@ func TestDistance(t *testing.T) {
 		want int
 	}{
 		{"", "", 0}, {"expose", "expose", 0}, {"expse", "expose", 1}, {"", "abc", 3},
-		{"kitten", "sitting", 3}, {"café", "cafe", 1}, {"echo", "ohce", 4},
+		{"kitten", "sitting", 3}, {"café", "cafe", 1}, {"echo", "ohce", 3},
+		// A swap of two neighbours is one edit.
+		{"reanme", "rename", 1}, {"ab", "ba", 1}, {"abc", "ca", 3},
 	} {
 		if got := Distance(tc.a, tc.b); got != tc.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
