@@ -205,3 +205,17 @@ func GoTool(tb testing.TB, pkg string) string {
 	}
 	return bin
 }
+
+// SharedData returns the directory of the public data set name in
+// ../shared/data beside the project (see its DATA.md), or skips the test
+// saying so where it is absent: the project keeps no copy of data from
+// elsewhere, so a fresh clone runs without it. Its absence is not a
+// missing peer: it skips under MCPX_REQUIRE_PEERS=1 too.
+func SharedData(tb testing.TB, name string) string {
+	tb.Helper()
+	dir := filepath.Join(ModuleRoot(), "..", "shared", "data", name)
+	if _, err := os.Stat(filepath.Join(dir, "DATA.md")); err != nil {
+		tb.Skipf("needs the data set %s in %s, which is not there (the project keeps no copy; skipped)", name, dir)
+	}
+	return dir
+}
