@@ -24,6 +24,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/search"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/trust"
 	"github.com/mcpx/mcpx/upstream"
@@ -117,12 +118,11 @@ type Aggregator struct {
 	ctx  context.Context  // Start's, for upstreams a reload adds
 	uo   upstream.Options // for upstreams a reload adds
 
-	catalog    atomic.Pointer[Catalog]
-	proxy      *proxytool.Proxy
-	browser    *browser.Client // nil without a browser section
-	relay      *relay.Local    // local mode: the relay hosted or joined; else nil
-	proxyEntry *Entry          // the proxy tool as tools/list shows it
-	ready      chan struct{}
+	catalog atomic.Pointer[Catalog]
+	proxy   *proxytool.Proxy
+	browser *browser.Client // nil without a browser section
+	relay   *relay.Local    // local mode: the relay hosted or joined; else nil
+	ready   chan struct{}
 
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
@@ -132,10 +132,11 @@ type Aggregator struct {
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
 	modern    modern      // the core serving modern requests (modern.go)
 	reported  map[string]bool
-	logins    loginAsks      // logins asked of clients (login.go)
-	levels    sessionLevels  // the log level set on the shared upstreams (sessionlog.go)
-	subs      subscriptions  // who subscribed to what (subscriptions.go)
-	results   *results.Store // results over maxResultBytes, kept for their clients (resultcap.go)
+	logins    loginAsks       // logins asked of clients (login.go)
+	levels    sessionLevels   // the log level set on the shared upstreams (sessionlog.go)
+	subs      subscriptions   // who subscribed to what (subscriptions.go)
+	results   *results.Store  // results over maxResultBytes, kept for their clients (resultcap.go)
+	search    *search.Builder // the catalog's search indexes, shared with the sessions' own catalogs (search.go)
 
 	// The page tools (WebMCP); nil without a browser or with them off.
 	pages       *pagetools.Hub
@@ -179,12 +180,11 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
-			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge})}
-	a.catalog.Store(build(nil, cfg.Separator, nil))
+			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge}),
+		search: search.NewBuilder()}
+	a.catalog.Store(build(nil, cfg.Separator, nil, nil))
 	a.startTelemetry()
 	a.proxy = proxytool.New(proxyCatalog{a: a})
-	a.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
-		Server: mcpxServer, JSON: proxytool.Tool()}
 	return a
 }
 
@@ -285,6 +285,7 @@ func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
 		}
 		a.Rebuild()
 		close(a.ready)
+		a.Catalog().search.warm()
 	}()
 }
 
@@ -365,6 +366,9 @@ func (a *Aggregator) rebuildLoop(ctx context.Context) {
 		case <-a.changes:
 		}
 		a.Rebuild()
+		// Here, off any request's path, the new catalog's search is
+		// made before a query needs it.
+		a.Catalog().search.warm()
 	}
 }
 
@@ -401,7 +405,7 @@ func (a *Aggregator) rebuild() []Kind {
 		members = append(slices.Clone(a.parent.members), members...)
 		a.parent.srvMu.RUnlock()
 	}
-	c := build(members, a.cfg.Separator, a.opts.Trust)
+	c := build(members, a.cfg.Separator, a.opts.Trust, a.search)
 	c.restrict(a.profile())
 	a.catalog.Store(c)
 	a.report(c)

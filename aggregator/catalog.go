@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/yosida95/uritemplate/v3"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/search"
 	"github.com/mcpx/mcpx/trust"
 )
 
@@ -90,6 +92,13 @@ type Catalog struct {
 	resources map[string]*Entry
 	prompts   map[string]*Entry
 	items     map[proxytool.Kind][]proxytool.Item
+	search    *catalogSearch
+	// servers are the upstream servers behind the proxy tool, in config
+	// order; proxyEntry is the proxy tool as this catalog describes it,
+	// made when first listed.
+	servers    []string
+	proxyOnce  sync.Once
+	proxyEntry *Entry
 
 	// filtered are the tools and prompts the config's filters keep out.
 	filtered []*Filtered
@@ -134,7 +143,10 @@ const mcpxServer = "mcpx"
 // start, so an upstream tool exposed under it is reported, not served.
 // With pins, the tools and prompts a pinned member changed or added
 // since approved are withheld.
-func build(members []*member, sep string, pins *trust.Store) *Catalog {
+//
+// The catalog's search indexes are made from ix, which remembers the
+// analysis of capabilities seen before (nil: nothing remembered).
+func build(members []*member, sep string, pins *trust.Store, ix *search.Builder) *Catalog {
 	c := &Catalog{tools: map[string]*Entry{}, resources: map[string]*Entry{}, prompts: map[string]*Entry{}}
 	reserved := &Entry{Kind: KindTool, Name: proxytool.Name, Server: mcpxServer}
 	c.tools[proxytool.Name] = reserved
@@ -172,7 +184,38 @@ func build(members []*member, sep string, pins *trust.Store) *Catalog {
 	c.settle()
 	delete(c.tools, proxytool.Name)
 	c.items = c.proxyItems()
+	c.search = newCatalogSearch(ix, c, instructions(members))
+	for _, m := range members {
+		if !m.direct {
+			c.servers = append(c.servers, m.src.Name())
+		}
+	}
 	return c
+}
+
+// proxyTool is the proxy tool's entry as tools/list shows it over this
+// catalog: its description names the catalog's servers and takes its
+// examples from the catalog's tools (proxytool.ToolFor).
+func (c *Catalog) proxyTool() *Entry {
+	c.proxyOnce.Do(func() {
+		c.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
+			Server: mcpxServer, JSON: proxytool.ToolFor(c.servers, c)}
+	})
+	return c.proxyEntry
+}
+
+// instructions are the members' instructions (what a server tells a
+// client about itself in initialize), by server name.
+func instructions(members []*member) map[string]string {
+	out := map[string]string{}
+	for _, m := range members {
+		if s, ok := m.src.(instructed); ok {
+			if text := s.Instructions(); text != "" {
+				out[m.src.Name()] = text
+			}
+		}
+	}
+	return out
 }
 
 // addNamed adds a member's tools or prompts, then warns about overrides

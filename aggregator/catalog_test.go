@@ -56,7 +56,7 @@ func labels(entries []*Entry) []string {
 
 func TestBuildNames(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil, nil)
 
 	tests := []struct {
 		kind    Kind
@@ -91,7 +91,7 @@ func TestBuildNames(t *testing.T) {
 func TestBuildSeparator(t *testing.T) {
 	alpha, _ := twoSources(t)
 	for _, sep := range []string{"_", "-", "__", ""} {
-		c := build([]*member{mem(alpha, "alpha")}, sep, nil)
+		c := build([]*member{mem(alpha, "alpha")}, sep, nil, nil)
 		if _, ok := c.Tool("alpha" + sep + "echo"); !ok {
 			t.Errorf("separator %q: no tool %q in %q", sep, "alpha"+sep+"echo", labels(c.Tools))
 		}
@@ -105,7 +105,7 @@ func TestBuildSeparator(t *testing.T) {
 // with only "name" rewritten, and the very same bytes when nothing was.
 func TestBuildPassThrough(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil, nil)
 
 	source := func(e *Entry) json.RawMessage {
 		t.Helper()
@@ -210,7 +210,7 @@ func TestBuildFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			c := build([]*member{memFiltered(src, "s", tt.tools, tt.prompts)}, "_", nil)
+			c := build([]*member{memFiltered(src, "s", tt.tools, tt.prompts)}, "_", nil, nil)
 			if got := names(c.Tools); !slices.Equal(got, tt.wantTools) {
 				t.Errorf("tools = %q, want %q", got, tt.wantTools)
 			}
@@ -348,7 +348,7 @@ func TestBuildCollisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			members := tt.members(t)
-			c := build(members, "_", nil)
+			c := build(members, "_", nil, nil)
 			if !reflect.DeepEqual(c.Collisions, tt.want) {
 				t.Errorf("collisions:\n got %+v\nwant %+v", c.Collisions, tt.want)
 			}
@@ -472,7 +472,7 @@ func TestBuildMalformed(t *testing.T) {
 	fine := &fakeSource{name: "fine", tools: raws(t, toolJSON("echo")), prompts: raws(t, `{"name":"p"}`),
 		resources: raws(t, `{"uri":"x://1"}`), templates: raws(t, `{"uriTemplate":"x://{n}"}`)}
 	members := []*member{mem(broken, "b"), mem(fine, "f")}
-	c := build(members, "_", nil)
+	c := build(members, "_", nil, nil)
 
 	if got, want := labels(c.Tools), []string{"b_ok<-broken/ok", "f_echo<-fine/echo"}; !slices.Equal(got, want) {
 		t.Errorf("tools = %q, want %q", got, want)
@@ -495,7 +495,7 @@ func TestBuildMalformed(t *testing.T) {
 // reported, and that reads do not route to it.
 func TestBuildBadTemplate(t *testing.T) {
 	src := &fakeSource{name: "s", templates: raws(t, `{"uriTemplate":"test://{bad"}`, `{"uriTemplate":"test://ok/{id}"}`)}
-	c := build([]*member{mem(src, "")}, "_", nil)
+	c := build([]*member{mem(src, "")}, "_", nil, nil)
 	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "server s") || !strings.Contains(c.Problems[0], "test://{bad") {
 		t.Errorf("problems = %q, want one naming server s and the template", c.Problems)
 	}
@@ -509,7 +509,7 @@ func TestBuildBadTemplate(t *testing.T) {
 
 func TestCatalogResource(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil, nil)
 	tests := []struct {
 		uri      string
 		ok       bool
@@ -548,7 +548,7 @@ func TestCatalogResource(t *testing.T) {
 
 func TestCatalogLookups(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil, nil)
 	tests := []struct {
 		lookup   func(string) (*Entry, bool)
 		kind     Kind
@@ -587,7 +587,7 @@ func TestCatalogLookups(t *testing.T) {
 
 func TestListResult(t *testing.T) {
 	alpha, beta := twoSources(t)
-	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil)
+	c := build([]*member{mem(alpha, "alpha"), mem(beta, "")}, "_", nil, nil)
 	for _, tt := range []struct {
 		field   string
 		entries []*Entry
@@ -618,7 +618,7 @@ func BenchmarkBuild10k(b *testing.B) {
 	members := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
 	b.ReportAllocs()
 	for b.Loop() {
-		c := build(members, "_", nil)
+		c := build(members, "_", nil, nil)
 		if len(c.Tools) != len(tools) {
 			b.Fatalf("%d tools", len(c.Tools))
 		}
@@ -635,7 +635,7 @@ func TestBuildRepairsToolSchemas(t *testing.T) {
 		`{"name":"badout","inputSchema":{"type":"object","properties":{"a":{"type":"number"}}},"outputSchema":{"type":"array"}}`,
 		`{"name":"fine","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{}}}`,
 	)}
-	c := build([]*member{mem(src, "")}, "_", nil)
+	c := build([]*member{mem(src, "")}, "_", nil, nil)
 	if len(c.Tools) != 4 {
 		t.Fatalf("got %d tools, want all 4 served", len(c.Tools))
 	}
@@ -681,11 +681,11 @@ func BenchmarkBuild10kPinned(b *testing.B) {
 	plain := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
 	pinned := []*member{mem(&fakeSource{name: "bench", tools: tools}, "bench")}
 	pinned[0].trust = trust.ModePin
-	build(pinned, "_", pins) // the first use, recorded
+	build(pinned, "_", pins, nil) // the first use, recorded
 	var without, with time.Duration
 	timed := func(members []*member, pins *trust.Store, sum *time.Duration) {
 		t0 := time.Now()
-		c := build(members, "_", pins)
+		c := build(members, "_", pins, nil)
 		*sum += time.Since(t0)
 		if len(c.Tools) != len(tools) {
 			b.Fatalf("%d tools", len(c.Tools))

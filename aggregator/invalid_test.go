@@ -60,7 +60,7 @@ func TestServeInvalidRequests(t *testing.T) {
 // TestBuildExactKeys: only the key "name" names a tool; "Name" does not.
 func TestBuildExactKeys(t *testing.T) {
 	src := &fakeSource{name: "s", tools: raws(t, `{"Name":"wrong","inputSchema":{"type":"object"}}`, `{"name":"right","NAME":"other","inputSchema":{"type":"object"}}`)}
-	c := build([]*member{mem(src, "")}, "_", nil)
+	c := build([]*member{mem(src, "")}, "_", nil, nil)
 	if len(c.Tools) != 1 || c.Tools[0].Original != "right" {
 		t.Fatalf("tools = %v, want only \"right\"", c.Tools)
 	}

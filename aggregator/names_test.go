@@ -236,7 +236,7 @@ func TestBuildCleanedNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			members := tt.members(t)
-			c := build(members, "_", nil)
+			c := build(members, "_", nil, nil)
 			if got := names(c.Tools); strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("tools = %q, want %q", got, tt.want)
 			}

@@ -59,6 +59,7 @@ func (a *Aggregator) childCatalog(own []config.Server, view string) *Aggregator 
 	child.parent = a
 	child.view = view
 	child.callers = a.callers
+	child.search = a.search
 	a.children.Store(child, struct{}{})
 	return child
 }

@@ -36,6 +36,7 @@ func (c *Catalog) restrict(p *config.Profile) {
 		}
 	}
 	c.items = c.proxyItems()
+	c.search.restrict(c)
 }
 
 // profile is the profile the catalog is shown through; nil: all of it.

@@ -187,3 +187,22 @@ func (c *Catalog) proxyItems() map[proxytool.Kind][]proxytool.Item {
 		proxytool.KindPrompt:   conv(c.Prompts),
 	}
 }
+
+var _ proxytool.Starter = proxyCatalog{}
+
+// AwaitStarting waits for the first catalog, bounded by ReadyTimeout as
+// the first tools/list is, and names the servers that are still starting
+// with nothing to list (no catalog remembered from an earlier run): a
+// list on a cold start then says what it lacks instead of answering []
+// as if nothing were there.
+func (p proxyCatalog) AwaitStarting(ctx context.Context) []string {
+	p.a.waitReady(ctx)
+	var out []string
+	for _, c := range p.a.sessionClients() {
+		st := c.Status()
+		if st.State == upstream.StateConnecting && st.Tools+st.Resources+st.ResourceTemplates+st.Prompts == 0 {
+			out = append(out, st.Name)
+		}
+	}
+	return out
+}

@@ -65,7 +65,7 @@ func (a *Aggregator) ListResult(method string) json.RawMessage {
 			}
 		}
 		if a.exposeProxy() {
-			tools = append([]*Entry{a.proxyEntry}, tools...)
+			tools = append([]*Entry{c.proxyTool()}, tools...)
 		}
 		return listResult("tools", tools)
 	case "resources/list":

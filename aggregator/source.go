@@ -22,6 +22,13 @@ type Source interface {
 	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
+// instructed is a Source that can say what its server's instructions
+// are: the text a server sends a client about itself, which the
+// catalog's search reads.
+type instructed interface {
+	Instructions() string
+}
+
 // member is a Source as the catalog sees it: with its prefix and filters.
 type member struct {
 	src     Source

@@ -24,12 +24,26 @@ const (
 )
 
 const (
-	// defaultLimit is list's page size when limit is not given.
-	defaultLimit = 100
+	// defaultLimit is list's page size when limit is not given: ten, the
+	// page a model reads the best matches of a query in (recall@10 is
+	// what the search is measured by), at a few hundred tokens.
+	defaultLimit = 10
 	// maxLimit is the largest limit allowed.
 	maxLimit = 1000
 	// allowedParams lists the proxy tool's arguments for error messages.
-	allowedParams = "action, type, path, args, limit, offset, filter_server, query"
+	allowedParams = "action, type, path, args, limit, offset, filter_server, query, detail"
+)
+
+// detail is how much of each capability list shows.
+type detail string
+
+const (
+	// detailSummary is a summary: name, one-line description and a
+	// typed argument list (see appendSummary). The default.
+	detailSummary detail = "summary"
+	// detailFull is the whole MCP object, as tools/list has it (Magg's
+	// list).
+	detailFull detail = "full"
 )
 
 // request is the decoded, validated arguments of one proxy call.
@@ -46,6 +60,12 @@ type request struct {
 	// filterServer and query are list's filters; "" means none.
 	filterServer string
 	query        string
+	// queryGiven says that query was given, even if empty.
+	queryGiven bool
+	// detail is how much list shows of each capability.
+	detail detail
+	// limitGiven says that limit was given.
+	limitGiven bool
 }
 
 // decodeArgs decodes and validates the arguments object of a proxy call;
@@ -85,7 +105,7 @@ func (f fields) present(name string) bool {
 
 // decode checks each parameter against the schema and fills a request.
 func (f fields) decode() (request, []error) {
-	req := request{limit: defaultLimit}
+	req := request{limit: defaultLimit, detail: detailSummary}
 	var errs []error
 
 	var unknown []string
@@ -133,7 +153,7 @@ func (f fields) decode() (request, []error) {
 		if !ok || n < 1 || n > maxLimit {
 			errs = append(errs, fmt.Errorf("Parameter 'limit' must be an integer from 1 to %d (default %d); got %s", maxLimit, defaultLimit, shown(f["limit"])))
 		} else {
-			req.limit = int(n)
+			req.limit, req.limitGiven = int(n), true
 		}
 	}
 
@@ -159,6 +179,12 @@ func (f fields) decode() (request, []error) {
 			errs = append(errs, fmt.Errorf("Parameter '%s' must be a string; got %s", p.name, shown(f[p.name])))
 		}
 		*p.dst = s
+	}
+	req.queryGiven = f.present("query")
+	if f.present("detail") {
+		if req.detail, err = enum(f, "detail", "'summary', 'full'", detailSummary, detailFull); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return req, errs
 }
@@ -192,13 +218,13 @@ func (f fields) checkCombination(req request) error {
 		return nil
 	}
 	var given []string
-	for _, k := range []string{"limit", "offset", "filter_server", "query"} {
+	for _, k := range []string{"limit", "offset", "filter_server", "query", "detail"} {
 		if f.present(k) {
 			given = append(given, k)
 		}
 	}
 	if len(given) > 0 {
-		return fmt.Errorf("Parameters 'limit', 'offset', and 'filter_server' are only allowed for 'list' action, and so is 'query' (got %s for action '%s')", quoteNames(given), a)
+		return fmt.Errorf("Parameters 'limit', 'offset', and 'filter_server' are only allowed for 'list' action, and so are 'query' and 'detail' (got %s for action '%s')", quoteNames(given), a)
 	}
 	return nil
 }

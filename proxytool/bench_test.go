@@ -80,14 +80,6 @@ func BenchmarkListTools10k(b *testing.B) {
 	}
 }
 
-func BenchmarkSearch10k(b *testing.B) {
-	items := manyTools(10000).items[KindTool]
-	b.ReportAllocs()
-	for b.Loop() {
-		Search(items, "forecast server07")
-	}
-}
-
 func BenchmarkCallTool(b *testing.B) {
 	p := New(manyTools(10000))
 	params := json.RawMessage(`{"name":"proxy","arguments":{"action":"call","type":"tool","path":"server07_read_issue_7","args":{"id":"x"}},"_meta":{"progressToken":1}}`)

@@ -12,7 +12,7 @@ import (
 func (p *Proxy) callTool(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindTool, req.path)
 	if errors.Is(err, ErrNotFound) {
-		return errorResult(fmt.Sprintf("Unknown tool: '%s'", req.path) + p.hint(KindTool, req.path))
+		return errorResult(fmt.Sprintf("Unknown tool: '%s'", req.path) + p.hint(KindTool, req.path) + p.suggest(KindTool, req.path))
 	}
 	if err != nil {
 		return errorResult(err.Error())
@@ -107,7 +107,7 @@ func (p *Proxy) readKept(ctx context.Context, req request, meta json.RawMessage)
 func (p *Proxy) getPrompt(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindPrompt, req.path)
 	if errors.Is(err, ErrNotFound) {
-		return errorResult(fmt.Sprintf("Prompt '%s' not found", req.path) + p.hint(KindPrompt, req.path))
+		return errorResult(fmt.Sprintf("Prompt '%s' not found", req.path) + p.hint(KindPrompt, req.path) + p.suggest(KindPrompt, req.path))
 	}
 	if err != nil {
 		return errorResult(err.Error())

@@ -3,6 +3,8 @@ package proxytool
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mcpx/mcpx/search"
 )
 
 // Kind is a capability type as the proxy tool names it: the value of its
@@ -45,6 +47,25 @@ type Catalog interface {
 	// error's text to the model as it is, so for a JSON-RPC error from the
 	// upstream the text must be the upstream's message, verbatim.
 	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// Searcher is an optional ability of a [Catalog]: the ranked search of
+// list's query (package search), over an index the catalog keeps beside
+// its snapshot so that every session and profile shares it. It returns
+// the items it searched, which the hits index (they may include items the
+// catalog does not show: the hits never do); keep, when not nil, narrows
+// the hits further. Without it the proxy builds an index of its own from
+// Items. It is called from any goroutine.
+type Searcher interface {
+	Search(kind Kind, query string, keep func(*Item) bool) ([]Item, search.Result)
+}
+
+// Starter is an optional ability of a [Catalog]: before it lists, the
+// proxy waits, bounded as a call to a server still starting is, for the
+// sources still starting, and names in its answer those that still are.
+// It is called from the proxy's handlers, from any goroutine.
+type Starter interface {
+	AwaitStarting(ctx context.Context) (starting []string)
 }
 
 // Keeper is an optional ability of a [Catalog]: Kept reports whether uri

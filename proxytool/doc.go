@@ -3,13 +3,18 @@
 // resource and prompt of the upstream servers, in the wire format of Magg's
 // MCP Proxy Extension (shared/spec/proxy-tool.md).
 //
-// The package owns the tool's schema ([Tool]), the validation of its
-// arguments, the three actions (list, info, call), the objectification of
-// resource contents and the proxy annotations. It knows the catalog only
-// through the small [Catalog] interface, which the aggregator satisfies.
+// The package owns the tool's schema and its description of a catalog
+// ([ToolFor]), the validation of its arguments, the three actions (list,
+// info, call), what a page of list shows (summaries by default, whole
+// objects with detail "full", and the paging a model reads), the "did
+// you mean" of a name not found, the objectification of resource
+// contents and the proxy annotations. It knows the catalog only through
+// the small [Catalog] interface, which the aggregator satisfies, and its
+// optional abilities ([Searcher] for the ranked search of package search,
+// [Starter], [Keeper], [Hinter], [Sender]).
 //
 //	p := proxytool.New(catalog)
-//	tools = append(tools, proxytool.Tool()) // answer tools/list
+//	tools = append(tools, proxytool.ToolFor(servers, catalog)) // answer tools/list
 //	...
 //	if name == proxytool.Name {
 //		result := p.Call(ctx, params) // the whole tools/call params
@@ -19,7 +24,4 @@
 // upstream error comes back as a CallToolResult with isError set and one
 // text item saying what was wrong. Upstream content, annotations and _meta
 // pass through unchanged except for the proxy's own annotation keys.
-//
-// [Search] is the keyword search behind list's "query" argument, shared with
-// the command line.
 package proxytool

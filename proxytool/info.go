@@ -12,7 +12,7 @@ import (
 func (p *Proxy) info(req request) json.RawMessage {
 	it, err := p.resolve(req.kind, req.path)
 	if errors.Is(err, ErrNotFound) {
-		return errorResult(fmt.Sprintf("%s '%s' not found", kindTitle(req.kind), req.path) + p.hint(req.kind, req.path))
+		return errorResult(fmt.Sprintf("%s '%s' not found", kindTitle(req.kind), req.path) + p.hint(req.kind, req.path) + p.suggest(req.kind, req.path))
 	}
 	if err != nil {
 		return errorResult(err.Error())

@@ -4,15 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpx/mcpx/search"
 )
 
 // Name is the proxy tool's name.
 const Name = "proxy"
 
-// Proxy answers calls to the proxy tool over a [Catalog]. It holds no
-// state of its own, so one Proxy serves any number of concurrent calls.
+// Proxy answers calls to the proxy tool over a [Catalog]. One Proxy
+// serves any number of concurrent calls.
 type Proxy struct {
 	c Catalog
+	// index builds the search index of a catalog that keeps none
+	// ([Searcher]); it hands back the same index while the items are
+	// the same.
+	index *search.Builder
 }
 
 // New returns a Proxy over c. A nil c is an empty catalog.
@@ -20,7 +26,11 @@ func New(c Catalog) *Proxy {
 	if c == nil {
 		c = emptyCatalog{}
 	}
-	return &Proxy{c: c}
+	p := &Proxy{c: c}
+	if _, ok := c.(Searcher); !ok {
+		p.index = search.NewBuilder()
+	}
+	return p
 }
 
 // Call answers one tools/call of the proxy tool. params is the whole params
@@ -47,7 +57,7 @@ func (p *Proxy) call(ctx context.Context, params json.RawMessage) json.RawMessag
 	}
 	switch req.action {
 	case actionList:
-		return p.list(req)
+		return p.list(ctx, req)
 	case actionInfo:
 		return p.info(req)
 	}

@@ -63,9 +63,9 @@ func TestCatalogPanicIsAnErrorResult(t *testing.T) {
 	}
 }
 
-// TestListCopiesJSONVerbatim: list never re-encodes an item's JSON, so odd
-// spacing, escapes and unknown fields arrive exactly as the catalog holds
-// them.
+// TestListCopiesJSONVerbatim: list with detail full never re-encodes an
+// item's JSON, so odd spacing, escapes and unknown fields arrive exactly
+// as the catalog holds them.
 func TestListCopiesJSONVerbatim(t *testing.T) {
 	odd := `{ "name" : "x_odd",  "description":"\u00e9 <b>&amp;</b> \"q\" line\nbreak", "x-extra": [1, 2.50, null]
 }`
@@ -78,7 +78,7 @@ func TestListCopiesJSONVerbatim(t *testing.T) {
 			Resource struct{ Text string } `json:"resource"`
 		} `json:"content"`
 	}
-	if err := json.Unmarshal(call(t, c, `{"action":"list","type":"tool"}`), &res); err != nil {
+	if err := json.Unmarshal(call(t, c, `{"action":"list","type":"tool","detail":"full"}`), &res); err != nil {
 		t.Fatal(err)
 	}
 	if want := "[" + odd + ",null]"; res.Content[0].Resource.Text != want {

@@ -2,8 +2,10 @@ package proxytool
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpx/mcpx/internal/editdist"
 )
@@ -22,7 +24,6 @@ func Closest(items []Item, name string, n int) []Item {
 	if want == "" || n <= 0 || len(want) > maxCompared {
 		return nil
 	}
-	limit := max(2, len([]rune(want))/3)
 	type scored struct {
 		item Item
 		dist int
@@ -44,11 +45,16 @@ func Closest(items []Item, name string, n int) []Item {
 				// Containment beats any typo: the user typed part of it.
 				d = min(d, 1)
 			}
+			// The edits must be few next to what the names do not share
+			// at their start: a server's prefix in both is no likeness.
+			if d > max(2, len([]rune(want[commonPrefix(want, have):]))/3) {
+				continue
+			}
 			if best < 0 || d < best {
 				best = d
 			}
 		}
-		if best >= 0 && best <= limit {
+		if best >= 0 {
 			found = append(found, scored{it, best})
 		}
 	}
@@ -60,4 +66,54 @@ func Closest(items []Item, name string, n int) []Item {
 		out = append(out, s.item)
 	}
 	return out
+}
+
+// commonPrefix returns the length in bytes of the longest common prefix
+// of a and b, at a rune boundary.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) {
+		n--
+	}
+	return n
+}
+
+// maxSuggested is how many names a "did you mean" offers.
+const maxSuggested = 3
+
+// suggest returns a sentence naming the capabilities a name that was not
+// found may have meant: those whose names look like it (a typo, a part
+// of the name, a prefix left out), else those the search ranks first
+// for the name's words. "" when there are none.
+func (p *Proxy) suggest(kind Kind, name string) string {
+	items := p.c.Items(kind)
+	if len(items) == 0 {
+		return ""
+	}
+	near := Closest(items, name, maxSuggested)
+	if len(near) == 0 {
+		found, res := p.search(kind, name, nil)
+		for _, h := range res.Hits[:min(maxSuggested, len(res.Hits))] {
+			near = append(near, found[h.Doc])
+		}
+	}
+	if len(near) == 0 {
+		return fmt.Sprintf(`. Find the %s with {"action":"list","type":"%s","query":"what it does"}.`, kind, kind)
+	}
+	names := make([]string, len(near))
+	for i, it := range near {
+		names[i] = "'" + it.Name + "'"
+	}
+	return ". Did you mean " + orList(names) + "?"
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
-	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -84,7 +83,7 @@ In a terminal the output is a table; in a pipe, tab-separated rows; with
 	cmd.Flags().StringVar(&o.server, "server", "", "only this server's capabilities")
 	cmd.Flags().BoolVar(&o.tokens, "tokens", false, "add each entry's estimated token cost (as the model reads its JSON) and the total")
 	cmd.Flags().BoolVar(&g.cached, "cached", false, "read only the remembered catalogs: start no server")
-	cmd.Flags().StringVarP(&o.query, "query", "q", "", "keyword search over names and descriptions, best match first (as the proxy tool's list does)")
+	cmd.Flags().StringVarP(&o.query, "query", "q", "", "rank by a search over names, descriptions and parameters, best match first (as the proxy tool's list does)")
 	return cmd
 }
 
@@ -99,7 +98,7 @@ func listRun(ios *streams, c *aggregator.Catalog, o *listOptions) error {
 		entries = c.Prompts
 	}
 	if o.query != "" {
-		entries = search(entries, o.query)
+		entries = c.Rank(aggregator.Kind(strings.TrimSuffix(o.kind, "s")), o.query)
 	}
 	if o.server != "" {
 		var kept []*aggregator.Entry
@@ -233,22 +232,4 @@ func entryJSON(e *aggregator.Entry, tokens bool) (json.RawMessage, error) {
 		m["estimatedTokens"], _ = json.Marshal(estimateTokens(len(e.JSON)))
 	}
 	return json.Marshal(m)
-}
-
-// search ranks entries by the proxy tool's keyword search, so the terminal
-// and a model find the same things in the same order.
-func search(entries []*aggregator.Entry, query string) []*aggregator.Entry {
-	items := make([]proxytool.Item, len(entries))
-	byKey := make(map[string]*aggregator.Entry, len(entries))
-	key := func(name, server string) string { return name + "\x00" + server }
-	for i, e := range entries {
-		items[i] = proxytool.Item{Name: e.Name, Original: e.Original, Server: e.Server, Title: e.Title, Description: e.Description}
-		byKey[key(e.Name, e.Server)] = e
-	}
-	found := proxytool.Search(items, query)
-	out := make([]*aggregator.Entry, 0, len(found))
-	for _, it := range found {
-		out = append(out, byKey[key(it.Name, it.Server)])
-	}
-	return out
 }

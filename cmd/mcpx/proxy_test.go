@@ -69,7 +69,8 @@ func TestServeProxyTool(t *testing.T) {
 
 	t.Run("list with query", func(t *testing.T) {
 		r := c.proxy(t, `{"action":"list","type":"tool","query":"echo"}`)
-		if len(r.Content) != 1 || r.Content[0].Resource.URI != "proxy:list/tool" {
+		// One embedded resource, then the page in words for the model.
+		if len(r.Content) != 2 || r.Content[0].Resource.URI != "proxy:list/tool" || r.Content[1].Type != "text" {
 			t.Fatalf("got %+v", r)
 		}
 		var items []struct{ Name string }
