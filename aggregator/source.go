@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/trust"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // Source is anything that offers MCP capabilities: an upstream server, or
@@ -22,12 +23,17 @@ type Source interface {
 	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
-// instructed is a Source that can say what its server's instructions
-// are: the text a server sends a client about itself, which the
-// catalog's search reads.
+// instructed is a Source that says how to use it: an upstream server's
+// instructions, for the catalog's search to index beside its tools. It
+// is optional (the browser and the page tools have none) and found by
+// type assertion. Instructions may be called from any goroutine; the
+// text is clean of hidden characters and bounded, but it is still the
+// server's, never to be logged; "" means none.
 type instructed interface {
 	Instructions() string
 }
+
+var _ instructed = (*upstream.Client)(nil)
 
 // member is a Source as the catalog sees it: with its prefix and filters.
 type member struct {

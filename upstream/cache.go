@@ -22,6 +22,12 @@ import (
 // commands declare sampling, elicitation and roots as serve does, so a
 // catalog a terminal command remembered before may lack the tools that
 // servers list only then.
+//
+// Instructions did not bump it: a file without them reads as a server
+// that gave none, which is all an older mcpx knew, and the next connect
+// writes them (the file then differs). A bump would instead throw away
+// every remembered catalog, and so start every lazy server once again
+// to learn it; and an older mcpx still reads a newer file.
 const cacheFormat = 2
 
 // Remembered is what a server said the last time it connected: enough to
@@ -37,6 +43,10 @@ type Remembered struct {
 	Resources       []json.RawMessage  `json:"resources"`
 	Templates       []json.RawMessage  `json:"resourceTemplates"`
 	Prompts         []json.RawMessage  `json:"prompts"`
+	// Instructions is what the server said about how to use it, cleaned
+	// and cut as [Client.Instructions] returns it; absent when it said
+	// nothing (or the file is older than the field).
+	Instructions string `json:"instructions,omitempty"`
 
 	mark fileMark // the file as read or written
 }
@@ -126,6 +136,10 @@ func LoadRemembered(dir string, s config.Server) (*Remembered, error) {
 			}
 		}
 	}
+	// The file is mcpx's own, but it is the server's text all the same,
+	// and anything may have written the file: hold it to what a
+	// connection would keep.
+	r.Instructions = cleanInstructions(r.Instructions)
 	r.mark = fileMark{r.Saved, sha256.Sum256(data)}
 	return &r, nil
 }

@@ -199,6 +199,10 @@ type Client struct {
 	// connect: its stderr lines are logged at debug (see stderrLevel).
 	retrying bool
 
+	// instructions go with catalog: the live connection's, the
+	// remembered ones, or "" when the catalog is emptied.
+	instructions string
+
 	remembered   bool          // the catalog shown came from the cache (or was stored there)
 	rememberOnce sync.Once     // the cache is read once, by Remember or Start
 	known        chan struct{} // closed once a catalog is known: remembered, or the first attempt over
@@ -355,6 +359,19 @@ func (c *Client) Catalog() Catalog {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.catalog
+}
+
+// Instructions returns what the server said about how to use it: the
+// instructions of its initialize or server/discover result, without
+// hidden text (package hidden) and cut to 64 KiB at a rune boundary; ""
+// when it said nothing. Like [Client.Catalog], they are the live
+// connection's, or, before the server is up again (starting, sleeping,
+// offline), the remembered ones; "" while it is failed. They are the
+// server's text, to index and show, never to log.
+func (c *Client) Instructions() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.instructions
 }
 
 // Close stops the server and waits for its process to exit. It is
@@ -529,6 +546,7 @@ func (c *Client) setConnected(cn *conn, elapsed time.Duration) {
 	c.mu.Lock()
 	c.conn = cn
 	c.catalog = cn.catalog
+	c.instructions = cn.instructions
 	c.retrying = false
 	c.status.State = StateConnected
 	c.status.Err = ""
@@ -551,6 +569,7 @@ func (c *Client) disconnect(cn *conn, state State, err error) {
 		c.conn = nil
 		if state != StateSleeping { // a sleeping server still lists what it had
 			c.catalog = Catalog{}
+			c.instructions = ""
 		}
 		c.countLocked()
 	}

@@ -71,6 +71,9 @@ type conn struct {
 	protocol   string
 	caps       mcp.ServerCapabilities
 	catalog    Catalog // as of connect; later syncs go to the Client
+	// instructions is what the server said about how to use it, as
+	// cleanInstructions keeps it; "" when it said nothing.
+	instructions string
 	// meta is what goes first in every request's _meta when the server is
 	// modern (see metaFields), replaced when the log level changes; nil for
 	// a legacy server.
@@ -255,7 +258,7 @@ func (cn *conn) initialize(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var res mcp.InitializeResult
+	var res initializeResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("unreadable initialize result: %w", err)
 	}
@@ -265,6 +268,7 @@ func (cn *conn) initialize(ctx context.Context) error {
 	cn.serverInfo = res.ServerInfo
 	cn.protocol = res.ProtocolVersion
 	cn.caps = res.Capabilities
+	cn.setInstructions(res.Instructions)
 	if v, ok := cn.tr.(interface{ SetProtocolVersion(string) }); ok {
 		v.SetProtocolVersion(res.ProtocolVersion)
 	}
@@ -273,6 +277,15 @@ func (cn *conn) initialize(ctx context.Context) error {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil
+}
+
+// initializeResult is initialize's result as mcpx reads it.
+type initializeResult struct {
+	mcp.InitializeResult
+	// Instructions hides the embedded string field, so that an
+	// instructions member that is not a string does not fail the
+	// handshake (see instructionsOf).
+	Instructions json.RawMessage `json:"instructions"`
 }
 
 // lostRemote ends the connection when its HTTP transport says the server

@@ -5,9 +5,11 @@
 //
 // A Client connects in the background, keeps a raw copy of the server's
 // catalog (tools, resources, resource templates, prompts) exactly as the
-// server sent it, resyncs it when the server announces a list change, and
-// reconnects with backoff when the connection dies. Requests are forwarded as
-// raw JSON so that nothing the server sends is lost in typed structs.
+// server sent it, and its instructions ([Client.Instructions], cleaned of
+// hidden text and bounded), resyncs the catalog when the server announces
+// a list change, and reconnects with backoff when the connection dies.
+// Requests are forwarded as raw JSON so that nothing the server sends is
+// lost in typed structs.
 //
 //	clients := upstream.StartAll(ctx, cfg.Servers, &upstream.Options{Logger: logger})
 //	defer upstream.CloseAll(clients)

@@ -196,6 +196,7 @@ func (cn *conn) discover(ctx context.Context) error {
 		SupportedVersions []string                   `json:"supportedVersions"`
 		Capabilities      mcp.ServerCapabilities     `json:"capabilities"`
 		ServerInfo        *mcp.Implementation        `json:"serverInfo"`
+		Instructions      json.RawMessage            `json:"instructions"` // see instructionsOf
 		Meta              map[string]json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -217,6 +218,7 @@ func (cn *conn) discover(ctx context.Context) error {
 	cn.serverInfo = *res.ServerInfo
 	cn.protocol = modernVersion
 	cn.caps = res.Capabilities
+	cn.setInstructions(res.Instructions)
 	cn.meta.Store(&meta)
 	return nil
 }

@@ -35,6 +35,10 @@ const (
 // supportedVersions is the list of versions in a server/discover result.
 var supportedVersions = regexp.MustCompile(`"supportedVersions":\[[^\]]*\]`)
 
+// goSDKInstructions are the instructions a goSDKServer sends, in
+// initialize and in server/discover.
+const goSDKInstructions = "Call echo with a message; confirm asks twice."
+
 // goSDKServer is the official Go SDK's streamable HTTP server with one
 // tool, echo, in front of which a wrapper makes it speak one era (which
 // a test may change) and records the method of every POST.
@@ -49,7 +53,9 @@ type goSDKServer struct {
 
 func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, testenv.SubscribeOptions())
+	sopts := testenv.SubscribeOptions()
+	sopts.Instructions = goSDKInstructions
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, sopts)
 	testenv.AddChangeTools(srv, watchedURI)
 	type in struct {
 		Message string `json:"message"`

@@ -317,6 +317,7 @@ func (c *Client) remember() {
 	c.remembered = true
 	c.saved = r.mark
 	c.catalog = r.Catalog()
+	c.instructions = r.Instructions
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
 	c.era = r.Era()
@@ -342,6 +343,7 @@ func (c *Client) failed(err error) {
 	c.mu.Lock()
 	if c.conn == nil {
 		c.catalog = Catalog{}
+		c.instructions = ""
 		c.countLocked()
 	}
 	c.status.State = StateFailed
@@ -371,7 +373,8 @@ func (c *Client) store(cn *conn) {
 	c.mu.Unlock()
 	caps, _ := json.Marshal(cn.caps)
 	r := &Remembered{Saved: saved.saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
-		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts}
+		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts,
+		Instructions: cn.instructions}
 	if !saved.saved.IsZero() {
 		if data, err := r.encode(c.cfg); err == nil && sha256.Sum256(data) == saved.sum {
 			return

@@ -74,7 +74,8 @@ func freePort(t testing.TB) int {
 }
 
 // TestEverything connects to the reference server over each transport and
-// calls its echo tool.
+// calls its echo tool; its instructions (its docs/instructions.md, sent
+// in initialize) arrive whole.
 func TestEverything(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -102,6 +103,13 @@ func TestEverything(t *testing.T) {
 				srv.URL = "http://localhost:" + strconv.Itoa(port) + tc.path
 			}
 			c := connect(t, srv, nil)
+			want, err := os.ReadFile(filepath.Join(filepath.Dir(everythingJS(t)), "docs", "instructions.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Instructions(); got != string(want) {
+				t.Errorf("instructions (%d bytes) %.60q…, want its docs/instructions.md (%d bytes) %.60q…", len(got), got, len(want), want)
+			}
 
 			st := c.Status()
 			t.Logf("%s: %s %s, %d tools, %d resources, %d prompts, in %s", tc.transport,
