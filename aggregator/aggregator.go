@@ -592,7 +592,7 @@ func (a *Aggregator) forwardURI(ctx context.Context, l *listener, method string,
 	}
 	e, ok := a.Catalog().Resource(uri)
 	if !ok && method == "resources/read" && results.IsURI(uri) {
-		return a.readKept(l, uri)
+		return a.readKept(l, uri, 0)
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)

@@ -38,13 +38,15 @@ func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) jso
 	return out
 }
 
-// readKept answers resources/read of a kept result for the client l
-// that made it (nil: none, for whom nothing is kept).
-func (a *Aggregator) readKept(l *listener, uri string) (json.RawMessage, error) {
+// readKept answers a read of a kept result for the client l that made it
+// (nil: none, for whom nothing is kept): one slice, within the cap the
+// result was cut under with reserve bytes to spare (what the proxy tool
+// adds around it; 0 for resources/read).
+func (a *Aggregator) readKept(l *listener, uri string, reserve int) (json.RawMessage, error) {
 	if l == nil {
 		return nil, fmt.Errorf("%w resource: %s: %w", ErrUnknown, uri, results.ErrNotFound)
 	}
-	res, err := results.ReadURI(a.root().results, l.owner, uri)
+	res, err := results.ReadURI(a.root().results, l.owner, uri, reserve)
 	if err != nil {
 		return nil, fmt.Errorf("%w resource: %w", ErrUnknown, err)
 	}

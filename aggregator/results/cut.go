@@ -22,8 +22,9 @@ import (
 //     by a note.
 //
 // Notes on cut text and on structuredContent come last, as text items; a
-// note on an image, audio or embedded resource stands in its place. Callers check the cheap
-// length first. Only the parts cut are decoded, and everything else is
+// note on an image, audio or embedded resource stands in its place. A
+// part is kept with max as its Cap, so that reading it back answers
+// within the same cap as the call. Callers check the cheap length first. Only the parts cut are decoded, and everything else is
 // copied as raw bytes, so a result of many megabytes costs about one more
 // copy of the part kept. A nil s keeps nothing: the notes then only say
 // what was cut (the terminal's mcpx call --max-bytes). A result with
@@ -227,6 +228,7 @@ func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
 	if c.s == nil {
 		return "[mcpx: " + what + ".]", nil
 	}
+	k.Cap = c.max
 	id, err := c.s.Put(c.owner, k)
 	if errors.Is(err, ErrTooLarge) {
 		return fmt.Sprintf("[mcpx: %s; it was not kept: %d bytes is %v.]", what, len(k.Data), ErrTooLarge), nil
@@ -235,11 +237,11 @@ func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
 		return "", err
 	}
 	uri := URIPrefix + id
-	page := max(c.max, 4096)
+	page := c.max // a read answers within the cap, so a slice is no longer
 	kind := "The whole text is"
 	switch {
 	case k.Binary:
-		kind, page = "It is kept as the blob resource", max(c.max*3/4, 4096) // base64 grows 4/3
+		kind, page = "It is kept as the blob resource", c.max/4*3 // base64 grows 4/3
 	case k.MIMEType == "application/json":
 		kind = "It is kept as the resource"
 	}

@@ -32,7 +32,8 @@ func cut(t *testing.T, s *Store, raw string, max int) cutResult {
 	return r
 }
 
-// kept reads back the part the note names, whole.
+// kept reads back the part the note names, whole, in slices of the cap
+// it was kept with.
 func kept(t *testing.T, s *Store, note string) Slice {
 	t.Helper()
 	m := idInNote.FindStringSubmatch(note)
@@ -43,6 +44,10 @@ func kept(t *testing.T, s *Store, note string) Slice {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sl.Cap <= 0 || len(sl.Data) > sl.Cap {
+		t.Errorf("part kept with cap %d, read %d bytes at once", sl.Cap, len(sl.Data))
+	}
+	sl.Data = readAll(t, s, "o", m[1], 0)
 	return sl
 }
 
@@ -123,7 +128,7 @@ func TestReadURIBlob(t *testing.T) {
 	id, _ := s.Put("o", Kept{MIMEType: "audio/wav", Binary: true, Data: data})
 	var got []byte
 	for off := 0; off < len(data); off += 3 {
-		raw, err := ReadURI(s, "o", URIPrefix+id+"?offset="+string(rune('0'+off))+"&length=3")
+		raw, err := ReadURI(s, "o", URIPrefix+id+"?offset="+string(rune('0'+off))+"&length=3", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
