@@ -91,9 +91,18 @@ func (c *Catalog) Find(kind proxytool.Kind, name string) (*Entry, error) {
 	return nil, fmt.Errorf("%s %q: %w", kind, name, proxytool.ErrNotFound)
 }
 
+var _ proxytool.Keeper = proxyCatalog{}
+
 // Kept reports whether uri names a result kept by maxResultBytes, which
 // the proxy tool reads as it is (resultcap.go).
 func (p proxyCatalog) Kept(uri string) bool { return results.IsURI(uri) }
+
+// ReadKept reads a slice of the kept result uri for the proxy's client,
+// within the result's cap with reserve bytes to spare for the proxy's
+// own (readKept).
+func (p proxyCatalog) ReadKept(_ context.Context, uri string, reserve int) (json.RawMessage, error) {
+	return proxyResult(p.a.readKept(p.l, uri, reserve))
+}
 
 // NotFoundHint says why the tool or prompt name would be is not offered:
 // a filter in the config keeps it out, or its server waits for a login
