@@ -124,7 +124,7 @@ func (p proxyCatalog) Call(ctx context.Context, method string, params json.RawMe
 	var err error
 	switch method {
 	case "tools/call":
-		res, err = p.a.callTool(ctx, p.l, params)
+		res, err = p.a.callTool(ctx, p.l, params, results.ViaProxy)
 	case "resources/read":
 		res, err = p.a.readResource(ctx, p.l, params)
 	case "prompts/get":
@@ -148,7 +148,7 @@ func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMe
 	if err != nil {
 		return nil, false
 	}
-	return p.a.sendTool(ctx, p.l, p.send, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
+	return p.a.sendTool(ctx, p.l, p.send, name, params, results.ViaProxy, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
 }
 
 // proxyResult is what the proxy shows of an answer: an upstream's

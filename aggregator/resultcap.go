@@ -11,10 +11,11 @@ import (
 
 // capResult applies the maxResultBytes of src to a tools/call result for
 // the client l: over the cap, its text is cut and kept whole for that
-// client to read back (results.Cut). The length check comes first, so a
-// result under the cap is not decoded. With no client (nil l: the
-// terminal's calls) the result passes whole.
-func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) json.RawMessage {
+// client to read back the way via says (results.Cut): with resources/read
+// after a direct call, with the proxy tool after a call through it. The
+// length check comes first, so a result under the cap is not decoded.
+// With no client (nil l: the terminal's calls) the result passes whole.
+func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage, via results.Via) json.RawMessage {
 	if len(res) <= config.MinResultBytes {
 		return res // under any cap: most results, at the cost of a compare
 	}
@@ -28,7 +29,7 @@ func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) jso
 	if l == nil {
 		return res
 	}
-	out, err := results.Cut(a.root().results, l.owner, res, int(limit))
+	out, err := results.Cut(a.root().results, l.owner, res, int(limit), via)
 	if err != nil {
 		// Not a result we can reshape, or too big to keep: the client
 		// gets it as the server sent it.

@@ -14,6 +14,20 @@ import (
 // IsURI reports whether uri names a kept result.
 func IsURI(uri string) bool { return strings.HasPrefix(uri, URIPrefix) }
 
+// Via is how the client that gets a cut result reads the rest back: the
+// note on the cut names that way (see [Cut]).
+type Via uint8
+
+const (
+	// ViaRead is resources/read of the URI: for a tools/call the client
+	// made directly.
+	ViaRead Via = iota
+	// ViaProxy is the proxy tool's call of type resource with the URI as
+	// its path: for a call made through the proxy tool, whose client may
+	// have no resources/read.
+	ViaProxy
+)
+
 // ReadURI answers a read of a kept result's URI,
 // mcpx://results/ID?offset=N&length=M (both in bytes, both optional), for
 // owner: a ReadResourceResult holding one slice of the part from offset,

@@ -137,7 +137,11 @@ func TestMaxResultBytes(t *testing.T) {
 	}
 
 	small := bigText(300_000, resultFill)
-	uri := checkCut(t, call("big_big", len(small)), small, limit)
+	res := call("big_big", len(small))
+	uri := checkCut(t, res, small, limit)
+	if !strings.Contains(string(res), "read it with resources/read, in slices with offset and length in bytes, e.g. "+uri+"?offset=") {
+		t.Errorf("the note on a direct call does not name resources/read: %s", truncateForLog(res))
+	}
 	if got := readKept(t, c, uri, limit); !bytes.Equal(got, small) {
 		t.Errorf("300 kB read back: %d bytes, differs from the original", len(got))
 	}
@@ -148,7 +152,10 @@ func TestMaxResultBytes(t *testing.T) {
 		t.Fatalf("proxy call: %s", e.Message)
 	}
 	uri = checkCut(t, res, small, limit)
-	if got := readKept(t, c, uri, 64<<10); !bytes.Equal(got, small) {
+	if !strings.Contains(string(res), `read it with the proxy tool, in slices with offset and length in bytes, each answer giving the next call, from {\"action\":\"call\",\"type\":\"resource\",\"path\":\"`+uri+`?offset=`) {
+		t.Errorf("the note on a call through proxy does not give the proxy call that reads on: %s", truncateForLog(res))
+	}
+	if got := readKeptByProxy(t, c, uri, 64<<10); !bytes.Equal(got, small) {
 		t.Errorf("300 kB through the proxy read back: %d bytes, differs from the original", len(got))
 	}
 
