@@ -492,19 +492,20 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 	if err := a.awaitTool(ctx, name); err != nil {
 		return nil, err
 	}
-	return a.callTool(ctx, nil, params)
+	return a.callTool(ctx, nil, params, results.ViaRead)
 }
 
 // callTool forwards tools/call params (name exposed) to the owning
-// source, for the served client l (nil: none).
-func (a *Aggregator) callTool(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardNamed(ctx, l, "tools/call", params, KindTool)
+// source, for the served client l (nil: none), which reads a result cut
+// by its cap back via (capResult).
+func (a *Aggregator) callTool(ctx context.Context, l *listener, params json.RawMessage, via results.Via) (json.RawMessage, error) {
+	return a.forwardNamed(ctx, l, "tools/call", params, KindTool, via)
 }
 
 // getPrompt forwards prompts/get params (name exposed), for the served
 // client l (nil: none).
 func (a *Aggregator) getPrompt(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
-	return a.forwardNamed(ctx, l, "prompts/get", params, KindPrompt)
+	return a.forwardNamed(ctx, l, "prompts/get", params, KindPrompt, results.ViaRead)
 }
 
 // forwardNamed sends a request whose params name a tool or prompt by its
@@ -512,8 +513,8 @@ func (a *Aggregator) getPrompt(ctx context.Context, l *listener, params json.Raw
 // other field passes unchanged. It is the waiting form of the one path a
 // named call takes (sendTool is the other): resolveNamed, the request's
 // bookkeeping (request), then settle. l is the served client that calls
-// (nil: none).
-func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method string, params json.RawMessage, kind Kind) (json.RawMessage, error) {
+// (nil: none), via how it reads back a result cut by its cap.
+func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method string, params json.RawMessage, kind Kind, via results.Via) (json.RawMessage, error) {
 	name, err := paramString(params, "name")
 	if err != nil {
 		return nil, err
@@ -523,7 +524,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method strin
 		return nil, a.notServed(l, method, name, params, kind, err)
 	}
 	res, err := a.request(ctx, l, e.src, method, params)
-	return a.settle(l, e.src, method, res, err)
+	return a.settle(l, e.src, method, res, err, via)
 }
 
 // errNotServed is resolveNamed's answer for a name the catalog does not
@@ -570,12 +571,13 @@ func (a *Aggregator) notServed(l *listener, method, name string, params json.Raw
 }
 
 // settle is what a source's answer to a named request becomes: a failure
-// may offer the user a step-up login, and a tool's result is capped.
-func (a *Aggregator) settle(l *listener, src Source, method string, res json.RawMessage, err error) (json.RawMessage, error) {
+// may offer the user a step-up login, and a tool's result is capped, its
+// notes naming via as the way to read the rest.
+func (a *Aggregator) settle(l *listener, src Source, method string, res json.RawMessage, err error, via results.Via) (json.RawMessage, error) {
 	if err != nil {
 		a.offerStepUp(src, err)
 	} else if method == "tools/call" {
-		res = a.capResult(l, src, res)
+		res = a.capResult(l, src, res, via)
 	}
 	return res, err
 }
@@ -596,7 +598,7 @@ func (a *Aggregator) forwardURI(ctx context.Context, l *listener, method string,
 	}
 	e, ok := a.Catalog().Resource(uri)
 	if !ok && method == "resources/read" && results.IsURI(uri) {
-		return a.readKept(l, uri)
+		return a.readKept(l, uri, 0)
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)

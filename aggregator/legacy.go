@@ -114,7 +114,7 @@ func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string,
 	if !a.served(name) {
 		return nil, false
 	}
-	return a.sendTool(ctx, l, cl.Options(), name, params, func(res json.RawMessage, err error) {
+	return a.sendTool(ctx, l, cl.Options(), name, params, results.ViaRead, func(res json.RawMessage, err error) {
 		done(a.toolOutcome(name, res, err))
 	})
 }

@@ -95,7 +95,7 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 	if peer.Meta.ProgressToken != nil { // read with the rest of _meta: no scan of params
 		opts.Progress = func(p json.RawMessage) { peer.Notify("notifications/progress", p) }
 	}
-	cancel, ok = a.sendTool(ctx, l, &opts, name, params, func(res json.RawMessage, err error) {
+	cancel, ok = a.sendTool(ctx, l, &opts, name, params, results.ViaRead, func(res json.RawMessage, err error) {
 		c.end(l)
 		if err == nil && peer.SetRoute != nil && inputRequired(res) {
 			if r := a.routeOf(method, params); r != "" {

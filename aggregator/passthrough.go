@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
@@ -105,7 +106,7 @@ func (a *Aggregator) routed(ctx context.Context, l *listener, method string, par
 	case err != nil:
 		a.offerStepUp(e.src, err)
 	case method == "tools/call":
-		res = a.capResult(l, e.src, res)
+		res = a.capResult(l, e.src, res, results.ViaRead)
 	}
 	if method == "tools/call" {
 		return a.toolOutcome(e.Name, res, err)

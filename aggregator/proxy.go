@@ -91,9 +91,18 @@ func (c *Catalog) Find(kind proxytool.Kind, name string) (*Entry, error) {
 	return nil, fmt.Errorf("%s %q: %w", kind, name, proxytool.ErrNotFound)
 }
 
+var _ proxytool.Keeper = proxyCatalog{}
+
 // Kept reports whether uri names a result kept by maxResultBytes, which
 // the proxy tool reads as it is (resultcap.go).
 func (p proxyCatalog) Kept(uri string) bool { return results.IsURI(uri) }
+
+// ReadKept reads a slice of the kept result uri for the proxy's client,
+// within the result's cap with reserve bytes to spare for the proxy's
+// own (readKept).
+func (p proxyCatalog) ReadKept(_ context.Context, uri string, reserve int) (json.RawMessage, error) {
+	return proxyResult(p.a.readKept(p.l, uri, reserve))
+}
 
 // NotFoundHint says why the tool or prompt name would be is not offered:
 // a filter in the config keeps it out, or its server waits for a login
@@ -115,7 +124,7 @@ func (p proxyCatalog) Call(ctx context.Context, method string, params json.RawMe
 	var err error
 	switch method {
 	case "tools/call":
-		res, err = p.a.callTool(ctx, p.l, params)
+		res, err = p.a.callTool(ctx, p.l, params, results.ViaProxy)
 	case "resources/read":
 		res, err = p.a.readResource(ctx, p.l, params)
 	case "prompts/get":
@@ -139,7 +148,7 @@ func (p proxyCatalog) Send(ctx context.Context, method string, params json.RawMe
 	if err != nil {
 		return nil, false
 	}
-	return p.a.sendTool(ctx, p.l, p.send, name, params, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
+	return p.a.sendTool(ctx, p.l, p.send, name, params, results.ViaProxy, func(res json.RawMessage, err error) { done(proxyResult(res, err)) })
 }
 
 // proxyResult is what the proxy shows of an answer: an upstream's

@@ -11,10 +11,11 @@ import (
 
 // capResult applies the maxResultBytes of src to a tools/call result for
 // the client l: over the cap, its text is cut and kept whole for that
-// client to read back (results.Cut). The length check comes first, so a
-// result under the cap is not decoded. With no client (nil l: the
-// terminal's calls) the result passes whole.
-func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) json.RawMessage {
+// client to read back the way via says (results.Cut): with resources/read
+// after a direct call, with the proxy tool after a call through it. The
+// length check comes first, so a result under the cap is not decoded.
+// With no client (nil l: the terminal's calls) the result passes whole.
+func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage, via results.Via) json.RawMessage {
 	if len(res) <= config.MinResultBytes {
 		return res // under any cap: most results, at the cost of a compare
 	}
@@ -28,7 +29,7 @@ func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) jso
 	if l == nil {
 		return res
 	}
-	out, err := results.Cut(a.root().results, l.owner, res, int(limit))
+	out, err := results.Cut(a.root().results, l.owner, res, int(limit), via)
 	if err != nil {
 		// Not a result we can reshape, or too big to keep: the client
 		// gets it as the server sent it.
@@ -38,13 +39,15 @@ func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage) jso
 	return out
 }
 
-// readKept answers resources/read of a kept result for the client l
-// that made it (nil: none, for whom nothing is kept).
-func (a *Aggregator) readKept(l *listener, uri string) (json.RawMessage, error) {
+// readKept answers a read of a kept result for the client l that made it
+// (nil: none, for whom nothing is kept): one slice, within the cap the
+// result was cut under with reserve bytes to spare (what the proxy tool
+// adds around it; 0 for resources/read).
+func (a *Aggregator) readKept(l *listener, uri string, reserve int) (json.RawMessage, error) {
 	if l == nil {
 		return nil, fmt.Errorf("%w resource: %s: %w", ErrUnknown, uri, results.ErrNotFound)
 	}
-	res, err := results.ReadURI(a.root().results, l.owner, uri)
+	res, err := results.ReadURI(a.root().results, l.owner, uri, reserve)
 	if err != nil {
 		return nil, fmt.Errorf("%w resource: %w", ErrUnknown, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -15,9 +16,10 @@ import (
 // other source. One closure is the only allocation of its own: nothing it
 // holds is reassigned. l is the served client that calls (nil: none), as
 // for request; opts what the call carries (its batch only while this
-// goroutine sends: see upstream.CallOptions).
+// goroutine sends: see upstream.CallOptions); via how l reads back a
+// result cut by its cap.
 func (a *Aggregator) sendTool(ctx context.Context, l *listener, opts *upstream.CallOptions, name string, params json.RawMessage,
-	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
+	via results.Via, done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	e, renamed, err := a.resolveNamed(name, params, KindTool)
 	if err != nil {
 		return nil, false
@@ -32,7 +34,7 @@ func (a *Aggregator) sendTool(ctx context.Context, l *listener, opts *upstream.C
 	cctx, sent, o := a.begin(ctx, l, e.src, "tools/call", renamed)
 	cancel, ok = snd.Send(cctx, "tools/call", sent, opts, func(res json.RawMessage, err error) {
 		o.finish(a, l, e.src, "tools/call", renamed, res, err)
-		done(a.settle(l, e.src, "tools/call", res, err))
+		done(a.settle(l, e.src, "tools/call", res, err, via))
 	})
 	if !ok {
 		o.drop() // not sent: the waiting path sends it again

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
@@ -192,7 +193,7 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 			a.refused(l, method, params, a.Catalog().FilteredOut(KindTool, name))
 			return a.unknownTool(name), nil // unknowntool.go
 		}
-		res, err := a.callTool(ctx, l, params)
+		res, err := a.callTool(ctx, l, params, results.ViaRead)
 		return a.toolOutcome(name, res, err)
 	case "resources/read":
 		a.waitReady(ctx)

@@ -106,18 +106,28 @@ func appendAnnotated(dst, item []byte, ann map[string]json.RawMessage, annotatio
 // text objectified unless asIs. The read result's _meta becomes the tool
 // result's.
 func resourceAsToolResult(raw json.RawMessage, ann map[string]json.RawMessage, asIs bool) (json.RawMessage, error) {
-	res, err := objectFields(raw)
+	items, meta, err := resourceItems(raw, ann, asIs)
 	if err != nil {
 		return nil, err
+	}
+	return toolResultOf(items, meta), nil
+}
+
+// resourceItems are the content items resourceAsToolResult makes of a
+// ReadResourceResult, and the result's _meta (nil: none).
+func resourceItems(raw json.RawMessage, ann map[string]json.RawMessage, asIs bool) (items []json.RawMessage, meta json.RawMessage, err error) {
+	res, err := objectFields(raw)
+	if err != nil {
+		return nil, nil, err
 	}
 	var contents []json.RawMessage
 	if c := res["contents"]; len(c) > 0 && !isNull(c) {
 		if err := json.Unmarshal(c, &contents); err != nil {
-			return nil, errors.New("its contents are not an array")
+			return nil, nil, errors.New("its contents are not an array")
 		}
 	}
 	annotations := marshalObject(ann)
-	items := make([]json.RawMessage, len(contents))
+	items = make([]json.RawMessage, len(contents))
 	for i, c := range contents {
 		if !asIs {
 			c = objectify(c)
@@ -128,11 +138,20 @@ func resourceAsToolResult(raw json.RawMessage, ann map[string]json.RawMessage, a
 			"annotations": annotations,
 		})
 	}
-	out := map[string]json.RawMessage{"content": marshalArray(items)}
 	if m := res["_meta"]; len(m) > 0 && !isNull(m) {
-		out["_meta"] = m
+		meta = m
 	}
-	return marshalObject(out), nil
+	return items, meta, nil
+}
+
+// toolResultOf is the CallToolResult of content items and a _meta (nil:
+// none).
+func toolResultOf(items []json.RawMessage, meta json.RawMessage) json.RawMessage {
+	out := map[string]json.RawMessage{"content": marshalArray(items)}
+	if meta != nil {
+		out["_meta"] = meta
+	}
+	return marshalObject(out)
 }
 
 // objectify rewrites a text resource content whose text is JSON but whose

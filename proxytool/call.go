@@ -53,7 +53,7 @@ func proxiedToolResult(it Item, req request, raw json.RawMessage, err error) jso
 func (p *Proxy) readResource(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
 	it, err := p.resolve(KindResource, req.path)
 	if k, ok := p.c.(Keeper); ok && errors.Is(err, ErrNotFound) && k.Kept(req.path) {
-		return p.readKept(ctx, req, meta)
+		return p.readKept(ctx, k, req)
 	}
 	if errors.Is(err, ErrNotFound) {
 		return errorResult(fmt.Sprintf("Resource '%s' not found", req.path))
@@ -78,26 +78,6 @@ func (p *Proxy) readResource(ctx context.Context, req request, meta json.RawMess
 	out, err := resourceAsToolResult(raw, callAnnotations(KindResource, req.path), false)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Resource '%s' returned a result that is not a ReadResourceResult: %v", uri, err))
-	}
-	return out
-}
-
-// readKept answers call for the URI of a result the catalog kept (a
-// Keeper's), paging query and all: its slice comes back as it is, never
-// objectified, so that slices read in turn join into the result byte for
-// byte.
-func (p *Proxy) readKept(ctx context.Context, req request, meta json.RawMessage) json.RawMessage {
-	params := map[string]json.RawMessage{"uri": quote(req.path)}
-	if meta != nil {
-		params["_meta"] = meta
-	}
-	raw, err := p.c.Call(ctx, "resources/read", marshalObject(params))
-	if err != nil {
-		return errorResult(err.Error())
-	}
-	out, err := resourceAsToolResult(raw, callAnnotations(KindResource, req.path), true)
-	if err != nil {
-		return errorResult(fmt.Sprintf("Resource '%s': %v", req.path, err))
 	}
 	return out
 }

@@ -68,13 +68,22 @@ type Starter interface {
 	AwaitStarting(ctx context.Context) (starting []string)
 }
 
-// Keeper is an optional ability of a [Catalog]: Kept reports whether uri
-// names something the catalog keeps itself rather than a server's
-// resource (mcpx's cut results, mcpx://results/ID?offset=N&length=M). The
-// proxy reads such a URI with Call as it is, unresolved and not
-// objectified. It is called from the proxy's handlers, from any goroutine.
+// Keeper is an optional ability of a [Catalog]: things it keeps itself
+// rather than a server's resources (mcpx's cut results,
+// mcpx://results/ID?offset=N&length=M), which the proxy reads by URI,
+// paging query and all, unresolved and never objectified. Its methods are
+// called from the proxy's handlers, from any goroutine.
 type Keeper interface {
+	// Kept reports whether uri names something the catalog keeps.
 	Kept(uri string) bool
+	// ReadKept answers a read of such a uri with a ReadResourceResult
+	// holding one slice, small enough that the answer with reserve bytes
+	// more (what the proxy adds around it) stays within the size cap the
+	// result was cut under. Its _meta has mcpx/offset, mcpx/length and
+	// mcpx/total and, while more remains, mcpx/next: the URI of the next
+	// slice, uri without its query followed by ?offset=N&length=M (each
+	// number at most 19 digits).
+	ReadKept(ctx context.Context, uri string, reserve int) (json.RawMessage, error)
 }
 
 // Hinter is an optional ability of a [Catalog]: a sentence to add when a

@@ -1,11 +1,14 @@
 package proxytool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -88,6 +91,61 @@ func (f *fakeCatalog) Call(ctx context.Context, method string, params json.RawMe
 		return promptResult(p.Name, p.Arguments)
 	}
 	return nil, fmt.Errorf("fake: unknown method %s", method)
+}
+
+// fakeKeptURI names the one result the fake keeps, fakeKept, which it
+// reads back in slices of at most fakeKeptSlice bytes, as mcpx's store
+// would under a tiny cap.
+const (
+	fakeKeptURI   = "mcpx://results/0123456789abcdef0123456789abcdef"
+	fakeKept      = "line one\nline two\nline three\n"
+	fakeKeptSlice = 16
+)
+
+var _ Keeper = (*fakeCatalog)(nil)
+
+func (f *fakeCatalog) Kept(uri string) bool { return strings.HasPrefix(uri, "mcpx://results/") }
+
+// ReadKept records the read as a call of method "readKept" and answers a
+// slice of fakeKept as Keeper says.
+func (f *fakeCatalog) ReadKept(ctx context.Context, uri string, reserve int) (json.RawMessage, error) {
+	params := marshalPlain(map[string]any{"uri": uri, "reserve": reserve})
+	f.mu.Lock()
+	f.calls = append(f.calls, recordedCall{Method: "readKept", Params: params})
+	f.mu.Unlock()
+	base, query, _ := strings.Cut(uri, "?")
+	if base != fakeKeptURI {
+		return nil, errors.New("unknown resource: " + uri + ": result not found (unknown, expired, or not yours)")
+	}
+	q, _ := url.ParseQuery(query)
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	length, _ := strconv.Atoi(q.Get("length"))
+	page := fakeKeptSlice
+	if length > 0 {
+		page = min(page, length)
+	}
+	offset = min(offset, len(fakeKept))
+	end := min(offset+page, len(fakeKept))
+	meta := map[string]any{"mcpx/offset": offset, "mcpx/length": end - offset, "mcpx/total": len(fakeKept)}
+	if end < len(fakeKept) {
+		meta["mcpx/next"] = fmt.Sprintf("%s?offset=%d&length=%d", base, end, page)
+	}
+	return marshalPlain(map[string]any{
+		"contents": []map[string]string{{"uri": uri, "mimeType": "text/plain", "text": fakeKept[offset:end]}},
+		"_meta":    meta,
+	}), nil
+}
+
+// marshalPlain is json.Marshal without escaping '<', '>' and '&', as mcpx
+// writes JSON.
+func marshalPlain(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // reset forgets the calls received so far.

@@ -22,14 +22,18 @@ import (
 //     by a note.
 //
 // Notes on cut text and on structuredContent come last, as text items; a
-// note on an image, audio or embedded resource stands in its place. Callers check the cheap
+// note on an image, audio or embedded resource stands in its place. Each
+// note says how to read the part back the way via names: with
+// resources/read, or with the proxy tool, giving the exact arguments of
+// the first call. A part is kept with max as its Cap, so that reading it
+// back answers within the same cap as the call. Callers check the cheap
 // length first. Only the parts cut are decoded, and everything else is
 // copied as raw bytes, so a result of many megabytes costs about one more
 // copy of the part kept. A nil s keeps nothing: the notes then only say
 // what was cut (the terminal's mcpx call --max-bytes). A result with
 // nothing to cut is returned unchanged.
-func Cut(s *Store, owner string, raw json.RawMessage, max int) (json.RawMessage, error) {
-	c := cutter{s: s, owner: owner, max: max, budget: max}
+func Cut(s *Store, owner string, raw json.RawMessage, max int, via Via) (json.RawMessage, error) {
+	c := cutter{s: s, owner: owner, max: max, budget: max, via: via}
 	out := raw
 	if sc, err := rawjson.Get(raw, "structuredContent"); err != nil {
 		return nil, err
@@ -95,6 +99,7 @@ type cutter struct {
 	s       *Store
 	owner   string
 	max     int
+	via     Via      // how the client reads a kept part back
 	budget  int      // bytes of max not yet used
 	notes   []string // to add as the last items
 	changed bool     // an item was replaced in place
@@ -227,6 +232,7 @@ func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
 	if c.s == nil {
 		return "[mcpx: " + what + ".]", nil
 	}
+	k.Cap = c.max
 	id, err := c.s.Put(c.owner, k)
 	if errors.Is(err, ErrTooLarge) {
 		return fmt.Sprintf("[mcpx: %s; it was not kept: %d bytes is %v.]", what, len(k.Data), ErrTooLarge), nil
@@ -235,11 +241,11 @@ func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
 		return "", err
 	}
 	uri := URIPrefix + id
-	page := max(c.max, 4096)
+	page := c.max // a read answers within the cap, so a slice is no longer
 	kind := "The whole text is"
 	switch {
 	case k.Binary:
-		kind, page = "It is kept as the blob resource", max(c.max*3/4, 4096) // base64 grows 4/3
+		kind, page = "It is kept as the blob resource", c.max/4*3 // base64 grows 4/3
 	case k.MIMEType == "application/json":
 		kind = "It is kept as the resource"
 	}
@@ -247,8 +253,19 @@ func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
 	if len(at) > 0 {
 		from = at[0]
 	}
+	first := fmt.Sprintf("%s?offset=%d&length=%d", uri, from, page)
+	if c.via == ViaProxy {
+		return fmt.Sprintf("[mcpx: %s. %s %s; read it with the proxy tool, in slices with offset and length "+
+			"in bytes, each answer giving the next call, from %s]", what, kind, uri, proxyReadArgs(first)), nil
+	}
 	return fmt.Sprintf("[mcpx: %s. %s %s; read it with resources/read, in slices with offset and length "+
-		"in bytes, e.g. %s?offset=%d&length=%d]", what, kind, uri, uri, from, page), nil
+		"in bytes, e.g. %s]", what, kind, uri, first), nil
+}
+
+// proxyReadArgs are the arguments of the proxy tool's call that reads
+// uri: {"action":"call","type":"resource","path":uri}.
+func proxyReadArgs(uri string) string {
+	return `{"action":"call","type":"resource","path":` + string(appendString(nil, uri)) + `}`
 }
 
 // without returns a copy of the object in b without its member key.

@@ -18,10 +18,11 @@ type cutResult struct {
 	StructuredContent json.RawMessage
 }
 
-// cut cuts raw under max for owner "o" and decodes the result.
+// cut cuts raw under max for owner "o", for a client that reads back
+// with resources/read, and decodes the result.
 func cut(t *testing.T, s *Store, raw string, max int) cutResult {
 	t.Helper()
-	out, err := Cut(s, "o", json.RawMessage(raw), max)
+	out, err := Cut(s, "o", json.RawMessage(raw), max, ViaRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,8 @@ func cut(t *testing.T, s *Store, raw string, max int) cutResult {
 	return r
 }
 
-// kept reads back the part the note names, whole.
+// kept reads back the part the note names, whole, in slices of the cap
+// it was kept with.
 func kept(t *testing.T, s *Store, note string) Slice {
 	t.Helper()
 	m := idInNote.FindStringSubmatch(note)
@@ -43,6 +45,10 @@ func kept(t *testing.T, s *Store, note string) Slice {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sl.Cap <= 0 || len(sl.Data) > sl.Cap {
+		t.Errorf("part kept with cap %d, read %d bytes at once", sl.Cap, len(sl.Data))
+	}
+	sl.Data = readAll(t, s, "o", m[1], 0)
 	return sl
 }
 
@@ -123,7 +129,7 @@ func TestReadURIBlob(t *testing.T) {
 	id, _ := s.Put("o", Kept{MIMEType: "audio/wav", Binary: true, Data: data})
 	var got []byte
 	for off := 0; off < len(data); off += 3 {
-		raw, err := ReadURI(s, "o", URIPrefix+id+"?offset="+string(rune('0'+off))+"&length=3")
+		raw, err := ReadURI(s, "o", URIPrefix+id+"?offset="+string(rune('0'+off))+"&length=3", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,5 +147,77 @@ func TestReadURIBlob(t *testing.T) {
 	}
 	if !bytes.Equal(got, data) {
 		t.Errorf("blob read back as %v, want %v", got, data)
+	}
+}
+
+// proxyArgsInNote finds the proxy call a note gives.
+var proxyArgsInNote = regexp.MustCompile(`\{"action":"call","type":"resource","path":"[^"]*"\}`)
+
+// TestCutNoteVia: the note on a cut names the way its client reads the
+// rest: resources/read after a direct call; after a call through the
+// proxy tool, the exact arguments of the proxy call that reads on from
+// where the text shown ends. Read that way, slice after slice, within the
+// cap, the shown text and the slices join into the original, a text and
+// an image alike.
+func TestCutNoteVia(t *testing.T) {
+	s := NewStore(&Options{Dir: t.TempDir()})
+	defer s.Close()
+	const limit = 20 << 10
+	text := bigText(5 << 20)
+	png := make([]byte, 5<<20)
+	for i := range png {
+		png[i] = byte(i * 13)
+	}
+	q := func(b []byte) string { j, _ := json.Marshal(string(b)); return string(j) }
+	textResult := `{"content":[{"type":"text","text":` + q(text) + `}]}`
+	imageResult := `{"content":[{"type":"image","mimeType":"image/png","data":"` + base64.StdEncoding.EncodeToString(png) + `"}]}`
+
+	for _, tc := range []struct {
+		name, raw string
+		want      []byte
+	}{
+		{"text", textResult, text},
+		{"image", imageResult, png},
+	} {
+		out, err := Cut(s, "o", json.RawMessage(tc.raw), limit, ViaRead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r cutResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		note := r.Content[len(r.Content)-1].Text
+		if !strings.Contains(note, "; read it with resources/read, in slices with offset and length in bytes, e.g. "+URIPrefix) ||
+			strings.Contains(note, "proxy") {
+			t.Errorf("%s, direct: note %q, want it to name resources/read and not the proxy", tc.name, note)
+		}
+
+		out, err = Cut(s, "o", json.RawMessage(tc.raw), limit, ViaProxy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = cutResult{}
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		note = r.Content[len(r.Content)-1].Text
+		call := proxyArgsInNote.FindString(note)
+		if !strings.Contains(note, "; read it with the proxy tool, in slices with offset and length in bytes, each answer giving the next call, from {") ||
+			call == "" || strings.Contains(note, "resources/read") {
+			t.Fatalf("%s, through proxy: note %q, want the proxy call's arguments and no resources/read", tc.name, note)
+		}
+		var args struct{ Action, Type, Path string }
+		if err := json.Unmarshal([]byte(call), &args); err != nil || args.Action != "call" || args.Type != "resource" {
+			t.Fatalf("%s, through proxy: arguments %s: %+v, %v", tc.name, call, args, err)
+		}
+		var shown []byte
+		if tc.name == "text" {
+			shown = []byte(r.Content[0].Text)
+		}
+		rest, _ := readOn(t, s, args.Path, 700, limit)
+		if got := append(shown, rest...); !bytes.Equal(got, tc.want) {
+			t.Errorf("%s, through proxy: %d bytes shown and %d read on, differ from the %d of the original", tc.name, len(shown), len(rest), len(tc.want))
+		}
 	}
 }

@@ -46,15 +46,20 @@ type Kept struct {
 	// Binary marks bytes that are read back as a blob (base64), not text.
 	Binary bool
 	Data   []byte
+	// Cap is the size cap (maxResultBytes) of the result the part was cut
+	// from: a read answers within it as the call did (see [ReadURI]), and
+	// [Store.Read] never returns more bytes at once. 0 means no cap.
+	Cap int
 }
 
 // Slice is what [Store.Read] returns: Data from Offset, of Total bytes in
-// all, and the kind of the part kept.
+// all, and the kind of the part kept and its Cap.
 type Slice struct {
 	Data          []byte
 	Offset, Total int64
 	MIMEType      string
 	Binary        bool
+	Cap           int
 }
 
 // Options bound a [Store]. A nil *Options means the defaults.
@@ -83,6 +88,7 @@ type entry struct {
 	owner   string
 	mime    string
 	binary  bool
+	cap     int
 	size    int64
 	data    []byte // nil when on disk
 	path    string // the file when on disk
@@ -146,7 +152,7 @@ func (s *Store) Put(owner string, k Kept) (string, error) {
 		return "", errors.New("result store closed")
 	}
 	s.expireLocked()
-	e := &entry{id: id, owner: owner, mime: k.MIMEType, binary: k.Binary, size: size, data: k.Data, created: s.opts.Now()}
+	e := &entry{id: id, owner: owner, mime: k.MIMEType, binary: k.Binary, cap: k.Cap, size: size, data: k.Data, created: s.opts.Now()}
 	if size > s.opts.MaxMemory {
 		// Writing under the lock keeps the bounds exact; only results
 		// over the cap come here, and they are rare.
@@ -165,7 +171,9 @@ func (s *Store) Put(owner string, k Kept) (string, error) {
 }
 
 // Read returns up to length bytes of the result id from offset, for
-// owner. length <= 0 means to the end.
+// owner. length <= 0 means to the end. A result kept with a Cap is never
+// read more than Cap bytes at once, so that no read loads a result of
+// many megabytes whole.
 func (s *Store) Read(owner, id string, offset, length int64) (Slice, error) {
 	s.mu.Lock()
 	s.expireLocked()
@@ -176,7 +184,7 @@ func (s *Store) Read(owner, id string, offset, length int64) (Slice, error) {
 	}
 	s.order.MoveToFront(el)
 	e := el.Value.(*entry)
-	sl := Slice{Offset: offset, Total: e.size, MIMEType: e.mime, Binary: e.binary}
+	sl := Slice{Offset: offset, Total: e.size, MIMEType: e.mime, Binary: e.binary, Cap: e.cap}
 	if offset < 0 || offset > e.size {
 		s.mu.Unlock()
 		return sl, fmt.Errorf("offset %d outside the result's %d bytes", offset, e.size)
@@ -184,6 +192,9 @@ func (s *Store) Read(owner, id string, offset, length int64) (Slice, error) {
 	end := e.size
 	if length > 0 && offset+length < e.size {
 		end = offset + length
+	}
+	if e.cap > 0 && end-offset > int64(e.cap) {
+		end = offset + int64(e.cap)
 	}
 	if e.data != nil {
 		sl.Data = e.data[offset:end:end]

@@ -192,7 +192,7 @@ func cutResult(raw json.RawMessage, maxBytes int) json.RawMessage {
 	if maxBytes <= 0 || len(raw) <= maxBytes {
 		return raw
 	}
-	cut, err := results.Cut(nil, "", raw, maxBytes)
+	cut, err := results.Cut(nil, "", raw, maxBytes, results.ViaRead) // nothing kept: no way to read named
 	if err != nil {
 		return raw
 	}

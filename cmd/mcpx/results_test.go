@@ -51,13 +51,15 @@ func readKept(t *testing.T, c *rawClient, uri string, page int) []byte {
 }
 
 // readKeptByProxy reads a kept result back as readKept does, through the
-// proxy tool's call of type resource.
+// proxy tool's call of type resource: each answer the slice, then, while
+// more remains, a note on reading on.
 func readKeptByProxy(t *testing.T, c *rawClient, uri string, page int) []byte {
 	t.Helper()
 	return readParts(t, uri, page, func(u string) (string, string, int) {
 		args, _ := json.Marshal(map[string]any{"action": "call", "type": "resource", "path": u})
 		r := c.proxy(t, string(args))
-		if r.IsError || len(r.Content) != 1 {
+		if r.IsError || len(r.Content) < 1 || len(r.Content) > 2 ||
+			len(r.Content) == 2 && !strings.Contains(r.Content[1].Text, "Read on with the proxy tool: {") {
 			t.Fatalf("proxy read of %s: error %v, %d items", u, r.IsError, len(r.Content))
 		}
 		total, _ := r.Meta["mcpx/total"].(float64)
@@ -135,7 +137,11 @@ func TestMaxResultBytes(t *testing.T) {
 	}
 
 	small := bigText(300_000, resultFill)
-	uri := checkCut(t, call("big_big", len(small)), small, limit)
+	res := call("big_big", len(small))
+	uri := checkCut(t, res, small, limit)
+	if !strings.Contains(string(res), "read it with resources/read, in slices with offset and length in bytes, e.g. "+uri+"?offset=") {
+		t.Errorf("the note on a direct call does not name resources/read: %s", truncateForLog(res))
+	}
 	if got := readKept(t, c, uri, limit); !bytes.Equal(got, small) {
 		t.Errorf("300 kB read back: %d bytes, differs from the original", len(got))
 	}
@@ -146,7 +152,10 @@ func TestMaxResultBytes(t *testing.T) {
 		t.Fatalf("proxy call: %s", e.Message)
 	}
 	uri = checkCut(t, res, small, limit)
-	if got := readKept(t, c, uri, 64<<10); !bytes.Equal(got, small) {
+	if !strings.Contains(string(res), `read it with the proxy tool, in slices with offset and length in bytes, each answer giving the next call, from {\"action\":\"call\",\"type\":\"resource\",\"path\":\"`+uri+`?offset=`) {
+		t.Errorf("the note on a call through proxy does not give the proxy call that reads on: %s", truncateForLog(res))
+	}
+	if got := readKeptByProxy(t, c, uri, 64<<10); !bytes.Equal(got, small) {
 		t.Errorf("300 kB through the proxy read back: %d bytes, differs from the original", len(got))
 	}
 
