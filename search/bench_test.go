@@ -23,6 +23,16 @@ func benchSet(b *testing.B) *retrieval.Set {
 	return set
 }
 
+// memorySet is benchSet for a test.
+func memorySet(t *testing.T) *retrieval.Set {
+	var set *retrieval.Set
+	t.Run("data", func(t *testing.T) { set = retrieval.LiveMCPBench(t) })
+	if set == nil {
+		set = retrieval.Reference(t)
+	}
+	return set
+}
+
 // scaled repeats a set's servers, each copy a server of its own
 // ("github2"), until there are n tools.
 func scaled(set *retrieval.Set, n int) ([]search.Doc, []retrieval.Tool, map[string]string) {
@@ -126,10 +136,40 @@ func BenchmarkBuild(b *testing.B) {
 				builder.Build(changed, instr)
 				incremental += time.Since(t0)
 			}
+			runtime.KeepAlive(docs)
 			runtime.KeepAlive(ix)
 			runtime.KeepAlive(builder)
 			b.ReportMetric(perTool, "B/tool")
 			b.ReportMetric(float64(incremental)/float64(full), "rebuild-ratio")
 		})
+	}
+}
+
+// TestIndexMemory holds what the index and its builder keep to at most
+// 2 KiB per tool at 10,000 tools (the reference servers' tools repeated
+// as servers of their own; LiveMCPBench where present). It measures the
+// live heap after a collection, which does not depend on the machine's
+// speed.
+func TestIndexMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an index of 10,000 tools")
+	}
+	docs, _, instr := scaled(memorySet(t), 10000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b := search.NewBuilder()
+	ix := b.Build(docs, instr)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perTool := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(docs))
+	// The documents are the catalog's, held by it whether or not it is
+	// searched: kept alive here, so that they are not counted.
+	runtime.KeepAlive(docs)
+	runtime.KeepAlive(ix)
+	runtime.KeepAlive(b)
+	t.Logf("%.0f bytes per tool at %d tools", perTool, ix.Len())
+	if perTool > 2048 {
+		t.Errorf("the index keeps %.0f bytes per tool, want at most 2048", perTool)
 	}
 }
