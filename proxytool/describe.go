@@ -64,8 +64,10 @@ func describe(servers []string, f Finder) string {
 		}
 		b.WriteString(".")
 	}
+	// Before the catalog is known (a cold start), the examples show the
+	// shape only: no name that may not exist.
 	ex := example(tools)
-	query, path, args := "read a file", "filesystem_read_text_file", `{"path":"notes.txt"}`
+	query, path, args := "what you need", "NAME", `{}`
 	if ex != nil {
 		query, path, args = exampleQuery(ex), ex.Name, exampleArgs(ex)
 	}

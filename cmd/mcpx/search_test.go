@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpx/mcpx/internal/retrieval"
 	"github.com/mcpx/mcpx/internal/testenv"
@@ -171,5 +175,62 @@ func TestProxySearchLiveMCPBench(t *testing.T) {
 	}
 	if m.Recall10 != inProcess.Recall10 {
 		t.Errorf("recall@10 %.3f through the proxy, %.3f in process", m.Recall10, inProcess.Recall10)
+	}
+}
+
+// TestModernProxySearch checks the proxy's search from a 2026-07-28
+// client (the official Go SDK), whose requests belong to no session: over
+// stdio and over HTTP, the proxy tool it lists names the server behind
+// it, and its list ranks, pages in words and in structuredContent, as a
+// legacy session's does.
+func TestModernProxySearch(t *testing.T) {
+	modernConfig(t) // builds the reference server
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{
+		"everything": map[string]any{"command": reference.path},
+	}})
+	for name, transport := range modernTransports(cfg) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "modern-search", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, transport(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("negotiated %q, want 2026-07-28", v)
+			}
+			// list waits for the servers still starting, as the first
+			// tools/list of a session does; the proxy tool, listed at once
+			// on a cold start, names the servers configured.
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "proxy", Arguments: map[string]any{
+				"action": "list", "type": "tool", "query": "simple text", "limit": 1}})
+			if err != nil || res.IsError || len(res.Content) != 2 {
+				t.Fatalf("proxy list: %+v, %v", res, err)
+			}
+			er, ok := res.Content[0].(*mcp.EmbeddedResource)
+			if !ok || er.Resource == nil {
+				t.Fatalf("first item %T, want the embedded resource", res.Content[0])
+			}
+			var items []struct{ Name string }
+			if err := json.Unmarshal([]byte(er.Resource.Text), &items); err != nil || len(items) == 0 || items[0].Name != "everything_test_simple_text" {
+				t.Errorf("query simple text: %s (%v)", er.Resource.Text, err)
+			}
+			if got := textOf(res); !strings.Contains(got, "best first") || !strings.Contains(got, `"offset":1`) {
+				t.Errorf("the page in words: %q", got)
+			}
+			sc, _ := res.StructuredContent.(map[string]any)
+			if sc["nextOffset"] != 1.0 || sc["limit"] != 1.0 || sc["totalCount"].(float64) < 2 {
+				t.Errorf("structuredContent %v", res.StructuredContent)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "proxy" {
+				t.Fatalf("tools/list: %v, %v", tools, err)
+			}
+			if d := tools.Tools[0].Description; !strings.Contains(d, "everything (") || !strings.Contains(d, `"path":"everything_`) {
+				t.Errorf("the proxy's description does not name its server or take its example from it:\n%s", d)
+			}
+		})
 	}
 }
