@@ -255,8 +255,10 @@ func (h *httpHandler) expireLoop() {
 			}
 			h.mu.Unlock()
 			for _, s := range idle {
-				h.o.Logger.Info("HTTP session expired", "session", s.id[:8], "idle", h.o.SessionTimeout)
+				// Ended first: once the line is logged, the session
+				// answers no request.
 				s.end()
+				h.o.Logger.Info("HTTP session expired", "session", s.id[:8], "idle", h.o.SessionTimeout)
 			}
 		}
 	}
