@@ -285,7 +285,7 @@ func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
 		}
 		a.Rebuild()
 		close(a.ready)
-		a.Catalog().search.warm()
+		a.warmSearch()
 	}()
 }
 
@@ -366,9 +366,7 @@ func (a *Aggregator) rebuildLoop(ctx context.Context) {
 		case <-a.changes:
 		}
 		a.Rebuild()
-		// Here, off any request's path, the new catalog's search is
-		// made before a query needs it.
-		a.Catalog().search.warm()
+		a.warmSearch()
 	}
 }
 
@@ -388,6 +386,17 @@ func (a *Aggregator) Rebuild() {
 			k.(*listener).listChanged(kinds)
 			return true
 		})
+	}
+}
+
+// warmSearch makes the search index of the shared catalog now, off any
+// request's path, before a query needs it. A session's own catalog
+// finds the same index in the shared builder when first searched (its
+// hashing of the documents is all it costs), so it is not made here for
+// each of them.
+func (a *Aggregator) warmSearch() {
+	if a.parent == nil {
+		a.Catalog().search.warm()
 	}
 }
 
