@@ -125,6 +125,32 @@ type Tab struct {
 	Automatable *bool           `json:"automatable"`
 }
 
+// UnmarshalJSON reads a tab leniently: v1.5 computes automatable as
+// `tab.url && ...`, which is "" (not false) for a tab that has no URL
+// yet, one that is still opening; one such tab must not make the whole
+// getTabs answer unreadable.
+func (t *Tab) UnmarshalJSON(data []byte) error {
+	type plain Tab
+	var v struct {
+		plain
+		Automatable json.RawMessage `json:"automatable"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*t = Tab(v.plain)
+	switch a := strings.TrimSpace(string(v.Automatable)); a {
+	case "", "null":
+	case "true", "false":
+		b := a == "true"
+		t.Automatable = &b
+	default: // "" or another falsy value: not automatable
+		b := false
+		t.Automatable = &b
+	}
+	return nil
+}
+
 // CreateTab opens a tab and attaches it. Real extensions answer
 // {tab:{id,...}}; the {tabId,url} of the MCP Proxy Protocol 1.0 is accepted
 // too.

@@ -357,3 +357,19 @@ func TestRefusedToken(t *testing.T) {
 		t.Errorf("ListExtensions: %v", err)
 	}
 }
+
+// TestTabsWithoutURLYet: v1.5 computes automatable as `tab.url && ...`,
+// "" for a tab still opening; getTabs must still read.
+func TestTabsWithoutURLYet(t *testing.T) {
+	s := newSetup(t, browsertest.V15, nil, browser.Options{})
+	s.ext.Handle("getTabs", func(context.Context, json.RawMessage) (any, error) {
+		return json.RawMessage(`{"tabs":[{"id":1,"title":"A","url":"https://a.test/","active":true,"index":0,"automatable":true},
+			{"id":2,"title":"","url":"","active":false,"index":1,"automatable":""},
+			{"id":3,"title":"S","url":"chrome://settings","active":false,"index":2,"automatable":false}]}`), nil
+	})
+	r := s.call(t, "tabs", `{"action":"list"}`)
+	want := "0. A (https://a.test/) [active]\n1.  () [not automatable]\n2. S (chrome://settings) [not automatable]"
+	if r.IsError || r.text() != want {
+		t.Errorf("list:\n%s\nwant:\n%s", r.text(), want)
+	}
+}
