@@ -24,4 +24,7 @@
 // The relay may be down, slow or restarting: startup never waits on it, a
 // call that cannot reach the browser returns a clear error, a dropped
 // socket is redialed with backoff, and the token never appears in a log.
+// A tab is opened only at a URL (browser_navigate when there is none,
+// browser_tabs new), never blank first: the Blueprint v1.5 extension
+// refuses to automate about:blank, and a tab it refused is closed again.
 package browser

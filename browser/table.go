@@ -53,11 +53,11 @@ var toolTable = []spec{
 		props: map[string]any{
 			"action":   map[string]any{"type": "string", "enum": []string{"list", "new", "select", "close"}, "description": "What to do"},
 			"index":    num("Tab index from the list (select, close)"),
-			"url":      str("URL to open (new)"),
+			"url":      str("URL to open (new); without one the tab is blank, which some extensions refuse to drive"),
 			"activate": boolean("Bring the tab to the front (new, select)"),
 			"stealth":  boolean("Ask the extension not to show automation UI"),
 		}, required: []string{"action"}, run: runTabs},
-	{name: "navigate", title: "Navigate", desc: "Open a URL in the current tab and wait for it to load.",
+	{name: "navigate", title: "Navigate", desc: "Open a URL in the current tab (in a new tab when there is none yet) and wait for it to load.",
 		props: map[string]any{"url": str("The URL to open")}, required: []string{"url"}, run: runNavigate},
 	{name: "navigate_back", title: "Go back", desc: "Go back in the current tab's history.", run: runHistory("history.back()")},
 	{name: "navigate_forward", title: "Go forward", desc: "Go forward in the current tab's history.", run: runHistory("history.forward()")},
