@@ -522,7 +522,7 @@ func runList(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error
 		return nil, err
 	}
 	if len(exts) == 0 {
-		return textResult("No browser is connected to the relay."), nil
+		return textResult("No browser is connected to the relay: none came within %s of mcpx reaching it. Open Chrome with the browser extension (signed in, for a remote relay; it finds a local one by itself), then call browser_list again.", t.c.opts.ExtensionWait), nil
 	}
 	current := t.c.Status().Extension
 	var b strings.Builder

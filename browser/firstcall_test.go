@@ -14,9 +14,11 @@ import (
 	"github.com/mcpx/mcpx/browser/browsertest"
 )
 
-// The first browser call of a session: no tab yet (issue 41: with the
-// real Blueprint v1.5 extension browser_navigate failed with "createTab:
-// Cannot automate tab with URL: about:blank" and left a blank tab).
+// The first browser call of a session: no tab yet, and right after start
+// perhaps no browser yet either (issue 41: with the real Blueprint v1.5
+// extension browser_navigate failed with "createTab: Cannot automate tab
+// with URL: about:blank" and left a blank tab; browser_list said "no
+// browser").
 
 // sentCreateTabs returns the url of every createTab the relay got from
 // MCP clients.
@@ -145,20 +147,114 @@ func TestBrowserPagesAreNotOpened(t *testing.T) {
 	}
 }
 
+// awaitMCPFrame waits until the relay has got method from an MCP client.
+func awaitMCPFrame(t *testing.T, r *browsertest.Relay, method string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for {
+		for _, f := range r.Frames() {
+			var m struct{ Method string }
+			if json.Unmarshal(f.Data, &m) == nil && f.Side == browsertest.SideMCP && m.Method == method {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the client never sent %s", method)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// startedClient is a client of r's user "user-1", started, with no
+// browser on the relay yet.
+func startedClient(t *testing.T, r *browsertest.Relay, opts browser.Options) (*browser.Client, *browser.Tools) {
+	t.Helper()
+	opts.Token = r.Token("user-1", time.Hour)
+	c := browser.NewClient(opts)
+	c.Start(context.Background())
+	t.Cleanup(func() { c.Close() })
+	return c, browser.NewTools(c, nil)
+}
+
 func callTool(t *testing.T, tools *browser.Tools, name, args string) toolResult {
 	t.Helper()
+	return decodeResult(t, tools.Call(t.Context(), name, json.RawMessage(args)))
+}
+
+// callLater calls a tool in the background; decodeResult reads its answer.
+func callLater(t *testing.T, tools *browser.Tools, name, args string) <-chan json.RawMessage {
+	out := make(chan json.RawMessage, 1)
+	go func() { out <- tools.Call(t.Context(), name, json.RawMessage(args)) }()
+	return out
+}
+
+func decodeResult(t *testing.T, raw json.RawMessage) toolResult {
+	t.Helper()
 	var r toolResult
-	if err := json.Unmarshal(tools.Call(t.Context(), name, json.RawMessage(args)), &r); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%v: %s", err, raw)
 	}
 	return r
 }
 
+// TestListWaitsForTheBrowser: browser_list right after start, before the
+// extension has found the relay, waits for it and lists it; the same for
+// a first navigate.
+func TestListWaitsForTheBrowser(t *testing.T) {
+	r := browsertest.NewRelay(nil)
+	t.Cleanup(r.Close)
+	_, tools := startedClient(t, r, browser.Options{ExtensionWait: time.Minute})
+	listed := callLater(t, tools, "list", `{}`)
+	awaitMCPFrame(t, r, "list_extensions") // asked while no browser is there
+	ext := browsertest.NewExtension(browsertest.V15, "Late Chrome")
+	t.Cleanup(ext.Close)
+	if err := ext.Connect(t.Context(), r.ExtensionURL(), r.Token("user-1", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeResult(t, <-listed); got.IsError || !strings.Contains(got.text(), "Late Chrome (id ") {
+		t.Fatalf("browser_list: %+v", got)
+	}
+
+	r2 := browsertest.NewRelay(nil)
+	t.Cleanup(r2.Close)
+	_, tools2 := startedClient(t, r2, browser.Options{ExtensionWait: time.Minute})
+	navigated := callLater(t, tools2, "navigate", `{"url":"https://example.test/"}`)
+	awaitMCPFrame(t, r2, "list_extensions")
+	ext2 := browsertest.NewExtension(browsertest.V15, "Late Chrome")
+	t.Cleanup(ext2.Close)
+	if err := ext2.Connect(t.Context(), r2.ExtensionURL(), r2.Token("user-1", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeResult(t, <-navigated); got.IsError {
+		t.Fatalf("navigate before the browser came: %s", got.text())
+	}
+}
+
+// TestListSaysNoBrowserCame: with no browser within the wait,
+// browser_list says so, and how to get one; a call that needs the
+// browser is an error saying the same.
+func TestListSaysNoBrowserCame(t *testing.T) {
+	r := browsertest.NewRelay(nil)
+	t.Cleanup(r.Close)
+	_, tools := startedClient(t, r, browser.Options{ExtensionWait: 50 * time.Millisecond})
+	got := callTool(t, tools, "list", `{}`)
+	if got.IsError || !strings.Contains(got.text(), "No browser is connected to the relay: none came within 50ms") || !strings.Contains(got.text(), "Open Chrome with the browser extension") {
+		t.Errorf("browser_list with no browser: %+v", got)
+	}
+	got = callTool(t, tools, "navigate", `{"url":"https://example.test/"}`)
+	if !got.IsError || !strings.Contains(got.text(), "no browser is connected to the relay: none came within a few seconds") {
+		t.Errorf("navigate with no browser: %+v", got)
+	}
+}
+
 // TestFirstCallsOnChromium: the same on headless Chromium with the test
 // extension, whose createTab refuses about: pages as v1.5's does (and
-// whose closeTab closes): navigate as the first call opens its tab at its
-// URL; browser_tabs new without a URL is refused and the blank tab
-// closed; the client still works in its tab.
+// whose closeTab closes): browser_list right after start lists the
+// browser that connects after it asked; navigate as the first call opens
+// its tab at its URL; browser_tabs new without a URL is refused and the
+// blank tab closed; the client still works in its tab.
 func TestFirstCallsOnChromium(t *testing.T) {
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -167,12 +263,13 @@ func TestFirstCallsOnChromium(t *testing.T) {
 	defer page.Close()
 	relay := browsertest.NewRelay(nil)
 	defer relay.Close()
-	token := relay.Token("user-1", time.Hour)
-	chrome := browsertest.StartChromium(t, relay.ExtensionURL(), token)
-	c := browser.NewClient(browser.Options{Token: token})
-	c.Start(context.Background())
-	defer c.Close()
-	tools := browser.NewTools(c, nil)
+	c, tools := startedClient(t, relay, browser.Options{ExtensionWait: time.Minute})
+	listed := callLater(t, tools, "list", `{}`)
+	awaitMCPFrame(t, relay, "list_extensions")
+	chrome := browsertest.LaunchChromium(t, relay.ExtensionURL(), relay.Token("user-1", time.Hour))
+	if got := decodeResult(t, <-listed); got.IsError || !strings.Contains(got.text(), chrome.Name+" (id ") {
+		t.Fatalf("browser_list right after start: %+v\nchromium:\n%s", got, chrome.Output())
+	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()

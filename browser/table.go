@@ -99,7 +99,7 @@ var toolTable = []spec{
 	{name: "resize", title: "Resize", desc: "Resize the page's viewport.",
 		props: map[string]any{"width": num("Width in CSS pixels"), "height": num("Height in CSS pixels")}, required: []string{"width", "height"}, run: runResize},
 	{name: "console_messages", title: "Console messages", readOnly: true, desc: "Return the console messages the extension collected for the current tab (the most recent ones when there are too many to show; the total is given).", run: runConsole},
-	{name: "list", title: "List browsers", readOnly: true, desc: "List the browsers connected to the relay.", run: runList},
+	{name: "list", title: "List browsers", readOnly: true, desc: "List the browsers connected to the relay (right after start, waiting a few seconds for one to connect).", run: runList},
 	{name: "connect", title: "Connect browser", desc: "Switch to another connected browser, by id or name from browser_list.",
 		props: map[string]any{"id": str("Extension id or name")}, required: []string{"id"}, run: runConnect},
 	{name: "cdp", title: "Raw CDP command", desc: "Send a raw Chrome DevTools Protocol command to the current tab and return its JSON result.",
