@@ -17,7 +17,7 @@ func (a *Aggregator) startBrowser(ctx context.Context, b *config.Browser) {
 	// maxMessageBytes bounds relay frames too; a frame over it closes that
 	// socket (WebSocket has no way to skip one), and the client redials.
 	opts := browser.Options{URL: b.URL, Token: b.Token, Extension: b.Extension, ClientID: "mcpx", Logger: logger,
-		ReadLimit: a.cfg.MaxMessageBytes}
+		ReadLimit: a.cfg.MaxMessageBytes, ExtensionWait: b.ExtensionWait}
 	if b.Local() {
 		l, err := relay.NewLocal(relay.LocalOptions{Addr: b.Listen, ExtensionIDs: b.ExtensionIDs, Logger: logger,
 			ReadLimit: a.cfg.MaxMessageBytes})

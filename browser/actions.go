@@ -31,13 +31,12 @@ func runTabs(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error
 	case "new":
 		url := a.URL
 		if url == "" {
-			url = "about:blank"
+			url = "about:blank" // v1.5 refuses it: the error says to give a URL
 		}
-		ext, res, err := c.call(ctx, "createTab", map[string]any{"url": url, "activate": a.Activate == nil || *a.Activate, "stealth": a.Stealth})
+		res, err := c.createTab(ctx, url, map[string]any{"url": url, "activate": a.Activate == nil || *a.Activate, "stealth": a.Stealth})
 		if err != nil {
-			return nil, fmt.Errorf("createTab: %w", err)
+			return nil, err
 		}
-		c.attach(ext, res)
 		if url != "about:blank" {
 			_ = c.waitLoaded(ctx, loadTimeout)
 		}
@@ -176,15 +175,23 @@ func runNavigate(ctx context.Context, t *Tools, raw json.RawMessage) (*result, e
 		return nil, errors.New("url is required")
 	}
 	res, err := t.c.CDP(ctx, "Page.navigate", map[string]any{"url": a.URL})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNoTab):
+		// No tab to drive: open one at the URL itself. Never a blank one
+		// first: the v1.5 extension refuses to automate about:blank.
+		if _, err := t.c.CreateTab(ctx, a.URL, true); err != nil {
+			return nil, err
+		}
+	case err != nil:
 		return nil, err
-	}
-	var nav struct {
-		ErrorText string `json:"errorText"`
-	}
-	_ = json.Unmarshal(res, &nav)
-	if nav.ErrorText != "" {
-		return nil, fmt.Errorf("navigate to %s: %s", a.URL, nav.ErrorText)
+	default:
+		var nav struct {
+			ErrorText string `json:"errorText"`
+		}
+		_ = json.Unmarshal(res, &nav)
+		if nav.ErrorText != "" {
+			return nil, fmt.Errorf("navigate to %s: %s", a.URL, nav.ErrorText)
+		}
 	}
 	if err := t.c.waitLoaded(ctx, loadTimeout); err != nil {
 		return nil, err
@@ -515,7 +522,7 @@ func runList(ctx context.Context, t *Tools, raw json.RawMessage) (*result, error
 		return nil, err
 	}
 	if len(exts) == 0 {
-		return textResult("No browser is connected to the relay."), nil
+		return textResult("No browser is connected to the relay: none came within %s of mcpx reaching it. Open Chrome with the browser extension (signed in, for a remote relay; it finds a local one by itself), then call browser_list again.", t.c.opts.ExtensionWait), nil
 	}
 	current := t.c.Status().Extension
 	var b strings.Builder

@@ -63,13 +63,63 @@ func (c *Client) control(ctx context.Context, s *socket, method string, params a
 	return res, err
 }
 
-// ListExtensions asks the relay which browsers are connected for this user.
+// ListExtensions asks the relay which browsers are connected for this
+// user. An empty list within [Options].ExtensionWait of the relay
+// connection coming up is asked again until a browser connects or that
+// time has passed: right after a start the extension has not found the
+// relay yet.
 func (c *Client) ListExtensions(ctx context.Context) ([]Extension, error) {
 	s, err := c.socketReady(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.listExtensions(ctx, s)
+	return c.awaitExtensions(ctx, s, "", 0)
+}
+
+// listPoll is how often an empty list of browsers is asked again.
+const listPoll = 200 * time.Millisecond
+
+// awaitExtensions lists the browsers on s until want (an id or name; ""
+// means any) is among them, or ExtensionWait has passed since s came up
+// and at least atLeast since this call began; then it returns the last
+// list.
+func (c *Client) awaitExtensions(ctx context.Context, s *socket, want string, atLeast time.Duration) ([]Extension, error) {
+	deadline := s.up.Add(c.opts.ExtensionWait)
+	if d := time.Now().Add(atLeast); d.After(deadline) {
+		deadline = d
+	}
+	for {
+		exts, err := c.listExtensions(ctx, s)
+		if err != nil || hasExtension(exts, want) {
+			return exts, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return exts, nil
+		}
+		t := time.NewTimer(min(left, listPoll))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-s.done:
+			t.Stop()
+			return nil, s.closedErr()
+		case <-t.C:
+		}
+	}
+}
+
+func hasExtension(exts []Extension, want string) bool {
+	if want == "" {
+		return len(exts) > 0
+	}
+	for _, e := range exts {
+		if e.ID == want || e.Name == want {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Client) listExtensions(ctx context.Context, s *socket) ([]Extension, error) {
@@ -174,25 +224,17 @@ func (c *Client) awaitAttempt(ctx context.Context, a *connectAttempt) (*extensio
 	}
 }
 
+// startingBrowser is how long a connect waits for a browser missing from
+// the relay's list even long after the relay connection came up: the list
+// may be empty for a moment after a browser starts.
+const startingBrowser = 2 * time.Second
+
 // connectTo picks an extension (the one wanted, else the only one) and
-// connects to it. The list may be empty for a moment after a browser
-// starts, so an empty list is asked again briefly.
+// connects to it, waiting for it to appear as ListExtensions does.
 func (c *Client) connectTo(ctx context.Context, s *socket, want string) (*extension, error) {
-	var exts []Extension
-	for attempt := 0; ; attempt++ {
-		var err error
-		exts, err = c.listExtensions(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		if len(exts) > 0 || attempt >= 4 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
+	exts, err := c.awaitExtensions(ctx, s, want, startingBrowser)
+	if err != nil {
+		return nil, err
 	}
 	pick, err := chooseExtension(exts, want)
 	if err != nil {
@@ -248,9 +290,12 @@ func orText(s, def string) string {
 	return s
 }
 
+// errNoBrowser is the answer when no browser came.
+var errNoBrowser = errors.New("no browser is connected to the relay: none came within a few seconds. Open Chrome with the browser extension (signed in, for a remote relay; it finds a local one by itself), then try again")
+
 func chooseExtension(exts []Extension, want string) (Extension, error) {
 	if len(exts) == 0 {
-		return Extension{}, errors.New("no browser is connected to the relay: open Chrome with the extension signed in")
+		return Extension{}, errNoBrowser
 	}
 	if want != "" {
 		for _, e := range exts {

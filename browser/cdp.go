@@ -10,17 +10,29 @@ import (
 )
 
 // noTab recognises the extensions' "attach a tab first" errors (v1.5: "No
-// tab is connected", v1.9: "No tab attached").
+// tab is connected", v1.9: "No tab attached"), a tab that went ("No tab
+// with given id"), and Chrome's own "Debugger is not attached to the tab"
+// (v1.5 after it refused to automate a tab it had opened: the connection
+// points at that tab, with no debugger on it).
 func noTab(err error) bool {
 	if err == nil {
 		return false
 	}
 	m := strings.ToLower(err.Error())
-	return strings.Contains(m, "no tab is connected") || strings.Contains(m, "no tab attached") || strings.Contains(m, "no tab with given id")
+	for _, s := range []string{"no tab is connected", "no tab attached", "no tab with given id", "debugger is not attached to the tab"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
 }
 
-// ensureTab attaches a tab for CDP commands when none is: a new blank tab,
-// never one of the user's own without being asked.
+// ensureTab makes sure a tab is attached for CDP commands: the one
+// attached, or the one this client last worked in. It never opens a tab
+// (a blank one is useless, and the v1.5 extension refuses to automate
+// about:blank) nor takes one of the user's own without being asked: with
+// neither it returns an error wrapping [ErrNoTab], and browser_navigate
+// opens a tab at its URL.
 func (c *Client) ensureTab(ctx context.Context) error {
 	s, err := c.socketReady(ctx)
 	if err != nil {
@@ -36,11 +48,22 @@ func (c *Client) ensureTab(ctx context.Context) error {
 	if attached {
 		return nil
 	}
-	if last != "" && c.reattach(ctx, last) == nil {
+	if last == "" {
+		return errNoTab
+	}
+	err = c.reattach(ctx, last)
+	if err == nil {
 		return nil
 	}
-	_, err = c.CreateTab(ctx, "about:blank", true)
-	return err
+	if !errors.Is(err, errTabGone) {
+		return fmt.Errorf("%w; taking back the tab it worked in failed: %v", errNoTab, err)
+	}
+	c.mu.Lock()
+	if c.lastTab == last {
+		c.lastTab = ""
+	}
+	c.mu.Unlock()
+	return errNoTab
 }
 
 // reattach takes back the tab this client last worked in, when a new
@@ -69,8 +92,10 @@ func (c *Client) reattach(ctx context.Context, tabID string) error {
 		c.opts.Logger.Info("browser: took back the tab this client worked in", "tab", tabID)
 		return nil
 	}
-	return errors.New("the tab is gone")
+	return errTabGone
 }
+
+var errTabGone = errors.New("the tab is gone")
 
 // attach records that ext has the tab a createTab or selectTab answer
 // names attached, and remembers the tab.
@@ -125,13 +150,40 @@ type Tab struct {
 	Automatable *bool           `json:"automatable"`
 }
 
-// CreateTab opens a tab and attaches it. Real extensions answer
+// UnmarshalJSON reads a tab leniently: v1.5 computes automatable as
+// `tab.url && ...`, which is "" (not false) for a tab that has no URL
+// yet, one that is still opening; one such tab must not make the whole
+// getTabs answer unreadable.
+func (t *Tab) UnmarshalJSON(data []byte) error {
+	type plain Tab
+	var v struct {
+		plain
+		Automatable json.RawMessage `json:"automatable"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*t = Tab(v.plain)
+	switch a := strings.TrimSpace(string(v.Automatable)); a {
+	case "", "null":
+	case "true", "false":
+		b := a == "true"
+		t.Automatable = &b
+	default: // "" or another falsy value: not automatable
+		b := false
+		t.Automatable = &b
+	}
+	return nil
+}
+
+// CreateTab opens a tab at url and attaches it. Real extensions answer
 // {tab:{id,...}}; the {tabId,url} of the MCP Proxy Protocol 1.0 is accepted
-// too.
+// too. When the extension refuses (v1.5 refuses about:, chrome: and
+// extension pages, after opening the tab), the tab it left is closed.
 func (c *Client) CreateTab(ctx context.Context, url string, activate bool) (Tab, error) {
-	ext, res, err := c.call(ctx, "createTab", map[string]any{"url": url, "activate": activate})
+	res, err := c.createTab(ctx, url, map[string]any{"url": url, "activate": activate})
 	if err != nil {
-		return Tab{}, fmt.Errorf("createTab: %w", err)
+		return Tab{}, err
 	}
 	var r struct {
 		Tab   *Tab            `json:"tab"`
@@ -143,15 +195,12 @@ func (c *Client) CreateTab(ctx context.Context, url string, activate bool) (Tab,
 	if r.Tab != nil {
 		t = *r.Tab
 	}
-	if len(t.ID) == 0 {
-		return Tab{}, fmt.Errorf("createTab: the browser answered without a tab: %s", truncate(string(res), 200))
-	}
-	c.attach(ext, res)
 	return t, nil
 }
 
-// CDP sends one Chrome DevTools Protocol command to the attached tab,
-// attaching a new tab first when there is none.
+// CDP sends one Chrome DevTools Protocol command to the attached tab, or
+// to the tab this client last worked in. With neither it is an error
+// wrapping [ErrNoTab]: it opens no tab of its own accord.
 func (c *Client) CDP(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if params == nil {
 		params = struct{}{}
@@ -162,10 +211,11 @@ func (c *Client) CDP(ctx context.Context, method string, params any) (json.RawMe
 	req := map[string]any{"method": method, "params": params}
 	ext, res, err := c.call(ctx, "forwardCDPCommand", req)
 	if noTab(err) {
-		// The extension lost the tab (closed by the user, say): attach a
-		// fresh one and try once more.
+		// The extension lost the tab (closed by the user, say): take back
+		// the one this client worked in, if it is still there, and try
+		// once more.
 		if ext != nil {
-			c.detach(ext)
+			c.unattach(ext)
 		}
 		if err := c.ensureTab(ctx); err != nil {
 			return nil, err

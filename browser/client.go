@@ -39,6 +39,12 @@ type Options struct {
 	// the relay's own methods (default 15s); ReadyTimeout how long a call
 	// waits for the relay to be reachable (default 5s).
 	CallTimeout, ControlTimeout, ReadyTimeout time.Duration
+	// ExtensionWait is how long after the relay connection comes up a
+	// call that finds no browser connected to the relay waits for one
+	// (default 5s). Right after mcpx starts, or hosts a relay anew, the
+	// extension has not found the relay yet: it tries every second. Later
+	// calls wait only briefly for a browser that is starting.
+	ExtensionWait time.Duration
 	// MinBackoff and MaxBackoff bound the redial delay (250ms, 15s).
 	MinBackoff, MaxBackoff time.Duration
 	// ReadLimit is the largest frame accepted (default 64 MiB: screenshots
@@ -47,6 +53,9 @@ type Options struct {
 	// Now is the clock for token expiry; nil means time.Now.
 	Now func() time.Time
 }
+
+// DefaultExtensionWait is the default of [Options].ExtensionWait.
+const DefaultExtensionWait = 5 * time.Second
 
 func (o *Options) defaults() {
 	if o.ClientID == "" {
@@ -63,6 +72,7 @@ func (o *Options) defaults() {
 	def(&o.CallTimeout, 60*time.Second)
 	def(&o.ControlTimeout, 15*time.Second)
 	def(&o.ReadyTimeout, 5*time.Second)
+	def(&o.ExtensionWait, DefaultExtensionWait)
 	def(&o.MinBackoff, 250*time.Millisecond)
 	def(&o.MaxBackoff, 15*time.Second)
 	if o.ReadLimit <= 0 {
@@ -272,6 +282,7 @@ func (c *Client) dial(ctx context.Context) (*socket, error) {
 		dialect = "legacy"
 	}
 	c.opts.Logger.Info("browser relay connected", "url", redactURL(c.url), "protocol", dialect)
+	s.up = time.Now()
 	c.setSocket(s, nil)
 	c.mu.Lock()
 	c.userID = hs.UserID

@@ -24,4 +24,9 @@
 // The relay may be down, slow or restarting: startup never waits on it, a
 // call that cannot reach the browser returns a clear error, a dropped
 // socket is redialed with backoff, and the token never appears in a log.
+// A call made before the browser's extension has found the relay waits
+// for it, at most [Options].ExtensionWait after the relay connection came
+// up. A tab is opened only at a URL (browser_navigate when there is none,
+// browser_tabs new), never blank first: the Blueprint v1.5 extension
+// refuses to automate about:blank, and a tab it refused is closed again.
 package browser

@@ -46,6 +46,7 @@ func TestScreenshotFitsTheClient(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.String(), func(t *testing.T) {
 			s := newSetup(t, d, nil, browser.Options{})
+			s.open(t)
 			s.ext.Handle("forwardCDPCommand:Page.captureScreenshot", func(context.Context, json.RawMessage) (any, error) {
 				return map[string]string{"data": big}, nil
 			})
@@ -79,6 +80,7 @@ func TestConsoleAndEvaluateAreCapped(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.String(), func(t *testing.T) {
 			s := newSetup(t, d, nil, browser.Options{})
+			s.open(t)
 			s.tools = browser.NewTools(s.c, &browser.ToolsOptions{MaxSnapshotChars: 5000})
 			var msgs []map[string]any
 			for i := range 3000 {
@@ -121,6 +123,7 @@ func TestSnapshotIsOneEvaluate(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.String(), func(t *testing.T) {
 			s := newSetup(t, d, nil, browser.Options{})
+			s.open(t)
 			var mu sync.Mutex
 			var methods []string
 			s.ext.Handle("forwardCDPCommand", func(_ context.Context, params json.RawMessage) (any, error) {
@@ -155,6 +158,7 @@ func TestSnapshotIsOneEvaluate(t *testing.T) {
 // within browser.maxSnapshotChars, saying they were cut.
 func TestEveryResultFits(t *testing.T) {
 	s := newSetup(t, browsertest.V19, nil, browser.Options{})
+	s.open(t)
 	s.tools = browser.NewTools(s.c, &browser.ToolsOptions{CDP: true, MaxSnapshotChars: 3000})
 	huge := strings.Repeat("a", 100000)
 	s.ext.Handle("forwardCDPCommand:Page.getLayoutMetrics", func(context.Context, json.RawMessage) (any, error) {

@@ -109,7 +109,6 @@ func TestSnapshotMatchesChromium(t *testing.T) {
 		return text
 	}
 
-	call("tabs", map[string]any{"action": "new", "url": "about:blank"})
 	var recall, precision, roles, names, acted tally
 	for _, pg := range corpus {
 		call("navigate", map[string]any{"url": pages.URL + "/" + pg.page})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -36,6 +37,8 @@ type socket struct {
 	legacy   bool
 	callSlot chan struct{}
 	connID   string
+
+	up time.Time // when the handshake passed; set before the socket is shared
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall

@@ -9,8 +9,8 @@ import (
 
 // This file is the tab-level API that other packages build on (the page
 // tools of browser/pagetools): which tab a client works in, the tabs the
-// browser has, and evaluating in one given tab. Unlike [Client.CDP] it
-// never opens a tab of its own accord.
+// browser has, and evaluating in one given tab. It never opens a tab of
+// its own accord.
 
 // ErrNotAttachedTab is wrapped by [Client.EvalTab] when it may not select
 // the tab and the client works in another one, or is about to: a call
@@ -171,6 +171,19 @@ func (c *Client) noteWorked(id string) {
 	c.worked = append(c.worked, id)
 	if len(c.worked) > maxWorked {
 		c.worked = c.worked[len(c.worked)-maxWorked:]
+	}
+}
+
+// forgetWorked drops tab id from the tabs the client worked in: one it
+// attached only to close it.
+func (c *Client) forgetWorked(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, w := range c.worked {
+		if w == id {
+			c.worked = append(c.worked[:i], c.worked[i+1:]...)
+			return
+		}
 	}
 }
 

@@ -224,3 +224,25 @@ func contains(list []json.RawMessage, s string) bool {
 	}
 	return false
 }
+
+// TestOpenedAt: the tabs a refused createTab may have left, which mcpx
+// closes; a tab the user opened meanwhile elsewhere is not among them.
+func TestOpenedAt(t *testing.T) {
+	for _, tc := range []struct {
+		have, want string
+		ok         bool
+	}{
+		{"about:blank", "about:blank", true},
+		{"", "https://a.test/x", true},
+		{"about:blank", "https://a.test/x", true},
+		{"https://a.test/x/", "https://a.test/x", true},
+		{"https://a.test/login?next=x", "http://a.test/x", true},
+		{"https://b.test/", "https://a.test/x", false},
+		{"https://b.test/", "about:blank", false},
+		{"chrome://newtab/", "about:blank", false},
+	} {
+		if got := openedAt(tc.have, tc.want); got != tc.ok {
+			t.Errorf("openedAt(%q, %q) = %v, want %v", tc.have, tc.want, got, tc.ok)
+		}
+	}
+}

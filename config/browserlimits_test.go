@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBrowserLimits(t *testing.T) {
@@ -52,6 +53,33 @@ func TestBrowserLimitErrors(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Field != tc.field || !strings.Contains(e.Msg, tc.msg) {
 			t.Errorf("%s: got %v; want %s: ...%s...", tc.data, err, tc.field, tc.msg)
+		}
+	}
+}
+
+func TestBrowserExtensionWait(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want time.Duration
+		err  string
+	}{
+		{`{"browser": {}}`, 0, ""},
+		{`{"browser": {"extensionWait": "10s"}}`, 10 * time.Second, ""},
+		{`{"browser": {"extensionWait": 2.5}}`, 2500 * time.Millisecond, ""},
+		{`{"browser": {"extensionWait": "0s"}}`, 0, "must be positive"},
+		{`{"browser": {"extensionWait": "soon"}}`, 0, "is not a duration"},
+		{`{"browser": {"extensionWait": "2m"}}`, 0, "2m0s is too long (at most 1m0s"},
+	} {
+		cfg, err := Parse("c.json", []byte(tc.data), nil)
+		if tc.err != "" {
+			var e *Error
+			if !errors.As(err, &e) || e.Field != "browser.extensionWait" || !strings.Contains(e.Msg, tc.err) {
+				t.Errorf("%s: got %v; want browser.extensionWait: ...%s...", tc.data, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || cfg.Browser.ExtensionWait != tc.want || len(cfg.Warnings) > 0 {
+			t.Errorf("%s: got %v (%v, warnings %q), want %v", tc.data, cfg.Browser.ExtensionWait, err, cfg.Warnings, tc.want)
 		}
 	}
 }

@@ -224,7 +224,15 @@ type Browser struct {
 	// messages and of an evaluate result; 0 means the default (50,000).
 	// At least MinBrowserSnapshotChars.
 	MaxSnapshotChars int
+	// ExtensionWait is how long, after mcpx reaches the relay, a browser
+	// call that finds no browser connected waits for one; 0 means the
+	// browser client's default (5s). At most MaxBrowserExtensionWait.
+	ExtensionWait time.Duration
 }
+
+// MaxBrowserExtensionWait bounds browser.extensionWait: a call waits no
+// longer than this for a browser to connect.
+const MaxBrowserExtensionWait = time.Minute
 
 // Local reports whether the section asks mcpx to host (or join) a relay
 // of its own rather than dial a remote one.

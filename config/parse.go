@@ -288,8 +288,14 @@ func (p *parser) browser(tree map[string]any) {
 	b.PageTools = r.pageTools()
 	b.MaxImageBytes, _ = r.size("maxImageBytes", MinBrowserImageBytes)
 	b.MaxSnapshotChars, _ = r.count("maxSnapshotChars", MinBrowserSnapshotChars)
+	if d, ok := r.duration("extensionWait", false); ok {
+		if d > MaxBrowserExtensionWait {
+			r.fail("extensionWait", "%s is too long (at most %s: a call waits that long for a browser to connect)", d, MaxBrowserExtensionWait)
+		}
+		b.ExtensionWait = d
+	}
 	r.warnUnknown("url", "token", "extension", "prefix", "cdp", "listen", "extensionIds", "pageTools",
-		"maxImageBytes", "maxSnapshotChars")
+		"maxImageBytes", "maxSnapshotChars", "extensionWait")
 	if r.err == nil && len(r.unset.names) > 0 {
 		// As for a server: the browser tools are off, everything else works.
 		p.warn("", "browser", r.unset.String()+": the browser tools are off until it is set")

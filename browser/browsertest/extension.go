@@ -21,8 +21,12 @@ type Dialect int
 const (
 	// V15 answers like railsblueprint/chrome-mcp v1.5: currentTab merged
 	// into every result, unknown methods (closeTab among them) a silent
-	// success that does nothing, errors as {code, message}. (It skips
-	// v1.5's 2 s sleep in createTab.)
+	// success that does nothing, errors as {code, message}, and createTab
+	// of an about:, chrome: or extension page refused ("Cannot automate
+	// tab with URL: about:blank") after the tab is open and the
+	// connection points at it with no debugger: CDP commands then fail
+	// with "Debugger is not attached to the tab". (It skips v1.5's 2 s
+	// sleep in createTab.)
 	V15 Dialect = iota + 1
 	// V19 answers like blueprint-mcp v1.9: "Unknown command: X" and
 	// "Unsupported CDP method: X" errors as {message, stack} without a
@@ -138,6 +142,7 @@ type Extension struct {
 	nextTab   int
 	active    int            // id of the active tab
 	attached  map[string]int // connection id ("" in direct mode) -> tab id
+	bare      map[int]bool   // tabs a connection points at with no debugger (v1.5's refused createTab)
 	pages     map[string]string
 	received  []json.RawMessage
 	notes     []json.RawMessage
@@ -170,6 +175,7 @@ func NewExtension(dialect Dialect, name string) *Extension {
 		nextTab:  2,
 		active:   1,
 		attached: map[string]int{},
+		bare:     map[int]bool{},
 		pages:    map[string]string{},
 	}
 }

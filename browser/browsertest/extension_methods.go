@@ -232,7 +232,7 @@ func (e *Extension) builtin(conn, method string, params json.RawMessage) (any, e
 	case "getTabs":
 		return e.getTabsLocked(), nil
 	case "createTab":
-		return e.createTabLocked(conn, params), nil
+		return e.createTabLocked(conn, params)
 	case "selectTab":
 		return e.selectTabLocked(conn, params)
 	case "getConsoleMessages":
@@ -265,7 +265,18 @@ func (e *Extension) getTabsLocked() any {
 	return map[string]any{"tabs": tabs}
 }
 
-func (e *Extension) createTabLocked(conn string, params json.RawMessage) any {
+// v15Refuses reports whether v1.5's createTab refuses to automate url:
+// it checks only after opening the tab.
+func v15Refuses(url string) bool {
+	for _, scheme := range []string{"chrome:", "edge:", "devtools:", "chrome-extension:", "about:"} {
+		if strings.HasPrefix(url, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Extension) createTabLocked(conn string, params json.RawMessage) (any, error) {
 	p := struct {
 		URL      string `json:"url"`
 		Activate *bool  `json:"activate"`
@@ -282,11 +293,17 @@ func (e *Extension) createTabLocked(conn string, params json.RawMessage) any {
 	if activate {
 		e.active = t.ID
 	}
+	if e.dialect == V15 && v15Refuses(p.URL) {
+		// The tab stays open and the connection points at it, with no
+		// debugger attached.
+		e.bare[t.ID] = true
+		return nil, e.fail("Cannot automate tab with URL: %s", p.URL)
+	}
 	if e.dialect == V15 { // v1.5 answers before the page has a title
 		return map[string]any{"success": true, "activated": activate,
-			"tab": map[string]any{"id": t.ID, "title": "", "url": t.URL}}
+			"tab": map[string]any{"id": t.ID, "title": "", "url": t.URL}}, nil
 	}
-	return map[string]any{"tab": map[string]any{"id": t.ID, "title": t.Title, "url": t.URL, "techStack": nil}}
+	return map[string]any{"tab": map[string]any{"id": t.ID, "title": t.Title, "url": t.URL, "techStack": nil}}, nil
 }
 
 func (e *Extension) selectTabLocked(conn string, params json.RawMessage) (any, error) {
@@ -312,6 +329,7 @@ func (e *Extension) selectTabLocked(conn string, params json.RawMessage) (any, e
 		}
 	}
 	e.attached[conn] = t.ID
+	delete(e.bare, t.ID)
 	if p.Activate {
 		e.active = t.ID
 	}
@@ -346,6 +364,7 @@ func (e *Extension) removeTabLocked(id int) {
 	if i := e.indexLocked(id); i >= 0 {
 		e.tabs = append(e.tabs[:i], e.tabs[i+1:]...)
 	}
+	delete(e.bare, id)
 	for c, t := range e.attached {
 		if t == id {
 			delete(e.attached, c)
@@ -385,6 +404,9 @@ func (e *Extension) forwardCDP(ctx context.Context, conn string, params json.Raw
 	i := e.indexLocked(tabID)
 	if i < 0 {
 		return nil, e.fail("No tab with given id %d.", tabID)
+	}
+	if e.bare[tabID] {
+		return nil, e.fail("Debugger is not attached to the tab with id: %d.", tabID)
 	}
 	return e.cdpLocked(e.tabs[i], p.Method, p.Params)
 }

@@ -146,7 +146,7 @@ func TestScreenshotDecodes(t *testing.T) {
 	}{{V15, "", "png"}, {V19, "", "jpeg"}, {V19, "png", "png"}} {
 		t.Run(tc.d.String()+"/"+tc.want, func(t *testing.T) {
 			s := newSession(t, tc.d, nil)
-			mustCall(t, s.rc, "createTab", nil)
+			mustCall(t, s.rc, "createTab", map[string]any{"url": "https://example.test/"})
 			params := map[string]any{}
 			if tc.format != "" {
 				params["format"] = tc.format

@@ -74,9 +74,21 @@ func TestBrowserEndToEnd(t *testing.T) {
 		return r.Content[0].Text
 	}
 
-	call("browser_tabs", map[string]any{"action": "new"})
+	// The first browser call: navigate opens its tab at its URL (the test
+	// extension, as Blueprint v1.5, refuses to automate about:blank).
 	if got := call("browser_navigate", map[string]any{"url": page.URL + "/other"}); !strings.Contains(got, "mcpx test page") {
 		t.Errorf("navigate: %s", got)
+	}
+	// Chromium's own blank tab, and the page's.
+	tabsNow := call("browser_tabs", map[string]any{"action": "list"})
+	if lines := strings.Split(tabsNow, "\n"); len(lines) != 2 || strings.Count(tabsNow, "(about:blank)") != 1 || !strings.Contains(tabsNow, page.URL+"/other") {
+		t.Errorf("tabs after the first navigate:\n%s\nwant Chromium's blank one and the page's", tabsNow)
+	}
+	if text, isErr := toolCall(c, "browser_tabs", map[string]any{"action": "new"}); !isErr || !strings.Contains(text, "Cannot automate tab with URL: about:blank") {
+		t.Errorf("tabs new without a URL: %s", text)
+	}
+	if got := call("browser_tabs", map[string]any{"action": "list"}); got != tabsNow {
+		t.Errorf("the refused blank tab was left:\n%s\nwant:\n%s", got, tabsNow)
 	}
 	call("browser_navigate", map[string]any{"url": page.URL})
 	call("browser_navigate_back", map[string]any{})

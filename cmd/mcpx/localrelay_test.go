@@ -66,13 +66,18 @@ func TestLocalRelayShared(t *testing.T) {
 	addr := freeLoopbackAddr(t)
 	chrome := browsertest.LaunchChromium(t, "ws://"+addr+"/extension", "")
 	defer chrome.Close()
-	cfg := writeConfig(t, map[string]any{"browser": map[string]any{"listen": addr},
+	cfg := writeConfig(t, map[string]any{"browser": map[string]any{"listen": addr, "extensionWait": "30s"},
 		"servers": map[string]any{"fx": fx()}, "expose": "both"})
 
 	a := startServe(t, cfg)
 	a.initialize()
-	if text, errs := untilOK(t, a, 20, "browser_navigate", map[string]any{"url": page.URL + "/A"}); !strings.Contains(text, "Page A") {
-		t.Fatalf("A navigate: %s (after %q)", text, errs)
+	// Right after start the extension has not found the new relay yet
+	// (it tries every second): the first calls wait for it.
+	if text, isErr := toolCall(a, "browser_list", map[string]any{}); isErr || !strings.Contains(text, chrome.Name) {
+		t.Fatalf("browser_list right after start: %s", text)
+	}
+	if text, isErr := toolCall(a, "browser_navigate", map[string]any{"url": page.URL + "/A"}); isErr || !strings.Contains(text, "Page A") {
+		t.Fatalf("A navigate as the first browser call: %s", text)
 	}
 	b := startServe(t, cfg)
 	b.initialize()

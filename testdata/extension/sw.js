@@ -100,6 +100,9 @@ function toError(e) {
 }
 
 const automatable = (url) => !/^(chrome|edge|devtools|chrome-extension):/.test(url || '');
+// createTab is stricter, as the Blueprint v1.5 extension's: it refuses
+// about: pages too (about:blank among them).
+const creatable = (url) => !/^(chrome|edge|devtools|chrome-extension|about):/.test(url || '');
 
 const handlers = {
   async getTabs() {
@@ -112,11 +115,17 @@ const handlers = {
     };
   },
 
+  // As Blueprint v1.5 does: open the tab, point the connection at it, then
+  // refuse a page it will not automate, leaving the tab open with no
+  // debugger (commands then fail with "Debugger is not attached").
   async createTab(conn, { url = 'about:blank', activate = true }) {
     const created = await chrome.tabs.create({ url, active: activate });
+    attached.set(conn, created.id);
     const tab = await loaded(created.id);
+    const at = tab.url || tab.pendingUrl || url;
+    if (!creatable(at)) throw new Error(`Cannot automate tab with URL: ${at}`);
     await attach(conn, tab.id);
-    return { tab: { id: tab.id, title: tab.title || '', url: tab.url || url } };
+    return { tab: { id: tab.id, title: tab.title || '', url: at } };
   },
 
   async selectTab(conn, { tabIndex, activate = false }) {
