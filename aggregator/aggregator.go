@@ -96,7 +96,8 @@ type Options struct {
 	// random when the process starts.
 	StateSecret string
 	// Replica names this process among replicas behind a load balancer,
-	// which routes a retry of a bridged call back by it (core.Options).
+	// which routes back by it a retry of a bridged call (core.Options)
+	// and a read of a kept result (results.Options).
 	Replica string
 }
 
@@ -180,7 +181,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
-			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge}),
+			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge, Replica: o.Replica}),
 		search: search.NewBuilder()}
 	a.catalog.Store(build(nil, cfg.Separator, nil, nil))
 	a.startTelemetry()

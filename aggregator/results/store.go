@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,6 +36,11 @@ const AnyHolder = "*"
 // kept for another session; the cases are not told apart so that an ID
 // owned by someone else reveals nothing.
 var ErrNotFound = errors.New("result not found (unknown, expired, or not yours)")
+
+// ErrElsewhere is wrapped by the error [Store.Read] returns for an ID
+// another replica made: its URI names that replica, where the load
+// balancer should have sent the read (see [Options.Replica]).
+var ErrElsewhere = errors.New("result kept in another replica")
 
 // ErrTooLarge is returned by Put for a result larger than the store can
 // ever hold.
@@ -81,6 +88,13 @@ type Options struct {
 	// Now is the clock; nil means time.Now. Tests pass their own, so that
 	// expiry by age needs no sleeping.
 	Now func() time.Time
+	// Replica names this process among replicas behind a load balancer
+	// (MCPX_REPLICA): the ID of every result then starts with the name,
+	// escaped as a URI path segment, and "~" (mcpx://results/a~3f…), so
+	// that the balancer sends a read of its URI back here, where it is
+	// kept; a read of another replica's ID is refused with [ErrElsewhere]
+	// naming it. "" adds nothing.
+	Replica string
 }
 
 type entry struct {
@@ -101,7 +115,8 @@ type entry struct {
 // larger than MaxMemory goes straight to disk, so one bigger than the
 // memory bound can still be read back. It is safe for concurrent use.
 type Store struct {
-	opts Options
+	opts   Options
+	prefix string // of every ID: the escaped replica and "~", or ""
 
 	mu       sync.Mutex
 	memSize  int64
@@ -130,7 +145,11 @@ func NewStore(opts *Options) *Store {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Store{opts: o, order: list.New(), byID: map[string]*list.Element{}}
+	s := &Store{opts: o, order: list.New(), byID: map[string]*list.Element{}}
+	if o.Replica != "" {
+		s.prefix = url.PathEscape(o.Replica) + "~"
+	}
+	return s
 }
 
 // Put keeps k for owner (a session's key, or AnyHolder) and returns its
@@ -146,6 +165,7 @@ func (s *Store) Put(owner string, k Kept) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	id = s.prefix + id
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -175,6 +195,9 @@ func (s *Store) Put(owner string, k Kept) (string, error) {
 // read more than Cap bytes at once, so that no read loads a result of
 // many megabytes whole.
 func (s *Store) Read(owner, id string, offset, length int64) (Slice, error) {
+	if err := s.elsewhere(id); err != nil {
+		return Slice{}, err
+	}
 	s.mu.Lock()
 	s.expireLocked()
 	el, ok := s.byID[id]
@@ -214,6 +237,24 @@ func (s *Store) Read(owner, id string, offset, length int64) (Slice, error) {
 		return sl, fmt.Errorf("kept result: %w", err)
 	}
 	return sl, nil
+}
+
+// elsewhere reports an ID that names another replica than this one: the
+// read reached the wrong process, which a "not found" would hide.
+func (s *Store) elsewhere(id string) error {
+	i := strings.LastIndexByte(id, '~')
+	if i <= 0 || id[:i+1] == s.prefix {
+		return nil
+	}
+	other, err := url.PathUnescape(id[:i])
+	if err != nil {
+		other = id[:i]
+	}
+	here := fmt.Sprintf("%q", s.opts.Replica)
+	if s.opts.Replica == "" {
+		here = "unnamed"
+	}
+	return fmt.Errorf("%w: %q, not this one (%s); route a read by the name before '~' in its URI", ErrElsewhere, other, here)
 }
 
 // Size reports the bytes the store holds now in memory and on disk.

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,57 @@ func TestCutText(t *testing.T) {
 	}
 	if kept, cutB, _ := CutText(strings.Repeat("x", 50), 20); len(kept) != 20 || cutB != 30 {
 		t.Fatalf("one long line: kept %d, cut %d", len(kept), cutB)
+	}
+}
+
+// TestReplicaInID: a store named as a replica starts every ID with the
+// name and "~" (escaped as a URI path segment), reads its own back by URI
+// (the next slices' URIs naming it too) for its owner alone, and refuses
+// another replica's ID with ErrElsewhere naming that replica, where a
+// load balancer should have sent the read.
+func TestReplicaInID(t *testing.T) {
+	orig := bytes.Repeat([]byte("0123456789abcdef\n"), 2000)
+	for _, tc := range []struct{ name, prefix string }{
+		{"a", "a~"},
+		{"eu-1:7701", "eu-1:7701~"},
+		{"x/y z", "x%2Fy%20z~"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A tiny MaxMemory sends the result to disk, where the ID
+			// names its file.
+			s := NewStore(&Options{Replica: tc.name, MaxMemory: 100, Dir: t.TempDir()})
+			defer s.Close()
+			k := text(orig)
+			k.Cap = 4096
+			id, err := s.Put("o", k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(id, tc.prefix) || len(id) != len(tc.prefix)+32 {
+				t.Fatalf("id %q: want %q and 128 bits in hex", id, tc.prefix)
+			}
+			got, reads := readOn(t, s, URIPrefix+id, 0, 4096)
+			if !bytes.Equal(got, orig) || reads < 2 {
+				t.Fatalf("read back by URI in %d reads: %d bytes, want the original's %d", reads, len(got), len(orig))
+			}
+			if _, err := s.Read("other", id, 0, 0); !errors.Is(err, ErrNotFound) {
+				t.Errorf("another owner's read: err = %v, want ErrNotFound", err)
+			}
+			if _, err := s.Read("o", "zz~"+strings.TrimPrefix(id, tc.prefix), 0, 0); !errors.Is(err, ErrElsewhere) ||
+				!strings.Contains(err.Error(), `"zz"`) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.name)) {
+				t.Errorf("read of replica zz's ID: err = %v, want ErrElsewhere naming zz and this replica", err)
+			}
+		})
+	}
+	// An unnamed store makes IDs as before, and names the replica of
+	// an ID that has one.
+	s := NewStore(nil)
+	defer s.Close()
+	id, _ := s.Put("o", text([]byte("x")))
+	if len(id) != 32 {
+		t.Errorf("unnamed store's id %q: want 128 bits in hex alone", id)
+	}
+	if _, err := s.Read("o", "a~"+id, 0, 0); !errors.Is(err, ErrElsewhere) || !strings.Contains(err.Error(), `"a", not this one (unnamed)`) {
+		t.Errorf("unnamed store's read of replica a's ID: %v", err)
 	}
 }

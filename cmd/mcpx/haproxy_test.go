@@ -21,8 +21,9 @@ import (
 )
 
 // haproxyConfig balances two frontends over the same replicas: rr with
-// round robin and the documented routing of bridged calls' retries but no
-// stickiness, sticky with all the lines of the backend that
+// round robin and the documented routing (of bridged calls' retries and
+// kept results' reads) and retries but no stickiness, sticky with all the
+// lines of the backend that
 // docs/serve-http.md ("Behind a load balancer") gives. Global settings
 // need no root: no user, chroot or daemon, and only high loopback ports.
 const haproxyConfig = `global
@@ -74,8 +75,9 @@ func documentedBackend(t *testing.T) (lines string, servers []string) {
 		}
 	}
 	lines = b.String()
-	if !found || !strings.Contains(lines, "stick match") || !strings.Contains(lines, "use-server") || len(servers) == 0 {
-		t.Fatalf("docs/serve-http.md has no haproxy backend mcpx with stick and use-server rules and servers: %q", lines)
+	if !found || len(servers) == 0 || !strings.Contains(lines, "stick match") || !strings.Contains(lines, "use-server") ||
+		!strings.Contains(lines, "option redispatch") || !strings.Contains(lines, "retry-on") {
+		t.Fatalf("docs/serve-http.md has no haproxy backend mcpx with stick, use-server, redispatch and retry-on rules and servers: %q", lines)
 	}
 	return lines, servers
 }

@@ -164,8 +164,21 @@ type rpcReply struct {
 // and reads its answer (JSON, or the last message of an event stream).
 func post(t *testing.T, url, method, name, params string, hdr map[string]string) rpcReply {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	r, err := tryPost(http.DefaultClient, url, 7, method, name, params, hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// tryPost is post for a goroutine of a test: it sends the request with
+// id through c and returns what failed instead of ending the test.
+func tryPost(c *http.Client, url string, id int, method, name, params string, hdr map[string]string) (rpcReply, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		return rpcReply{}, err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
@@ -180,12 +193,15 @@ func post(t *testing.T, url, method, name, params string, hdr map[string]string)
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return rpcReply{}, err
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return rpcReply{status: resp.StatusCode}, fmt.Errorf("%s %s: HTTP %d, reading the answer: %v", method, name, resp.StatusCode, err)
+	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		var last []byte
 		for _, line := range bytes.Split(raw, []byte("\n")) {
@@ -197,9 +213,9 @@ func post(t *testing.T, url, method, name, params string, hdr map[string]string)
 	}
 	r := rpcReply{status: resp.StatusCode}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("%s %s: answer %q: %v", method, name, raw, err)
+		return r, fmt.Errorf("%s %s: HTTP %d, answer %q: %v", method, name, resp.StatusCode, raw, err)
 	}
-	return r
+	return r, nil
 }
 
 // TestModernBadInput sends serve --http what a modern client must not:

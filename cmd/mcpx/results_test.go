@@ -26,7 +26,9 @@ type toolText struct {
 	Content []struct{ Type, Text string }
 }
 
-var resultURI = regexp.MustCompile(`mcpx://results/[0-9a-f]{32}`)
+// resultURI finds a kept result's URI: 128 bits in hex, after the name of
+// the replica that keeps it and "~" when it has one (MCPX_REPLICA).
+var resultURI = regexp.MustCompile(`mcpx://results/(?:[A-Za-z0-9_:%-]+~)?[0-9a-f]{32}`)
 
 // readKept reads a kept result back through resources/read in slices of
 // page bytes, as a client following the note would.
