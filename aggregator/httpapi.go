@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // The terminal API of `serve --http` under /mcpx/v1/, behind the same
@@ -37,19 +39,21 @@ func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
 		a.waitReady(r.Context())
 		writeJSON(http.StatusOK, a.Upstreams())
 	case r.URL.Path == "/mcpx/v1/call" && r.Method == http.MethodPost:
-		body := io.Reader(r.Body)
-		if max := a.cfg.MaxMessageBytes; max > 0 {
-			body = http.MaxBytesReader(w, r.Body, max)
+		data, err := a.apiBody(w, r)
+		if err != nil {
+			writeJSON(http.StatusBadRequest, map[string]string{"error": "reading the body: " + err.Error()})
+			return
 		}
-		var req struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if err := json.NewDecoder(body).Decode(&req); err != nil || req.Name == "" {
+		// The arguments alias the body, not a copy of them: the body is
+		// all this call holds (httpserve bounds it and counts it while
+		// the call runs).
+		var req struct{ Name string }
+		args, _ := rawjson.Get(data, "arguments")
+		if json.Unmarshal(data, &req) != nil || req.Name == "" {
 			writeJSON(http.StatusBadRequest, map[string]string{"error": "want {\"name\": ..., \"arguments\": {...}}"})
 			return
 		}
-		res, err := a.CallTool(r.Context(), req.Name, req.Arguments)
+		res, err := a.CallTool(r.Context(), req.Name, args)
 		if err != nil {
 			status := http.StatusBadGateway
 			if errors.Is(err, ErrUnknown) || errors.Is(err, ErrInvalidParams) {
@@ -68,4 +72,18 @@ func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		w.Write(b)
 	}
+}
+
+// apiBody returns the body of an API request: as package httpserve read
+// it (its body gate bounds every body and gives it whole, by Bytes), or
+// read here within maxMessageBytes when the handler is served without it.
+func (a *Aggregator) apiBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if b, ok := r.Body.(interface{ Bytes() []byte }); ok {
+		return b.Bytes(), nil
+	}
+	body := io.Reader(r.Body)
+	if max := a.cfg.MaxMessageBytes; max > 0 {
+		body = http.MaxBytesReader(w, r.Body, max)
+	}
+	return io.ReadAll(body)
 }

@@ -8,6 +8,17 @@ import (
 // before mcpx ends it.
 const DefaultHTTPSessionTimeout = 30 * time.Minute
 
+// DefaultHTTPBodyMemory is http.maxBodyMemory when the file sets none,
+// for a maxMessageBytes of maxMessage: room for four bodies at that limit
+// at once (256 MiB at the default 64 MiB), and at least 64 MiB, so that a
+// small maxMessageBytes still lets many ordinary bodies in together.
+func DefaultHTTPBodyMemory(maxMessage int64) int64 {
+	return max(4*maxMessage, minDefaultBodyMemory)
+}
+
+// minDefaultBodyMemory is the least default of http.maxBodyMemory.
+const minDefaultBodyMemory = 64 << 20
+
 // HTTP is the http section: how `mcpx serve --http` guards its listener.
 type HTTP struct {
 	// AllowedHosts are Host header values (a name or IP, without port)
@@ -23,6 +34,11 @@ type HTTP struct {
 	// SessionTimeout ends a session that has had no request and no open
 	// stream for that long; zero means DefaultHTTPSessionTimeout (30m).
 	SessionTimeout time.Duration
+	// MaxBodyMemory bounds the memory that the bodies of all the requests
+	// being read or handled share; past it a request is refused with 503
+	// and Retry-After. At least MaxMessageBytes; zero means
+	// DefaultHTTPBodyMemory(MaxMessageBytes).
+	MaxBodyMemory int64
 	// Problem says why serve --http must not start although the file
 	// loaded: a ${VAR} the section uses is not set ("TOKEN is not set
 	// (http.token)"). Empty when there is none.
@@ -48,7 +64,15 @@ func (p *parser) http(tree map[string]any) {
 	if d, ok := r.duration("sessionTimeout", false); ok {
 		h.SessionTimeout = d
 	}
-	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout")
+	if n, ok := r.size("maxBodyMemory", minMessageBytes); ok {
+		// Read after maxMessageBytes (topLimits), which it must hold.
+		if n < p.cfg.MaxMessageBytes {
+			r.fail("maxBodyMemory", "%d bytes is less than maxMessageBytes (%d): a body at that limit could never be read", n, p.cfg.MaxMessageBytes)
+		} else {
+			h.MaxBodyMemory = n
+		}
+	}
+	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory")
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return

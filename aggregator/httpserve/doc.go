@@ -1,7 +1,9 @@
 // Package httpserve is mcpx's HTTP transport: MCP streamable HTTP at /mcp
 // (and /mcp/NAME for a profile), the legacy HTTP+SSE transport at /sse and
 // /messages, /healthz, /metrics and the terminal API at /mcpx/v1/, behind
-// the Host, Origin and bearer token checks.
+// the Host, Origin and bearer token checks and the body gate, which reads
+// every request body within maxMessageBytes and a memory budget that all
+// bodies share (Options.MaxBodyMemory) before a handler sees it.
 //
 // It is a thin transport over the session core (package core): each HTTP
 // session is one core.Session, fed the messages of its POSTs decoded once

@@ -11,8 +11,11 @@ import (
 )
 
 // guard applies the DNS-rebinding checks (Host, Origin) and the bearer
-// token, in that order, before any MCP handling.
+// token, in that order, before any MCP handling; then the body gate
+// (body.go) reads the body, so that no request that fails them costs
+// the memory of its body.
 func (h *httpHandler) guard(next http.Handler) http.Handler {
+	next = h.bounded(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !h.hostAllowed(r.Host) {
 			http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)

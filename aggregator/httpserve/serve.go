@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -67,8 +68,15 @@ type Options struct {
 	API http.Handler
 	// Logger gets the transport's own lines; nil means none.
 	Logger *slog.Logger
-	// MaxMessageBytes bounds a POST body; zero means no bound.
+	// MaxMessageBytes bounds a request body: one over it is refused with
+	// 413 (body.go); zero means config.DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// MaxBodyMemory bounds the memory that the bodies of all the requests
+	// being read or handled share: past it a request is refused with 503
+	// and Retry-After. Zero means
+	// config.DefaultHTTPBodyMemory(MaxMessageBytes); less than
+	// MaxMessageBytes is an error.
+	MaxBodyMemory int64
 	// Drain bounds how long an ended session's core may take to answer
 	// what is in flight before it is stopped outright (twice Drain); zero
 	// means a second.
@@ -100,6 +108,10 @@ func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) 
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = config.DefaultShutdownTimeout
+	}
+	bodyDefaults(&o)
+	if o.MaxBodyMemory < o.MaxMessageBytes {
+		return fmt.Errorf("serve --http: MaxBodyMemory (%d bytes) is less than MaxMessageBytes (%d): a body at that limit could never be read", o.MaxBodyMemory, o.MaxMessageBytes)
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -159,10 +171,26 @@ type httpHandler struct {
 	closed   bool
 	wg       sync.WaitGroup // session cores
 	views    profileViews   // the catalogs of modern requests on /mcp/NAME
+	bodies   *bodyBudget    // what request bodies may hold (body.go)
+}
+
+// bodyDefaults fills the body limits o leaves zero.
+func bodyDefaults(o *Options) {
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = config.DefaultMaxMessageBytes
+	}
+	if o.MaxBodyMemory <= 0 {
+		o.MaxBodyMemory = config.DefaultHTTPBodyMemory(o.MaxMessageBytes)
+	}
 }
 
 func newHandler(ctx context.Context, c Catalog, o Options, host string, loopback bool) *httpHandler {
-	h := &httpHandler{ctx: ctx, c: c, o: o, host: host, loopback: loopback, sessions: map[string]*httpSession{}}
+	bodyDefaults(&o)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &httpHandler{ctx: ctx, c: c, o: o, host: host, loopback: loopback, sessions: map[string]*httpSession{},
+		bodies: newBodyBudget(o.MaxBodyMemory, runtime.GC)}
 	if o.Token != "" {
 		h.token = sha256.Sum256([]byte(o.Token))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -47,6 +48,11 @@ type httpSession struct {
 	nextStream int
 	lastActive time.Time
 	attached   int // connections writing a stream now
+	// bodies holds, by request id, the reservations of the bodies that
+	// carried requests still in flight (body.go); bodiesDone once the
+	// session has let them all go.
+	bodies     map[string][]*hold
+	bodiesDone bool
 }
 
 func newSessionID() string {
@@ -63,7 +69,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 	ctx, cancel := context.WithCancel(h.ctx)
 	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, cancel: cancel,
 		ready: make(chan struct{}), done: make(chan struct{}), ended: make(chan struct{}),
-		byID: map[string]*stream{}, streams: map[string]*stream{}, lastActive: time.Now()}
+		byID: map[string]*stream{}, streams: map[string]*stream{}, bodies: map[string][]*hold{}, lastActive: time.Now()}
 	s.standalone = s.newStream(false)
 	if !h.add(s) {
 		cancel()
@@ -100,6 +106,7 @@ func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
 		for _, st := range s.streams {
 			st.finish()
 		}
+		s.releaseBodies()
 		s.mu.Unlock()
 		close(s.done)
 	}()
@@ -170,10 +177,52 @@ func (s *httpSession) send(msgs []posted) error {
 	return nil
 }
 
+// holdBody keeps hd, the reservation of the body that carried request
+// id, until that request is answered or the session ends: the core keeps
+// the message, which aliases the body, while the call runs (body.go).
+// Call with s.mu held.
+func (s *httpSession) holdBody(id json.RawMessage, hd *hold) {
+	if hd == nil || s.bodiesDone {
+		return
+	}
+	hd.retain()
+	s.bodies[string(id)] = append(s.bodies[string(id)], hd)
+}
+
+// answered lets go of the body of the request id, which is answered (or
+// cancelled); call with s.mu held. A reused id's bodies go in order.
+func (s *httpSession) answered(id json.RawMessage) {
+	held := s.bodies[string(id)]
+	if len(held) == 0 {
+		return
+	}
+	held[0].release()
+	if len(held) == 1 {
+		delete(s.bodies, string(id))
+	} else {
+		s.bodies[string(id)] = held[1:]
+	}
+}
+
+// releaseBodies lets go of every body the session holds, when it has
+// ended; call with s.mu held.
+func (s *httpSession) releaseBodies() {
+	s.bodiesDone = true
+	for id, held := range s.bodies {
+		for _, hd := range held {
+			hd.release()
+		}
+		delete(s.bodies, id)
+	}
+}
+
 // route puts one message from the core on its stream, waiting while that
 // stream's backlog is full (which holds up this session only).
 func (s *httpSession) route(m core.Routed) {
 	s.mu.Lock()
+	if m.Answers != nil {
+		s.answered(m.Answers)
+	}
 	var st *stream
 	switch {
 	case s.legacy:

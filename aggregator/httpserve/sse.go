@@ -1,6 +1,7 @@
 package httpserve
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -45,11 +46,8 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: open GET /sse first")
 		return
 	}
-	data, ok := h.readBody(w, r)
-	if !ok {
-		return
-	}
-	msgs, ok := h.readMessages(w, data)
+	data, hd := bodyOf(r) // read whole within the limits by the body gate (body.go)
+	msgs, ok := h.readMessages(w, bytes.TrimSpace(data))
 	if !ok {
 		return
 	}
@@ -57,6 +55,15 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 		traceHeader(msgs, r.Header)
 	}
 	s.touch()
+	// The calls run after this answers 202: the session holds the body
+	// until each is answered.
+	s.mu.Lock()
+	for _, p := range msgs {
+		if p.isRequest() {
+			s.holdBody(p.m.ID, hd)
+		}
+	}
+	s.mu.Unlock()
 	if s.send(msgs) != nil {
 		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
 		return

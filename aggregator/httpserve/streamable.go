@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/telemetry"
 )
 
@@ -91,16 +91,18 @@ func (p posted) isRequest() bool {
 
 // readMessages decodes a POST body of at most maxMessageBytes: one
 // JSON-RPC message, or a batch (an array) of them. A body that is not
-// JSON, or a member that is not an object, is answered 400 here.
+// JSON, or a member that is not an object, is answered 400 here. The
+// messages alias data: a batch is split in place, not copied.
 func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted, bool) {
-	var batch []json.RawMessage
+	var batch [][]byte
 	if len(data) > 0 && data[0] == '[' {
-		if err := json.Unmarshal(data, &batch); err != nil || len(batch) == 0 {
+		err := rawjson.Elements(data, func(v []byte) bool { batch = append(batch, v); return true })
+		if err != nil || len(batch) == 0 {
 			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: a batch must be a non-empty JSON array of messages")
 			return nil, false
 		}
 	} else {
-		batch = []json.RawMessage{data}
+		batch = [][]byte{data}
 	}
 	out := make([]posted, 0, len(batch))
 	for _, raw := range batch {
@@ -129,10 +131,8 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, mcp.INVALID_REQUEST, "Accept must include application/json and text/event-stream")
 		return
 	}
-	data, ok := h.readBody(w, r)
-	if !ok {
-		return
-	}
+	data, hd := bodyOf(r) // read whole within the limits by the body gate (body.go)
+	data = bytes.TrimSpace(data)
 	if h.modernBatch(w, r, data) {
 		return
 	}
@@ -187,6 +187,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		st.pending++
 		s.byID[string(p.m.ID)] = st
+		s.holdBody(p.m.ID, hd)
 	}
 	if sse {
 		s.posts = append(s.posts, st)
@@ -206,25 +207,6 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		delete(s.streams, st.id)
 		s.mu.Unlock()
 	}
-}
-
-// readBody reads a POST body of at most maxMessageBytes.
-func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body := io.Reader(r.Body)
-	if max := h.o.MaxMessageBytes; max > 0 {
-		body = http.MaxBytesReader(w, r.Body, max)
-	}
-	data, err := io.ReadAll(body)
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		httpError(w, http.StatusRequestEntityTooLarge, mcp.INVALID_REQUEST, "request body over maxMessageBytes ("+strconv.FormatInt(tooBig.Limit, 10)+" bytes)")
-		return nil, false
-	case err != nil:
-		httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "reading the body: "+err.Error())
-		return nil, false
-	}
-	return bytes.TrimSpace(data), true
 }
 
 // modernBatch answers a batch POSTed under a modern protocol version:

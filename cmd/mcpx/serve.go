@@ -145,7 +145,7 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		opts := &httpserve.Options{Token: token, AllowedHosts: s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
 			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(),
-			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, Drain: step,
+			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, MaxBodyMemory: s.cfg.HTTP.MaxBodyMemory, Drain: step,
 			OnListen: func(a net.Addr) {
 				s.log.Info("serving on http", "addr", a.String(), "mcp", "http://"+a.String()+"/mcp",
 					"servers", len(s.cfg.Servers), "expose", s.cfg.Expose)
