@@ -15,8 +15,9 @@ import (
 // it fits in max, keeping in s for owner each part it takes out, under an
 // ID of its own (so each note names one URI, read from offset 0):
 //
-//   - a structuredContent over max moves out whole; one under max stays,
-//     and the content items share what is left of max;
+//   - a structuredContent over max moves out whole (but see [CutTool]);
+//     one under max stays, and the content items share what is left of
+//     max;
 //   - each text item past the budget is cut at a line boundary;
 //   - each image, audio or embedded resource past the budget is replaced
 //     by a note.
@@ -35,29 +36,65 @@ import (
 // mcpx call --max-bytes). A result with nothing to cut is returned
 // unchanged.
 func Cut(s *Store, owner string, raw json.RawMessage, max int, via Via) (json.RawMessage, error) {
+	return CutTool(s, owner, raw, max, via, nil)
+}
+
+// CutTool is [Cut] of the result of a tool whose outputSchema is schema
+// (nil: the tool has none). A client checks such a tool's
+// structuredContent against its schema, and the official SDKs refuse a
+// result that has none (the TypeScript one throws "has an output schema
+// but did not return structured content"): so unless the result is an
+// error, its structuredContent over max is not taken out but cut as the
+// schema allows (see cutStructured): its long strings end early, at a
+// line's end, where the schema constrains them by no more than their
+// type; the rest stays as it was, over the cap if nothing can be cut.
+// The whole of it is kept, and a note names it, as for one taken out.
+func CutTool(s *Store, owner string, raw json.RawMessage, max int, via Via, schema json.RawMessage) (json.RawMessage, error) {
 	c := cutter{s: s, owner: owner, max: max, budget: max, via: via}
-	var sc, content []byte
+	var sc, content, isError []byte
 	err := rawjson.Scan(raw, func(k rawjson.Key, v []byte) bool {
 		switch {
 		case k.Is("structuredContent"):
 			sc = v
 		case k.Is("content"):
 			content = v
+		case k.Is("isError"):
+			isError = v
 		}
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	keepSC := true
+	keepSC := true // structuredContent stays, as newSC when set
+	var newSC []byte
 	if sc != nil && string(sc) != "null" && len(sc) > max {
-		note, err := c.note(Kept{MIMEType: "application/json", Data: sc},
-			fmt.Sprintf("this result's structuredContent (%d bytes of JSON) is not shown", len(sc)))
-		if err != nil {
-			return nil, err
+		if len(schema) > 0 && string(isError) != "true" {
+			target := max - min(len(content), max/2) // what the content may need, at most half
+			cut, err := cutStructured(sc, schema, target)
+			if err != nil {
+				return nil, fmt.Errorf("tool result structuredContent: %w", err)
+			}
+			what := fmt.Sprintf("this result's structuredContent (%d bytes of JSON) was cut to fit: its longest strings end early", len(sc))
+			if cut == nil {
+				what = fmt.Sprintf("this result's structuredContent (%d bytes of JSON) stays whole, over the cap: the tool has an outputSchema, and none of its strings can safely end early", len(sc))
+				cut = sc
+			}
+			note, err := c.note(Kept{MIMEType: "application/json", Data: sc}, what)
+			if err != nil {
+				return nil, err
+			}
+			c.notes = append(c.notes, note)
+			newSC, sc = cut, cut
+		} else {
+			note, err := c.note(Kept{MIMEType: "application/json", Data: sc},
+				fmt.Sprintf("this result's structuredContent (%d bytes of JSON) is not shown", len(sc)))
+			if err != nil {
+				return nil, err
+			}
+			c.notes = append(c.notes, note)
+			keepSC, sc = false, nil
 		}
-		c.notes = append(c.notes, note)
-		keepSC, sc = false, nil
 	}
 	if sc != nil && string(sc) != "null" {
 		c.budget -= len(sc)
@@ -93,7 +130,7 @@ func Cut(s *Store, owner string, raw json.RawMessage, max int, via Via) (json.Ra
 	}
 	list := append([]byte{'['}, bytes.Join(items, []byte{','})...)
 	list = append(list, ']')
-	return rebuild(raw, list, keepSC, nil)
+	return rebuild(raw, list, keepSC, newSC)
 }
 
 // rebuild returns the result raw with content as its content (added
