@@ -534,7 +534,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method strin
 		return nil, a.notServed(l, method, name, params, kind, err)
 	}
 	res, err := a.request(ctx, l, e.src, method, params)
-	return a.settle(l, e.src, method, res, err, via)
+	return a.settle(l, e, method, res, err, via)
 }
 
 // errNotServed is resolveNamed's answer for a name the catalog does not
@@ -580,14 +580,14 @@ func (a *Aggregator) notServed(l *listener, method, name string, params json.Raw
 	return fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 }
 
-// settle is what a source's answer to a named request becomes: a failure
-// may offer the user a step-up login, and a tool's result is capped, its
-// notes naming via as the way to read the rest.
-func (a *Aggregator) settle(l *listener, src Source, method string, res json.RawMessage, err error, via results.Via) (json.RawMessage, error) {
+// settle is what the answer of e's source to a named request becomes: a
+// failure may offer the user a step-up login, and a tool's result is
+// capped, its notes naming via as the way to read the rest.
+func (a *Aggregator) settle(l *listener, e *Entry, method string, res json.RawMessage, err error, via results.Via) (json.RawMessage, error) {
 	if err != nil {
-		a.offerStepUp(src, err)
+		a.offerStepUp(e.src, err)
 	} else if method == "tools/call" {
-		res = a.capResult(l, src, res, via)
+		res = a.capResult(l, e, res, via)
 	}
 	return res, err
 }

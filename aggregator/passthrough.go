@@ -106,7 +106,7 @@ func (a *Aggregator) routed(ctx context.Context, l *listener, method string, par
 	case err != nil:
 		a.offerStepUp(e.src, err)
 	case method == "tools/call":
-		res = a.capResult(l, e.src, res, results.ViaRead)
+		res = a.capResult(l, e, res, results.ViaRead)
 	}
 	if method == "tools/call" {
 		return a.toolOutcome(e.Name, res, err)

@@ -6,16 +6,21 @@ import (
 
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
 )
 
-// capResult applies the maxResultBytes of src to a tools/call result for
-// the client l: over the cap, its text is cut and kept whole for that
-// client to read back the way via says (results.Cut): with resources/read
-// after a direct call, with the proxy tool after a call through it. The
-// length check comes first, so a result under the cap is not decoded.
-// With no client (nil l: the terminal's calls) the result passes whole.
-func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage, via results.Via) json.RawMessage {
+// capResult applies the maxResultBytes of e's source to a result of the
+// tool e for the client l: over the cap, its text is cut and kept whole
+// for that client to read back the way via says (results.CutTool): with
+// resources/read after a direct call, with the proxy tool after a call
+// through it; a tool with an outputSchema keeps its structuredContent,
+// cut only as the schema allows, so that clients that check it accept
+// the result. The length check comes first, so a result under the cap is
+// not decoded. With no client (nil l: the terminal's calls) the result
+// passes whole.
+func (a *Aggregator) capResult(l *listener, e *Entry, res json.RawMessage, via results.Via) json.RawMessage {
+	src := e.src
 	if len(res) <= config.MinResultBytes {
 		return res // under any cap: most results, at the cost of a compare
 	}
@@ -29,7 +34,8 @@ func (a *Aggregator) capResult(l *listener, src Source, res json.RawMessage, via
 	if l == nil {
 		return res
 	}
-	out, err := results.Cut(a.root().results, l.owner, res, int(limit), via)
+	schema, _ := rawjson.Get(e.JSON, "outputSchema")
+	out, err := results.CutTool(a.root().results, l.owner, res, int(limit), via, schema)
 	if err != nil {
 		// Not a result we can reshape, or too big to keep: the client
 		// gets it as the server sent it.

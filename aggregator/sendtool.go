@@ -34,7 +34,7 @@ func (a *Aggregator) sendTool(ctx context.Context, l *listener, opts *upstream.C
 	cctx, sent, o := a.begin(ctx, l, e.src, "tools/call", renamed)
 	cancel, ok = snd.Send(cctx, "tools/call", sent, opts, func(res json.RawMessage, err error) {
 		o.finish(a, l, e.src, "tools/call", renamed, res, err)
-		done(a.settle(l, e.src, "tools/call", res, err, via))
+		done(a.settle(l, e, "tools/call", res, err, via))
 	})
 	if !ok {
 		o.drop() // not sent: the waiting path sends it again

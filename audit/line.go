@@ -34,7 +34,12 @@ type Call struct {
 	// Outcome overrides the outcome derived from Result and Err
 	// ("refused", "withheld").
 	Outcome string
+
+	resultBytes int // the length of a Result Record let go of
 }
+
+// keptResult is the largest Result that Record keeps for the writer.
+const keptResult = 64 << 10
 
 // Line is one line of the trail.
 type Line struct {
@@ -68,7 +73,7 @@ const (
 func (c Call) line(mode Arguments) Line {
 	l := Line{
 		Time: c.Start.UTC(), Client: c.Client, Session: c.Session, Server: c.Server, Method: c.Method,
-		Outcome: c.outcome(), ErrorCode: c.ErrorCode, ResultBytes: len(c.Result),
+		Outcome: c.outcome(), ErrorCode: c.ErrorCode, ResultBytes: max(len(c.Result), c.resultBytes),
 		DurationMS: float64(c.End.Sub(c.Start).Microseconds()) / 1000,
 	}
 	str := func(key string) string {

@@ -108,13 +108,18 @@ func New(opts *Options) (*Recorder, error) {
 
 // Record queues one call's line. It does not block: with the queue full
 // the line is dropped. The call's Params and Result must not change
-// afterwards (the writer reads them later).
+// afterwards (the writer reads them later); a large Result is read at
+// once, for what the line says of it, and not held for the writer, so
+// that an answer of many megabytes is not kept in memory by its line.
 func (r *Recorder) Record(c Call) {
 	if r == nil {
 		return
 	}
 	if c.End.IsZero() {
 		c.End = time.Now()
+	}
+	if len(c.Result) > keptResult {
+		c.Outcome, c.resultBytes, c.Result = c.outcome(), len(c.Result), nil
 	}
 	select {
 	case <-r.quit:

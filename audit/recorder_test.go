@@ -148,3 +148,24 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeResult: a large result's line has its size and outcome, and
+// Record does not hold the result for the writer.
+func TestLargeResult(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("x", 2*keptResult) + `"}]`
+	call := func(result string) Call {
+		return Call{Start: time.Now(), Server: "a", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`), Result: json.RawMessage(result)}
+	}
+	record(t, Options{Path: path}, call(big+`,"isError":true}`), call(big+`}`))
+	l := readTrail(t, path)
+	if len(l) != 2 || l[0].Outcome != OutcomeIsError || l[0].ResultBytes != len(big)+16 || l[1].Outcome != OutcomeOK || l[1].ResultBytes != len(big)+1 {
+		t.Errorf("lines %+v, want the sizes %d and %d, isError then ok", l, len(big)+16, len(big)+1)
+	}
+
+	r := &Recorder{queue: make(chan Call, 1), quit: make(chan struct{})} // no writer: the queue shows what it holds
+	r.Record(call(big + `}`))
+	if held := (<-r.queue).Result; held != nil {
+		t.Errorf("the queue holds the %d-byte result", len(held))
+	}
+}

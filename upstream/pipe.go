@@ -232,7 +232,7 @@ func (t *pipeTransport) read() {
 				t.readerDelivers()
 				delivering = true
 			}
-			t.deliver(line)
+			t.deliver(line, r.Owned())
 		}
 		drained := err != nil || !r.HasLine()
 		if delivering && drained {
@@ -265,7 +265,10 @@ func (t *pipeTransport) flushAfterRead(f Flusher) {
 	}
 }
 
-func (t *pipeTransport) deliver(line []byte) {
+// deliver hands on one line the server wrote. owned says the line is
+// ours to keep (frame.Reader.Owned): a long line's members are then
+// handed on as they are, not copied.
+func (t *pipeTransport) deliver(line []byte, owned bool) {
 	env, err := jsonrpc.ReadEnvelope(line)
 	if err != nil {
 		t.dropped("not a JSON object", line)
@@ -273,17 +276,17 @@ func (t *pipeTransport) deliver(line []byte) {
 	}
 	switch {
 	case env.Method != nil && !env.HasID():
-		t.notification(env, line)
+		t.notification(env, line, owned)
 	case env.Method != nil:
-		t.request(env)
+		t.request(env, owned)
 	case env.HasID():
-		t.response(env)
+		t.response(env, owned)
 	default:
 		t.dropped("neither a request, a notification nor a response", line)
 	}
 }
 
-func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte) {
+func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte, owned bool) {
 	method, ok := rawjson.String(env.Method)
 	if !ok {
 		t.dropped("a notification whose method is not a string", line)
@@ -295,8 +298,7 @@ func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte) {
 		t.dropped("a notification whose params are not JSON", line)
 		return
 	}
-	// The reader reuses its buffer: the params are the handler's copy.
-	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method, Params: append(json.RawMessage(nil), env.Params...)}
+	n := jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method, Params: keep(owned, env.Params)}
 	t.mu.Lock()
 	f := t.onNote
 	t.mu.Unlock()
@@ -305,7 +307,7 @@ func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte) {
 	}
 }
 
-func (t *pipeTransport) response(env jsonrpc.Envelope) {
+func (t *pipeTransport) response(env jsonrpc.Envelope, owned bool) {
 	t.mu.Lock()
 	answer := t.pending[string(env.ID)]
 	delete(t.pending, string(env.ID))
@@ -313,23 +315,30 @@ func (t *pipeTransport) response(env jsonrpc.Envelope) {
 	if answer == nil {
 		return // an answer to a request given up on
 	}
-	// The reader reuses its buffer: the members are the caller's copies.
 	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version}
 	if env.HasError() {
-		resp.Error = append(json.RawMessage(nil), env.Error...)
+		resp.Error = keep(owned, env.Error)
 	} else {
-		resp.Result = append(json.RawMessage(nil), env.Result...)
+		resp.Result = keep(owned, env.Result)
 	}
 	answer(resp, nil)
 }
 
+// keep is b for the receiver to keep: b itself when the line is ours
+// (owned), else a copy, since the reader reuses its buffer.
+func keep(owned bool, b json.RawMessage) json.RawMessage {
+	if owned {
+		return b
+	}
+	return append(json.RawMessage(nil), b...)
+}
+
 // request answers a request from the server on a goroutine of its own.
-func (t *pipeTransport) request(env jsonrpc.Envelope) {
+func (t *pipeTransport) request(env jsonrpc.Envelope, owned bool) {
 	method, _ := rawjson.String(env.Method)
-	// The reader reuses its buffer: the members are the handler's copies.
-	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: append(json.RawMessage(nil), env.ID...), Method: method}
+	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: keep(owned, env.ID), Method: method}
 	if len(env.Params) > 0 {
-		req.Params = append(json.RawMessage(nil), env.Params...)
+		req.Params = keep(owned, env.Params)
 	}
 	t.mu.Lock()
 	f := t.onReq

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -323,6 +324,21 @@ func (sw *streamWriter) event(msg []byte) {
 	flush(sw.w)
 }
 
+// writeAnswer writes the answer to id with res, a result: a big one (see
+// bigAnswer) in parts, written from where the result is rather than
+// copied into a message of its own.
+func writeAnswer(w io.Writer, id, res json.RawMessage) {
+	if len(res) < bigAnswer {
+		w.Write(response(id, res, nil))
+		return
+	}
+	// The answer with no result is its head and its closing brace.
+	head := jsonrpc.AppendResult(make([]byte, 0, jsonrpc.ResultSize(id, nil)), id, nil)
+	w.Write(head[:len(head)-1])
+	w.Write(res)
+	w.Write(head[len(head)-1:])
+}
+
 // notify writes a notification ahead of the answer.
 func (sw *streamWriter) notify(msg []byte) {
 	sw.mu.Lock()
@@ -339,8 +355,15 @@ func (sw *streamWriter) finish(id, res json.RawMessage, e *Error) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	sw.closed = true
+	if sw.started && e != nil {
+		sw.event(response(id, nil, e))
+		return
+	}
 	if sw.started {
-		sw.event(response(id, res, e))
+		sw.w.Write([]byte("event: message\ndata: "))
+		writeAnswer(sw.w, id, res)
+		sw.w.Write([]byte("\n\n"))
+		flush(sw.w)
 		return
 	}
 	if e != nil {
@@ -348,7 +371,7 @@ func (sw *streamWriter) finish(id, res json.RawMessage, e *Error) {
 		return
 	}
 	sw.w.Header().Set("Content-Type", "application/json")
-	sw.w.Write(response(id, res, nil))
+	writeAnswer(sw.w, id, res)
 }
 
 func flush(w http.ResponseWriter) {

@@ -45,13 +45,13 @@ type outbox struct {
 	w    io.Writer
 	log  *slog.Logger
 	max  int64 // maxMessageBytes; 0 means no limit
-	q    chan []byte
+	q    chan wire
 	stop chan struct{} // closed by close: drain q, flush, end
 	done chan struct{}
 
 	wmu   sync.Mutex    // held while writing to bw
 	bw    *bufio.Writer // guarded by wmu
-	carry []byte        // guarded by wmu: the rest of a line tryDirect began, written first
+	carry parts         // guarded by wmu: the rest of a line tryDirect began, written first
 	// try writes to the client without waiting (see tryDirect); nil
 	// when w cannot.
 	try    func([]byte) (int, error)
@@ -65,7 +65,7 @@ type outbox struct {
 }
 
 func newOutbox(ctx context.Context, w io.Writer, logger *slog.Logger, max int64) *outbox {
-	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan []byte, QueueLen),
+	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan wire, QueueLen),
 		stop: make(chan struct{}), done: make(chan struct{}), bw: bufio.NewWriterSize(w, 64<<10)}
 	if f, ok := w.(*os.File); ok && nbpipe.CanTry(f) {
 		o.try = func(p []byte) (int, error) { return nbpipe.TryWrite(f, p) }
@@ -77,14 +77,11 @@ func newOutbox(ctx context.Context, w io.Writer, logger *slog.Logger, max int64)
 func (o *outbox) run(cancel context.CancelCauseFunc) {
 	defer close(o.done)
 	o.failed.Store(&cancel)
-	write := func(msg []byte) error {
+	write := func(msg wire) error {
 		o.wmu.Lock()
 		defer o.wmu.Unlock()
 		o.writeCarry()
-		if msg != nil { // nil only wakes the writer for the carry
-			o.bw.Write(msg)
-			o.bw.WriteByte('\n')
-		}
+		msg.writeTo(o.bw) // a zero wire only wakes the writer for the carry
 		// Flush when nothing else is waiting, so bursts share a syscall.
 		if o.queued.Add(-1) == 0 {
 			return o.bw.Flush()
@@ -120,9 +117,11 @@ func (o *outbox) run(cancel context.CancelCauseFunc) {
 // writeCarry puts the rest of a line tryDirect began ahead of anything
 // else; wmu must be held.
 func (o *outbox) writeCarry() {
-	if o.carry != nil {
-		o.bw.Write(o.carry)
-		o.carry = nil
+	for i, p := range o.carry {
+		if len(p) > 0 {
+			o.bw.Write(p)
+		}
+		o.carry[i] = nil
 	}
 }
 
@@ -170,12 +169,12 @@ func (o *outbox) raw(msg []byte) {
 	if o.overLimit(msg, "message") {
 		return
 	}
-	o.send(msg)
+	o.send(wire{head: msg})
 }
 
 // send writes or queues one line that must not be lost, waiting for room
 // while the client reads slowly.
-func (o *outbox) send(msg []byte) {
+func (o *outbox) send(msg wire) {
 	if o.direct(msg) {
 		return
 	}
@@ -191,13 +190,12 @@ func (o *outbox) send(msg []byte) {
 
 // direct writes msg at once when nothing is queued and no one is
 // writing, and reports whether it did.
-func (o *outbox) direct(msg []byte) bool {
+func (o *outbox) direct(msg wire) bool {
 	if !o.lockIdle() {
 		return false
 	}
 	defer o.wmu.Unlock()
-	o.bw.Write(msg)
-	o.bw.WriteByte('\n')
+	msg.writeTo(o.bw)
 	if err := o.bw.Flush(); err != nil {
 		o.fail(err)
 	}
@@ -213,7 +211,7 @@ func (o *outbox) notify(msg []byte) {
 	}
 	o.queued.Add(1)
 	select {
-	case o.q <- msg:
+	case o.q <- wire{head: msg}:
 		o.stall.delivered(o.log)
 	default:
 		o.queued.Add(-1)
@@ -257,7 +255,7 @@ func (o *outbox) unanswered(json.RawMessage) {}
 // result queues the answer to a request; one over maxMessageBytes becomes
 // an error that says so.
 func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
-	if msg, ok := o.answerLine(id, result); ok {
+	if msg, ok := o.answerWire(id, result); ok {
 		o.send(msg)
 	}
 }
@@ -273,6 +271,69 @@ func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []b
 	}
 	return msg, true
 }
+
+// answerWire is answerLine as a wire: a large answer in parts, its
+// result not copied (see bigAnswer).
+func (o *outbox) answerWire(id json.RawMessage, result json.RawMessage) (wire, bool) {
+	if isBig(result) {
+		if o.max > 0 && int64(answerSize(id, result)) > o.max {
+			o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+
+				(&frame.TooLongError{Size: int64(answerSize(id, result)), Limit: o.max}).Error(), nil)
+			return wire{}, false
+		}
+		return bigWire(id, result), true
+	}
+	msg, ok := o.answerLine(id, result)
+	return wire{head: msg}, ok
+}
+
+// bigAnswer is the size from which an answer's result is written from
+// where it is, in a wire of three parts, rather than copied into a line
+// of its own: a result of many megabytes is then held once, by whoever
+// made it, not twice. Below it one piece costs less than three.
+const bigAnswer = 64 << 10
+
+// isBig reports whether an answer with result goes as three parts: a
+// big result on one line (one with a newline inside is compacted into
+// a line of its own).
+func isBig(result json.RawMessage) bool {
+	return len(result) >= bigAnswer && bytes.IndexByte(result, '\n') < 0
+}
+
+// bigWire is the answer to id with result, in three parts.
+func bigWire(id, result json.RawMessage) wire {
+	head := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":`)+len(id))
+	head = append(append(append(head, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
+	return wire{head: head, body: result, tail: answerEnd}
+}
+
+// answerEnd closes an answer written in parts; never written to.
+var answerEnd = []byte("}")
+
+// wire is one message for the client, written as one line: head alone,
+// or for a big answer its head, its result as the source sent it (body)
+// and its closing brace (tail), written in turn so that the result is
+// never copied into a line of its own. A zero wire only wakes the
+// writer, for the carry.
+type wire struct{ head, body, tail []byte }
+
+// writeTo writes w and its newline to bw; a large part goes past bw's
+// buffer straight to the writer.
+func (w wire) writeTo(bw *bufio.Writer) {
+	if w.head == nil && w.body == nil {
+		return
+	}
+	bw.Write(w.head)
+	if w.body != nil {
+		bw.Write(w.body)
+		bw.Write(w.tail)
+	}
+	bw.WriteByte('\n')
+}
+
+// parts is what tryDirect leaves of a line for the writer: a one-piece
+// line's rest, or a big answer's, its newline included.
+type parts [4][]byte
 
 // encodeAnswer is the message, one line, answering id with result, unless
 // it would be over max (maxMessageBytes; 0: no limit).
@@ -304,7 +365,7 @@ func appendAnswer(b []byte, id, result json.RawMessage) []byte {
 // must not be held by a slow client. When the queue is full, msg waits on
 // a goroutine of its own instead, never dropped. settled reports that
 // msg was written whole (or the write failed), so its bytes are free.
-func (o *outbox) postLine(msg []byte) (settled bool) {
+func (o *outbox) postLine(msg wire) (settled bool) {
 	if o.try != nil {
 		if ok, settled := o.tryDirect(msg); ok {
 			return settled
@@ -316,7 +377,7 @@ func (o *outbox) postLine(msg []byte) (settled bool) {
 
 // enqueue queues msg without waiting; when the queue is full, msg waits
 // for room on a goroutine of its own instead, never dropped.
-func (o *outbox) enqueue(msg []byte) {
+func (o *outbox) enqueue(msg wire) {
 	o.queued.Add(1)
 	select {
 	case o.q <- msg:
@@ -332,7 +393,7 @@ func (o *outbox) enqueue(msg []byte) {
 // When the queue is full the answer waits on its own goroutine instead,
 // still never dropped.
 func (o *outbox) error(id json.RawMessage, code int, message string, data json.RawMessage) {
-	o.enqueue(errorLine(id, code, message, data))
+	o.enqueue(wire{head: errorLine(id, code, message, data)})
 }
 
 // errorLine is the message answering id with an error.

@@ -27,6 +27,15 @@ const maxKeptHeld = 64 << 10
 // concurrent calls (BenchmarkCallConcurrent). A result is still copied
 // once, however large.
 func (o *outbox) hold(id json.RawMessage, result json.RawMessage) {
+	if isBig(result) {
+		// Not copied into the held buffer: what is held goes first,
+		// then this answer, in parts, in order.
+		if msg, ok := o.answerWire(id, result); ok {
+			o.Flush()
+			o.postLine(msg)
+		}
+		return
+	}
 	var msg []byte // the answer, when it is not written in place
 	if bytes.IndexByte(result, '\n') >= 0 || o.max > 0 && int64(answerSize(id, result)) > o.max {
 		// Rare: answerLine compacts it, or answers that it is too large.
@@ -71,7 +80,7 @@ func (o *outbox) Flush() {
 	}
 	o.held = nil
 	o.hmu.Unlock()
-	if !o.postLine(held) || cap(held) > maxKeptHeld { // the writer adds the last newline
+	if !o.postLine(wire{head: held}) || cap(held) > maxKeptHeld { // the writer adds the last newline
 		return
 	}
 	o.hmu.Lock()
@@ -111,25 +120,37 @@ func (o *outbox) lockIdle() bool {
 // the client's pipe does not take at once is left to the writer, ahead of
 // anything queued after. ok is false when msg must be queued; settled
 // is false when the writer still has some of it to write.
-func (o *outbox) tryDirect(msg []byte) (ok, settled bool) {
+func (o *outbox) tryDirect(msg wire) (ok, settled bool) {
 	if !o.lockIdle() {
 		return false, false
 	}
 	defer o.wmu.Unlock()
-	line := append(msg, '\n') // answerLine and heldRoom left room for it
-	n, err := o.try(line)
+	var line parts
+	if msg.body == nil {
+		line[0] = append(msg.head, '\n') // answerLine and heldRoom left room for it
+	} else {
+		line = parts{msg.head, msg.body, msg.tail, []byte("\n")}
+	}
+	i, n, err := 0, 0, error(nil)
+	for ; i < len(line) && err == nil; i++ {
+		if len(line[i]) > 0 {
+			n, err = o.try(line[i])
+		}
+	}
 	switch {
 	case err == nil:
 		return true, true
 	case errors.Is(err, nbpipe.ErrWouldBlock):
-		o.carry = line[n:]
+		i-- // the part the pipe took n bytes of
+		copy(o.carry[:], line[i:])
+		o.carry[0] = line[i][n:]
 		o.queued.Add(1)
 		select {
-		case o.q <- nil: // wakes the writer, which writes the carry first
+		case o.q <- wire{}: // wakes the writer, which writes the carry first
 		default:
 			go func() {
 				select {
-				case o.q <- nil:
+				case o.q <- wire{}:
 				case <-o.done:
 				}
 			}()

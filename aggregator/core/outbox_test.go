@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +118,50 @@ func TestOutboxHeldAnswers(t *testing.T) {
 	o.hold(json.RawMessage("4"), json.RawMessage(`{}`))
 	o.Flush()
 	expect(`{"jsonrpc":"2.0","id":4,"result":{}}`)
+}
+
+// TestOutboxBigAnswers: a big answer, held among small ones or sent by
+// result, leaves whole and in order, over maxMessageBytes becomes an
+// error, and is written from where its result is: the outbox allocates
+// a small part of it, not a copy.
+func TestOutboxBigAnswers(t *testing.T) {
+	const limit = 8 << 20
+	o, r := pipeOutbox(t, limit)
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("b", 4<<20) + `"}]}`
+	answer := func(id, result string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":` + result + "}\n" }
+	want := answer("1", `{"a":1}`) + answer("2", big) + answer("3", `{"a":3}`) + answer(`"4"`, big)
+	// The client reads into a buffer made beforehand, so that what is
+	// allocated meanwhile is the outbox's.
+	got := make([]byte, len(want))
+	read := make(chan error, 1)
+	go func() {
+		_, err := io.ReadFull(r, got)
+		read <- err
+	}()
+	result := json.RawMessage(big)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	o.hold(json.RawMessage("1"), json.RawMessage(`{"a":1}`))
+	o.hold(json.RawMessage("2"), result)
+	o.hold(json.RawMessage("3"), json.RawMessage(`{"a":3}`))
+	o.Flush()
+	o.result(json.RawMessage(`"4"`), result)
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if string(got) != want {
+		t.Fatalf("the client read %.200s…, want %.200s…", got, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(big))/8 {
+		t.Errorf("two big answers of %d bytes allocated %d bytes in the outbox, want no copy of them", len(big), alloc)
+	}
+
+	o.hold(json.RawMessage("5"), json.RawMessage(`{"text":"`+strings.Repeat("c", limit)+`"}`))
+	o.Flush()
+	line, err := frame.NewReader(r, 0).Next()
+	if err != nil || !bytes.Contains(line, []byte(`"id":5,`)) || !bytes.Contains(line, []byte("the answer is too large to send")) {
+		t.Errorf("an answer over maxMessageBytes: %.200s (%v)", line, err)
+	}
 }

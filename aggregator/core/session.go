@@ -238,9 +238,12 @@ func (s *Session) ReadLines(in io.Reader) error {
 			line, err = nil, nil
 		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
-			// A copy: the reader reuses its buffer, and handlers keep
-			// the line.
-			s.handleLine(ctx, bytes.Clone(line))
+			if !r.Owned() {
+				// A copy: the reader reuses its buffer, and handlers
+				// keep the line.
+				line = bytes.Clone(line)
+			}
+			s.handleLine(ctx, line)
 		}
 		if !r.HasLine() {
 			// Requests sent while lines were waiting go out now, one

@@ -15,8 +15,9 @@ import (
 // it fits in max, keeping in s for owner each part it takes out, under an
 // ID of its own (so each note names one URI, read from offset 0):
 //
-//   - a structuredContent over max moves out whole; one under max stays,
-//     and the content items share what is left of max;
+//   - a structuredContent over max moves out whole (but see [CutTool]);
+//     one under max stays, and the content items share what is left of
+//     max;
 //   - each text item past the budget is cut at a line boundary;
 //   - each image, audio or embedded resource past the budget is replaced
 //     by a note.
@@ -28,33 +29,75 @@ import (
 // the first call. A part is kept with max as its Cap, so that reading it
 // back answers within the same cap as the call. Callers check the cheap
 // length first. Only the parts cut are decoded, and everything else is
-// copied as raw bytes, so a result of many megabytes costs about one more
-// copy of the part kept. A nil s keeps nothing: the notes then only say
-// what was cut (the terminal's mcpx call --max-bytes). A result with
-// nothing to cut is returned unchanged.
+// copied as raw bytes: a text with nothing escaped is kept as the bytes
+// of raw itself, and one with escapes is decoded once, so a result of
+// many megabytes costs at most one more copy of the part kept. A nil s
+// keeps nothing: the notes then only say what was cut (the terminal's
+// mcpx call --max-bytes). A result with nothing to cut is returned
+// unchanged.
 func Cut(s *Store, owner string, raw json.RawMessage, max int, via Via) (json.RawMessage, error) {
+	return CutTool(s, owner, raw, max, via, nil)
+}
+
+// CutTool is [Cut] of the result of a tool whose outputSchema is schema
+// (nil: the tool has none). A client checks such a tool's
+// structuredContent against its schema, and the official SDKs refuse a
+// result that has none (the TypeScript one throws "has an output schema
+// but did not return structured content"): so unless the result is an
+// error, its structuredContent over max is not taken out but cut as the
+// schema allows (see cutStructured): its long strings end early, at a
+// line's end, where the schema constrains them by no more than their
+// type; the rest stays as it was, over the cap if nothing can be cut.
+// The whole of it is kept, and a note names it, as for one taken out.
+func CutTool(s *Store, owner string, raw json.RawMessage, max int, via Via, schema json.RawMessage) (json.RawMessage, error) {
 	c := cutter{s: s, owner: owner, max: max, budget: max, via: via}
-	out := raw
-	if sc, err := rawjson.Get(raw, "structuredContent"); err != nil {
+	var sc, content, isError []byte
+	err := rawjson.Scan(raw, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is("structuredContent"):
+			sc = v
+		case k.Is("content"):
+			content = v
+		case k.Is("isError"):
+			isError = v
+		}
+		return true
+	})
+	if err != nil {
 		return nil, err
-	} else if sc != nil && string(sc) != "null" {
-		if len(sc) > max {
+	}
+	keepSC := true // structuredContent stays, as newSC when set
+	var newSC []byte
+	if sc != nil && string(sc) != "null" && len(sc) > max {
+		if len(schema) > 0 && string(isError) != "true" {
+			target := max - min(len(content), max/2) // what the content may need, at most half
+			cut, err := cutStructured(sc, schema, target)
+			if err != nil {
+				return nil, fmt.Errorf("tool result structuredContent: %w", err)
+			}
+			what := fmt.Sprintf("this result's structuredContent (%d bytes of JSON) was cut to fit: its longest strings end early", len(sc))
+			if cut == nil {
+				what = fmt.Sprintf("this result's structuredContent (%d bytes of JSON) stays whole, over the cap: the tool has an outputSchema, and none of its strings can safely end early", len(sc))
+				cut = sc
+			}
+			note, err := c.note(Kept{MIMEType: "application/json", Data: sc}, what)
+			if err != nil {
+				return nil, err
+			}
+			c.notes = append(c.notes, note)
+			newSC, sc = cut, cut
+		} else {
 			note, err := c.note(Kept{MIMEType: "application/json", Data: sc},
 				fmt.Sprintf("this result's structuredContent (%d bytes of JSON) is not shown", len(sc)))
 			if err != nil {
 				return nil, err
 			}
 			c.notes = append(c.notes, note)
-			if out, err = without(out, "structuredContent"); err != nil {
-				return nil, fmt.Errorf("tool result: %w", err)
-			}
-		} else {
-			c.budget -= len(sc)
+			keepSC, sc = false, nil
 		}
 	}
-	content, err := rawjson.Get(out, "content")
-	if err != nil {
-		return nil, err
+	if sc != nil && string(sc) != "null" {
+		c.budget -= len(sc)
 	}
 	var items [][]byte
 	var itemErr error
@@ -87,11 +130,42 @@ func Cut(s *Store, owner string, raw json.RawMessage, max int, via Via) (json.Ra
 	}
 	list := append([]byte{'['}, bytes.Join(items, []byte{','})...)
 	list = append(list, ']')
-	if content == nil {
-		return rawjson.Set(out, "content", list)
+	return rebuild(raw, list, keepSC, newSC)
+}
+
+// rebuild returns the result raw with content as its content (added
+// when raw has none) and, unless keepSC, without its structuredContent
+// (with newSC in its place when set), every other member as it was: one
+// copy of what stays, so that a large part that goes is never copied.
+func rebuild(raw, content []byte, keepSC bool, newSC []byte) (json.RawMessage, error) {
+	out := make([]byte, 0, len(content)+len(newSC)+256)
+	out = append(out, '{')
+	hasContent := false
+	err := rawjson.Scan(raw, func(k rawjson.Key, v []byte) bool {
+		switch {
+		case k.Is("content"):
+			v, hasContent = content, true
+		case k.Is("structuredContent") && newSC != nil:
+			v = newSC
+		case k.Is("structuredContent") && !keepSC:
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k...), ':'), v...)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tool result: %w", err)
 	}
-	out, _, err = rawjson.Replace(out, "content", list)
-	return out, err
+	if !hasContent {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(out, `"content":`...), content...)
+	}
+	return append(out, '}'), nil
 }
 
 // cutter is one Cut in progress.
@@ -138,15 +212,14 @@ func (c *cutter) embedded(item []byte) ([]byte, error) {
 		c.budget -= min(len(raw), max(c.budget, 0))
 		return item, nil
 	}
-	str, ok := rawjson.String(raw)
+	data, ok := decode(raw)
 	if !ok {
 		return nil, fmt.Errorf("an embedded resource's text or blob is not a string")
 	}
-	data := stringBytes(str)
 	mime := "text/plain"
 	if binary {
 		var err error
-		if data, err = base64.StdEncoding.DecodeString(str); err != nil {
+		if data, err = base64.StdEncoding.DecodeString(bytesString(data)); err != nil {
 			return nil, fmt.Errorf("an embedded resource's blob is not base64: %w", err)
 		}
 		mime = "application/octet-stream"
@@ -170,17 +243,18 @@ func (c *cutter) text(item []byte) ([]byte, error) {
 		c.budget -= min(len(raw), max(c.budget, 0)) // a JSON string is no shorter than its text
 		return item, nil
 	}
-	text, ok := rawjson.String(raw)
+	data, ok := decode(raw)
 	if !ok {
 		return nil, fmt.Errorf("a text item's text is not a string")
 	}
-	if len(text) <= c.budget {
-		c.budget -= len(text)
+	if len(data) <= c.budget {
+		c.budget -= len(data)
 		return item, nil
 	}
+	text := bytesString(data)
 	kept, cutBytes, cutLines := CutText(text, max(c.budget, 0))
 	c.budget -= len(kept)
-	note, err := c.note(Kept{MIMEType: "text/plain", Data: stringBytes(text)},
+	note, err := c.note(Kept{MIMEType: "text/plain", Data: data},
 		fmt.Sprintf("this text was cut: %d more bytes (%d lines) of %d are not shown", cutBytes, cutLines, len(text)),
 		int64(len(kept)))
 	if err != nil {
@@ -203,11 +277,11 @@ func (c *cutter) media(item []byte, kind string) ([]byte, error) {
 		c.budget -= min(len(raw), max(c.budget, 0))
 		return item, nil
 	}
-	b64, ok := rawjson.String(raw)
+	b64, ok := decode(raw)
 	if !ok {
 		return nil, fmt.Errorf("an %s item's data is not a string", kind)
 	}
-	data, err := base64.StdEncoding.DecodeString(b64)
+	data, err := base64.StdEncoding.DecodeString(bytesString(b64))
 	if err != nil {
 		return nil, fmt.Errorf("an %s item's data is not base64: %w", kind, err)
 	}
@@ -266,24 +340,6 @@ func (c *cutter) note(k Kept, what string, at ...int64) (string, error) {
 // uri: {"action":"call","type":"resource","path":uri}.
 func proxyReadArgs(uri string) string {
 	return `{"action":"call","type":"resource","path":` + string(appendString(nil, uri)) + `}`
-}
-
-// without returns a copy of the object in b without its member key.
-func without(b []byte, key string) ([]byte, error) {
-	out := make([]byte, 0, len(b))
-	out = append(out, '{')
-	err := rawjson.Members(b, func(k string, v []byte) bool {
-		if k != key {
-			if len(out) > 1 {
-				out = append(out, ',')
-			}
-			out = rawjson.AppendString(out, k)
-			out = append(out, ':')
-			out = append(out, v...)
-		}
-		return true
-	})
-	return append(out, '}'), err
 }
 
 // stringBytes returns the bytes of s without copying them: a kept text

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(copyRelayEnv) == "1" {
 		os.Exit(copyRelay(os.Args[1:]))
 	}
+	if os.Getenv(holdEnv) == "1" {
+		os.Exit(holdRun(os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "mcpx-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

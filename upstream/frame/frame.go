@@ -66,11 +66,27 @@ func trimZero(f float64) string {
 }
 
 // Reader reads lines of at most a limit. It is not safe for concurrent use.
+//
+// A short line (up to [ShortLine] bytes with its newline) is read into a buffer the Reader
+// reuses. A longer one is gathered where it costs only its own size (see
+// gather) and returned in memory of its own, exactly its length, which the
+// Reader never touches again: [Reader.Owned] tells the caller it may keep
+// the line, or parts of it, without a copy. So a line of N bytes costs
+// about N however it arrives, rather than the several N that growing one
+// buffer by appending costs (each growth a copy, and the garbage of the
+// smaller buffers), and no buffer the size of the largest line stays
+// behind.
 type Reader struct {
-	r   *bufio.Reader
-	max int64
-	buf []byte
+	r     *bufio.Reader
+	max   int64
+	buf   []byte // a short line's bytes; reused
+	long  gather // a long line's bytes while it is read
+	owned bool   // the last line is the caller's to keep
 }
+
+// ShortLine is the longest line, its newline included, that a Reader
+// reads into its reused buffer.
+const ShortLine = 64 << 10
 
 // NewReader returns a Reader of lines of at most max bytes (max <= 0
 // means no limit).
@@ -79,27 +95,43 @@ func NewReader(r io.Reader, max int64) *Reader {
 }
 
 // Next returns the next line without its newline, valid until the next
-// call. A last line without a newline is returned with a nil error; the
-// call after it returns io.EOF. A line over the limit is consumed whole
-// and reported as a *TooLongError; Next can be called again after it.
+// call unless [Reader.Owned] says it is the caller's. A last line without
+// a newline is returned with a nil error; the call after it returns
+// io.EOF. A line over the limit is consumed whole, holding at most the
+// limit of it, and reported as a *TooLongError; Next can be called again
+// after it.
 func (r *Reader) Next() ([]byte, error) {
-	r.buf = r.buf[:0]
+	r.buf, r.owned = r.buf[:0], false
+	defer r.long.release() // gone already, but for a read error mid-line
 	var sk *skim
 	var size int64
+	long := false
 	for {
 		chunk, err := r.r.ReadSlice('\n')
 		size += int64(len(chunk))
-		if sk == nil && r.max > 0 && int64(len(r.buf)+len(chunk)) > r.max+1 {
+		if sk == nil && r.max > 0 && size > r.max+1 {
 			// Over the limit (one byte of slack for the newline): keep
 			// only what the skim needs from here on.
 			sk = &skim{}
 			sk.feed(r.buf)
 			r.buf = r.buf[:0]
+			if long {
+				r.long.feed(sk)
+			}
 		}
-		if sk != nil {
+		switch {
+		case sk != nil:
 			sk.feed(chunk)
-		} else {
+		case !long && len(r.buf)+len(chunk) <= ShortLine:
 			r.buf = append(r.buf, chunk...)
+		default:
+			if !long {
+				long = true
+				r.long.start(r.max)
+				r.long.write(r.buf)
+				r.buf = r.buf[:0]
+			}
+			r.long.write(chunk)
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -115,7 +147,11 @@ func (r *Reader) Next() ([]byte, error) {
 			}
 			return nil, sk.result(n, r.max)
 		}
-		line := bytes.TrimSuffix(r.buf, []byte("\n"))
+		line := r.buf
+		if long {
+			line, r.owned = r.long.take(), true
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		if r.max > 0 && int64(len(line)) > r.max {
 			sk = &skim{}
 			sk.feed(line)
@@ -124,6 +160,11 @@ func (r *Reader) Next() ([]byte, error) {
 		return line, nil
 	}
 }
+
+// Owned reports whether the line Next returned last is the caller's to
+// keep: a longer line than [ShortLine] is in memory of its own, which the Reader
+// never reuses. A short line is valid only until the next call.
+func (r *Reader) Owned() bool { return r.owned }
 
 // HasLine reports whether a whole line is already read, so that Next
 // returns it without waiting. It looks only as far as the first newline.
@@ -315,12 +356,17 @@ type limitLines struct {
 	r       *Reader
 	replace func(*TooLongError) []byte
 	pending []byte
+	newline bool // a newline is due after pending
 	lineBuf []byte
 	err     error
 }
 
 func (l *limitLines) Read(p []byte) (int, error) {
 	for len(l.pending) == 0 {
+		if l.newline {
+			l.pending, l.newline = newline, false
+			break
+		}
 		if l.err != nil {
 			return 0, l.err
 		}
@@ -331,6 +377,10 @@ func (l *limitLines) Read(p []byte) (int, error) {
 			l.pending = l.replace(tl)
 		case err != nil:
 			l.err = err
+		case l.r.Owned():
+			// A long line is passed on from where it is, not copied
+			// into a buffer that would stay its size.
+			l.pending, l.newline = line, true
 		default:
 			l.lineBuf = append(append(l.lineBuf[:0], line...), '\n')
 			l.pending = l.lineBuf
@@ -340,3 +390,6 @@ func (l *limitLines) Read(p []byte) (int, error) {
 	l.pending = l.pending[n:]
 	return n, nil
 }
+
+// newline ends a line limitLines passes on; never written to.
+var newline = []byte("\n")

@@ -136,3 +136,109 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderLongLines: a line over ShortLine is returned whole, in memory
+// of its own that later reads leave alone (Owned), whether the Reader
+// has a limit (gathered in a mapping where the system has one) or none
+// (gathered in blocks); a short line is not the caller's.
+func TestReaderLongLines(t *testing.T) {
+	sizes := []int{ShortLine - 1, ShortLine, ShortLine + 1, 3*maxBlock + 17, 100}
+	var in bytes.Buffer
+	var want [][]byte
+	for i, n := range sizes {
+		line := bytes.Repeat([]byte{'a' + byte(i)}, n)
+		want = append(want, line)
+		in.Write(line)
+		in.WriteByte('\n')
+	}
+	for _, limit := range []int64{0, 8 << 20} {
+		r := NewReader(bytes.NewReader(in.Bytes()), limit)
+		var kept [][]byte
+		for i, w := range want {
+			line, err := r.Next()
+			if err != nil || !bytes.Equal(line, w) {
+				t.Fatalf("limit %d, line %d: %d bytes, %v; want %d bytes", limit, i, len(line), err, len(w))
+			}
+			if long := len(w)+1 > ShortLine; r.Owned() != long { // with its newline
+				t.Errorf("limit %d, line %d of %d bytes: Owned %v, want %v", limit, i, len(w), r.Owned(), long)
+			}
+			if r.Owned() {
+				kept = append(kept, line)
+			}
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Errorf("limit %d: after the last line %v, want EOF", limit, err)
+		}
+		for _, line := range kept {
+			if line[0] != line[len(line)-1] || bytes.Count(line, line[:1]) != len(line) {
+				t.Errorf("limit %d: a kept line of %d bytes changed after later reads", limit, len(line))
+			}
+		}
+	}
+}
+
+// TestReaderLongOverLimit: a long line over the limit, with a long line
+// and a short one after it, is reported with its id, and the lines after
+// it read whole.
+func TestReaderLongOverLimit(t *testing.T) {
+	const limit = 1 << 20
+	after := bytes.Repeat([]byte("y"), 2*ShortLine)
+	in := `{"id":9,"result":"` + strings.Repeat("x", 3*limit) + `"}` + "\n" + string(after) + "\n" + `{"id":10}` + "\n"
+	r := NewReader(strings.NewReader(in), limit)
+	_, err := r.Next()
+	var tl *TooLongError
+	if !errors.As(err, &tl) || string(tl.ID) != "9" || tl.Size != int64(3*limit+len(`{"id":9,"result":""}`)) {
+		t.Fatalf("got %v, want a TooLongError for id 9", err)
+	}
+	if line, err := r.Next(); err != nil || !bytes.Equal(line, after) || !r.Owned() {
+		t.Fatalf("the long line after it: %d bytes, %v, owned %v", len(line), err, r.Owned())
+	}
+	if line, err := r.Next(); err != nil || string(line) != `{"id":10}` {
+		t.Fatalf("the short line after it: %q, %v", line, err)
+	}
+}
+
+// TestReaderLongMemory: reading a 32 MiB line allocates it once, exactly:
+// with a limit its bytes gather outside the Go heap (where the system
+// has anonymous mappings) and are copied out once; without one they
+// gather in blocks, then the copy, about twice the line. Growing one
+// buffer by appending allocated about five times the line, and the
+// garbage of the smaller buffers stayed until the next collection.
+func TestReaderLongMemory(t *testing.T) {
+	const size = 32 << 20
+	for _, c := range []struct {
+		limit int64
+		most  float64 // bytes allocated per byte of the line
+	}{{64 << 20, 1.01}, {0, 2.05}} {
+		if m := mapLine(1); m == nil {
+			c.most = 2.05 // no mapping on this system: blocks
+		} else {
+			unmapLine(m)
+		}
+		src := io.MultiReader(strings.NewReader(`{"id":5,"result":"`), &pattern{left: size})
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		line, err := NewReader(src, c.limit).Next()
+		runtime.ReadMemStats(&after)
+		if err != nil || len(line) != size+len(`{"id":5,"result":"`)-1 {
+			t.Fatalf("limit %d: %d bytes, %v", c.limit, len(line), err)
+		}
+		per := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(line))
+		t.Logf("limit %d: a %d MiB line allocated %.3f bytes per byte", c.limit, size>>20, per)
+		if per > c.most {
+			t.Errorf("limit %d: a %d MiB line allocated %.3f bytes per byte, want at most %.2f", c.limit, size>>20, per, c.most)
+		}
+	}
+}
+
+// TestLimitLinesLong: LimitLines passes long lines on whole, each with
+// its newline, among short ones.
+func TestLimitLinesLong(t *testing.T) {
+	long := `{"id":2,"result":"` + strings.Repeat("w", 3*ShortLine) + `"}`
+	in := "{\"id\":1}\n" + long + "\n" + long + "\n{\"id\":3}"
+	got, err := io.ReadAll(LimitLines(strings.NewReader(in), 1<<20, func(*TooLongError) []byte { return nil }))
+	if err != nil || string(got) != in+"\n" {
+		t.Errorf("got %d bytes (%v), want the %d bytes passed on, each line ending in a newline", len(got), err, len(in)+1)
+	}
+}
