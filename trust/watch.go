@@ -16,11 +16,15 @@ const settle = 50 * time.Millisecond
 
 // Watch calls changed, on its own goroutine, each time the pin file
 // changes on disk to something other than what this store last read or
-// wrote: another process (mcpx trust) approved something. It watches the
+// wrote: another process (mcpx trust) approved something, or recorded a
+// server this store also saw first and wrote after it. It watches the
 // file's directory, which it creates if need be, since the file is
 // replaced by a rename at each write. It returns once the watch is set
 // up; the watch ends with ctx.
 func (s *Store) Watch(ctx context.Context, changed func()) error {
+	s.mu.Lock()
+	s.changed = changed
+	s.mu.Unlock()
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("watch the trust pins: %w", err)
