@@ -133,6 +133,9 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 	r.Pinned = true
 	r.Changes = s.compareLocked(pins, r)
 	s.last[server] = key
+	if len(r.Changes) > 0 {
+		s.startWatchLocked()
+	}
 	return r
 }
 

@@ -2,6 +2,7 @@ package trust
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -105,6 +106,11 @@ type Store struct {
 	timer   *time.Timer // writes pending; nil before the first
 	closed  bool
 	changed func() // Watch's: a write found another process's pins
+	// watchCtx is Watch's; watching says its watch began, which waits
+	// for a review to find a change (pendingChanges).
+	watchCtx       context.Context
+	watching       bool
+	pendingChanges bool
 	// unwritable is the error of the last write that failed; it is logged
 	// once, and first uses are not recorded while it lasts.
 	unwritable error

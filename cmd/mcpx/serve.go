@@ -132,7 +132,8 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	defer cancel()
 	if s.pins != nil {
 		// An approval (mcpx trust) shows at once: the catalog is built
-		// again and clients are sent list_changed.
+		// again and clients are sent list_changed. The watch begins when
+		// something waits for an approval.
 		if err := s.pins.Watch(ctx, s.agg.Rebuild); err != nil {
 			s.log.Warn("approvals by mcpx trust are seen only after a restart", "err", err)
 		}
