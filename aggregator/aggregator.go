@@ -119,11 +119,13 @@ type Aggregator struct {
 	ctx  context.Context  // Start's, for upstreams a reload adds
 	uo   upstream.Options // for upstreams a reload adds
 
-	catalog atomic.Pointer[Catalog]
-	proxy   *proxytool.Proxy
-	browser *browser.Client // nil without a browser section
-	relay   *relay.Local    // local mode: the relay hosted or joined; else nil
-	ready   chan struct{}
+	catalog   atomic.Pointer[Catalog]
+	proxy     *proxytool.Proxy
+	browser   *browser.Client // nil without a browser section
+	relay     *relay.Local    // local mode: the relay hosted or joined; else nil
+	ready     chan struct{}
+	built     chan struct{} // closed after Start's first rebuild (waitBuilt)
+	builtOnce sync.Once
 
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
@@ -178,7 +180,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}),
+	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}), built: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge, Replica: o.Replica}),
@@ -240,6 +242,7 @@ func (a *Aggregator) Start(ctx context.Context) {
 			c.Remember()
 		}
 		a.Rebuild()
+		a.builtOnce.Do(func() { close(a.built) })
 		return
 	}
 	a.StartServers(nil)
@@ -267,13 +270,18 @@ func (a *Aggregator) StartServers(names []string) {
 // readyAfter marks the catalog ready once every upstream has a catalog
 // to show, or has finished its first connect attempt, or ReadyTimeout
 // passed.
+//
+// Nothing of it runs on the caller's path: a start of a thousand servers
+// answers a client's initialize while it reads their remembered catalogs
+// and reviews their pins.
 func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
-	// At once: the browser's tools and every remembered catalog are there
-	// before any upstream is up.
-	a.Rebuild()
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
+		// First: the browser's tools and the catalogs remembered so far,
+		// which the proxy tool's entry describes (see waitBuilt).
+		a.Rebuild()
+		a.builtOnce.Do(func() { close(a.built) })
 		wctx, cancel := context.WithTimeout(a.ctx, a.opts.ReadyTimeout)
 		defer cancel()
 		if a.opts.Remembered {

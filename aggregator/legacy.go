@@ -68,10 +68,13 @@ func coreLists(kinds []Kind) []core.List {
 
 func (c legacyCatalog) Ready(ctx context.Context, method string) {
 	if c.a.exposeDirect() || method != "tools/list" {
-		// With expose proxy tools/list holds only the proxy tool and
-		// the browser's tools, which need no upstream: answer at once.
 		c.a.waitReady(ctx)
+		return
 	}
+	// With expose proxy tools/list holds only the proxy tool and the
+	// browser's tools, which need no upstream: answer once the first
+	// catalog is built.
+	c.a.waitBuilt(ctx)
 }
 
 func (c legacyCatalog) List(_ context.Context, method string) (json.RawMessage, error) {

@@ -59,6 +59,8 @@ func (c coreCatalog) List(ctx context.Context, method string) (json.RawMessage, 
 	a := c.a
 	if a.exposeDirect() || method != "tools/list" {
 		a.waitReady(ctx) // as handle does
+	} else {
+		a.waitBuilt(ctx)
 	}
 	return a.ListResult(method), nil
 }

@@ -98,6 +98,21 @@ func (a *Aggregator) served(name string) bool {
 	return ok && (a.exposeDirect() || e.direct)
 }
 
+// waitBuilt waits for the first catalog Start builds, of the catalogs
+// remembered and the browser's tools: what tools/list holds with expose
+// proxy, which needs no upstream up, but whose proxy entry names the
+// servers.
+func (a *Aggregator) waitBuilt(ctx context.Context) {
+	if a.parent != nil {
+		a.parent.waitBuilt(ctx)
+	}
+	select {
+	case <-a.built:
+	case <-a.ready:
+	case <-ctx.Done():
+	}
+}
+
 func (a *Aggregator) waitReady(ctx context.Context) {
 	if a.parent != nil {
 		// A session's catalog is ready when the shared one is too.

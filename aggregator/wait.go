@@ -112,6 +112,22 @@ func (a *Aggregator) WaitServers(ctx context.Context, names []string) error {
 	return nil
 }
 
+// WaitStarted waits until every upstream has finished its first
+// connect attempt (a lazy one gone to sleep counts), however long that
+// takes, and the catalog reflects them, its search indexes made: the
+// start is over, and what it left behind is garbage. It returns ctx's
+// error if ctx ends first.
+func (a *Aggregator) WaitStarted(ctx context.Context) error {
+	a.StartServers(nil)
+	upstream.WaitReady(ctx, a.clients())
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.Rebuild()
+	a.Catalog().search.warm()
+	return nil
+}
+
 // reportHidden logs, for each server that lost names to another one, a
 // single line with how many; each name is logged at debug level. A
 // server's line comes again only when it loses more names, not at every

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -63,5 +64,32 @@ func TestPendingOwnerCleanedPrefix(t *testing.T) {
 	a.members = append(a.members, &member{src: c, prefix: s.Prefix})
 	if got, _ := a.pendingOwner("my_server_echo"); got != c {
 		t.Errorf("pendingOwner(my_server_echo) = %v, want the server \"my server\"", got)
+	}
+}
+
+// TestWaitStarted: once every upstream has made its first attempt (one
+// disabled, one whose config has a problem: both over at once), the
+// catalog holds what the sources list and its search index is made.
+func TestWaitStarted(t *testing.T) {
+	servers := []config.Server{
+		{Name: "off", Enabled: false, Transport: config.TransportStdio, Command: "never-started"},
+		{Name: "broken", Enabled: true, Transport: config.TransportStdio, Command: "never-started", Problem: "no such variable"},
+	}
+	a := New(&config.Config{Separator: "_", Servers: servers}, nil)
+	a.Start(context.Background())
+	defer a.Close()
+	src := &fakeSource{name: "fake", tools: raws(t, `{"name":"echo","description":"Echo the text.","inputSchema":{"type":"object"}}`)}
+	a.srvMu.Lock()
+	a.members = append(a.members, mem(src, "fake"))
+	a.srvMu.Unlock()
+	if err := a.WaitStarted(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := a.Catalog()
+	if _, ok := c.Tool("fake_echo"); !ok {
+		t.Fatal("the catalog after WaitStarted lacks a source's tool")
+	}
+	if c.search.kinds[kindIndex(proxytool.KindTool)].ix == nil {
+		t.Error("the search index was not made")
 	}
 }

@@ -3,8 +3,10 @@
 // $XDG_STATE_HOME/mcpx/audit.jsonl.
 //
 // A [Recorder] never holds a call back: [Recorder.Record] hands the call to
-// a bounded queue that one goroutine writes out. When the queue is full or
-// the file cannot be written, lines are dropped and that is logged once.
+// a bounded queue, written out in one append shortly after its first call.
+// When the queue is full or the file cannot be written, lines are dropped
+// and that is logged once. Until a call is recorded it opens no file and
+// runs nothing.
 //
 //	rec, err := audit.New(&audit.Options{Path: audit.DefaultPath(), Logger: logger})
 //	if err != nil { ... }

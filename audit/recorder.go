@@ -20,7 +20,7 @@ const DefaultMaxBytes = 10 << 20
 const Files = 3
 
 // defaultQueue is how many lines may wait for the writer before Record
-// drops them.
+// drops them. The queue takes memory only for the calls waiting.
 const defaultQueue = 4096
 
 // Arguments says how much of a call's arguments a line keeps. Their size
@@ -49,8 +49,9 @@ type Options struct {
 	Arguments Arguments
 	// Queue is how many lines may wait for the writer; zero means 4096.
 	Queue int
-	// Interval is how often the writer writes the queued lines; zero
-	// means 100ms. Close writes what is queued at once.
+	// Interval is how long after the first call queued since the last
+	// write the queued lines are written; zero means 100ms. Close writes
+	// what is queued at once.
 	Interval time.Duration
 	// Logger hears, once each, that lines were dropped or that the file
 	// could not be written. Nil discards.
@@ -59,18 +60,31 @@ type Options struct {
 
 // Recorder appends the audit lines. Record is safe for concurrent use and
 // never blocks; Close waits for the lines queued before it to be written.
+//
+// An idle Recorder holds no goroutine, timer tick or queue memory: the
+// queue grows with the calls waiting (up to Options.Queue), and the first
+// call after a write arms one timer that writes them Interval later.
 type Recorder struct {
-	opts   Options
-	queue  chan Call
-	quit   chan struct{}
-	done   chan struct{}
+	opts Options
+
+	mu      sync.Mutex
+	pending []Call      // waiting for the next write, at most opts.Queue
+	timer   *time.Timer // writes pending Interval after the first of them; nil before the first call
+	closed  bool
+
+	writeMu sync.Mutex // one write at a time, in the order of the calls; guards what follows
+	f       *file
+	batch   []byte // the last write's lines, reused
+	spare   []Call // the last write's calls, reused as the next pending
+
 	close  sync.Once
 	full   sync.Once // logs the first line dropped for a full queue
 	failed sync.Once // logs the first write that failed
 }
 
-// New starts a Recorder's writer. It opens nothing yet: a trail that cannot
-// be written costs a logged line, never a failed command.
+// New makes a Recorder. It opens nothing yet, and starts nothing: a
+// trail that cannot be written costs a logged line, never a failed
+// command, and a trail with no call to write costs no memory or wake-up.
 func New(opts *Options) (*Recorder, error) {
 	var o Options
 	if opts != nil {
@@ -101,9 +115,7 @@ func New(opts *Options) (*Recorder, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Recorder{opts: o, queue: make(chan Call, o.Queue), quit: make(chan struct{}), done: make(chan struct{})}
-	go r.write()
-	return r, nil
+	return &Recorder{opts: o, f: &file{path: o.Path, max: o.MaxBytes}}, nil
 }
 
 // Record queues one call's line. It does not block: with the queue full
@@ -111,6 +123,11 @@ func New(opts *Options) (*Recorder, error) {
 // afterwards (the writer reads them later); a large Result is read at
 // once, for what the line says of it, and not held for the writer, so
 // that an answer of many megabytes is not kept in memory by its line.
+//
+// The line is written Interval after the first call queued since the
+// last write, with every call queued meanwhile: one wake-up per batch,
+// not per call (waking a goroutine for each call cost more CPU than the
+// call's own work in mcpx), and none while nothing is called.
 func (r *Recorder) Record(c Call) {
 	if r == nil {
 		return
@@ -121,71 +138,86 @@ func (r *Recorder) Record(c Call) {
 	if len(c.Result) > keptResult {
 		c.Outcome, c.resultBytes, c.Result = c.outcome(), len(c.Result), nil
 	}
-	select {
-	case <-r.quit:
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
 		return
-	default:
 	}
-	select {
-	case r.queue <- c:
-	default:
+	if len(r.pending) >= r.opts.Queue {
+		r.mu.Unlock()
 		r.full.Do(func() {
 			r.opts.Logger.Warn("audit trail queue is full: dropping lines", "file", r.opts.Path)
 		})
+		return
 	}
+	r.pending = append(r.pending, c)
+	if len(r.pending) == 1 {
+		if r.timer == nil {
+			r.timer = time.AfterFunc(r.opts.Interval, r.write)
+		} else {
+			r.timer.Reset(r.opts.Interval)
+		}
+	}
+	r.mu.Unlock()
 }
 
-// Close writes what is queued and stops the writer. It is idempotent.
+// Close writes what is queued and stops the Recorder. It is idempotent.
 func (r *Recorder) Close() error {
 	if r == nil {
 		return nil
 	}
-	r.close.Do(func() { close(r.quit) })
-	<-r.done
+	r.close.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		r.mu.Unlock()
+		r.write()
+		r.writeMu.Lock()
+		r.f.close()
+		r.f = nil // a timer's write that was already running writes nothing more
+		r.writeMu.Unlock()
+	})
 	return nil
 }
 
-// write is the writer goroutine: every Interval it turns the queued calls
-// into lines and appends them in one write, until Close, then writes what
-// is left. It wakes on a ticker rather than per call: waking a goroutine
-// for each call cost more CPU than the call's own work in mcpx.
+// write turns the queued calls into lines and appends them, at most a
+// file's worth at once.
 func (r *Recorder) write() {
-	defer close(r.done)
-	f := &file{path: r.opts.Path, max: r.opts.MaxBytes}
-	defer f.close()
-	tick := time.NewTicker(r.opts.Interval)
-	defer tick.Stop()
-	var batch []byte
-	for {
-		select {
-		case <-tick.C:
-			batch = r.flush(f, batch[:0])
-		case <-r.quit:
-			r.flush(f, batch[:0])
-			return
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	r.mu.Lock()
+	calls := r.pending
+	r.pending = r.spare[:0]
+	r.mu.Unlock()
+	if r.f == nil || len(calls) == 0 {
+		r.spare = calls[:0]
+		return
+	}
+	batch := r.batch[:0]
+	for _, c := range calls {
+		n := len(batch)
+		batch = r.line(batch, c)
+		if int64(len(batch)) > min(r.opts.MaxBytes, maxBatch) && n > 0 {
+			// More than a file holds: what came before goes first.
+			r.append(r.f, batch[:n])
+			batch = append(batch[:0], batch[n:]...)
 		}
+	}
+	r.append(r.f, batch)
+	clear(calls) // the params and results are the callers' memory: let it go
+	r.spare, r.batch = nil, nil
+	if cap(calls) <= maxSpare {
+		r.spare = calls[:0]
+	}
+	if cap(batch) <= maxBatch {
+		r.batch = batch[:0]
 	}
 }
 
-// flush writes the queued calls' lines, at most a file's worth at once,
-// and returns batch for reuse.
-func (r *Recorder) flush(f *file, batch []byte) []byte {
-	for {
-		select {
-		case c := <-r.queue:
-			n := len(batch)
-			batch = r.line(batch, c)
-			if int64(len(batch)) > min(r.opts.MaxBytes, maxBatch) && n > 0 {
-				// More than a file holds: what came before goes first.
-				r.append(f, batch[:n])
-				batch = append(batch[:0], batch[n:]...)
-			}
-		default:
-			r.append(f, batch)
-			return batch
-		}
-	}
-}
+// maxSpare bounds the queue kept for reuse after a burst of calls.
+const maxSpare = 256
 
 // maxBatch bounds the lines written at once.
 const maxBatch = 64 << 10

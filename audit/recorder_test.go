@@ -6,8 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -163,9 +165,95 @@ func TestLargeResult(t *testing.T) {
 		t.Errorf("lines %+v, want the sizes %d and %d, isError then ok", l, len(big)+16, len(big)+1)
 	}
 
-	r := &Recorder{queue: make(chan Call, 1), quit: make(chan struct{})} // no writer: the queue shows what it holds
+	r, err := New(&Options{Path: path, Interval: time.Hour}) // not written yet: the queue shows what it holds
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	r.Record(call(big + `}`))
-	if held := (<-r.queue).Result; held != nil {
+	r.mu.Lock()
+	held := r.pending[0].Result
+	r.mu.Unlock()
+	if held != nil {
 		t.Errorf("the queue holds the %d-byte result", len(held))
+	}
+}
+
+// TestWritesABatchAfterInterval: the calls recorded within Interval of
+// the first are written together once it has passed, without Close, and
+// the next call arms the timer again.
+func TestWritesABatchAfterInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		r, err := New(&Options{Path: path, Interval: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		call := Call{Start: time.Now(), Server: "s", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`)}
+		r.Record(call)
+		time.Sleep(50 * time.Millisecond)
+		r.Record(call)
+		synctest.Wait()
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the trail was written before Interval passed: %v", err)
+		}
+		time.Sleep(60 * time.Millisecond)
+		synctest.Wait()
+		if got := len(readTrail(t, path)); got != 2 {
+			t.Fatalf("%d lines after Interval, want both calls", got)
+		}
+		r.Record(call)
+		time.Sleep(110 * time.Millisecond)
+		synctest.Wait()
+		if got := len(readTrail(t, path)); got != 3 {
+			t.Fatalf("%d lines after the second batch, want 3", got)
+		}
+	})
+}
+
+// TestIdleCostsNothing: a Recorder that records nothing starts no
+// goroutine and holds no queue (the queue was once a channel of 4096
+// calls, 800 KB, made at every start).
+func TestIdleCostsNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	before := runtime.NumGoroutine()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	r, err := New(&Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&m1)
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after New, %d before", n, before)
+	}
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > 4<<10 {
+		t.Errorf("New allocated %d bytes, want a few hundred", got)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a trail with no call was created: %v", err)
+	}
+}
+
+// TestCloseWritesWhatIsQueued: Close waits for the lines recorded before
+// it, however many, and a Record after it does nothing.
+func TestCloseWritesWhatIsQueued(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	r, err := New(&Options{Path: path, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		r.Record(Call{Start: time.Now(), Server: "s", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`)})
+	}
+	r.Close()
+	r.Record(Call{Start: time.Now(), Server: "s", Method: "tools/call"})
+	r.Close()
+	if got := len(readTrail(t, path)); got != 1000 {
+		t.Fatalf("%d lines, want 1000", got)
 	}
 }

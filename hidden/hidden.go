@@ -104,19 +104,33 @@ func escapeEnd(s string, i int) int {
 // and valid UTF-8 outside the lead bytes of the hidden ranges.
 func mayHideString(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 ||
-			c == 0xd8 || c == 0xe1 || c == 0xe2 || c == 0xef || c == 0xf3 {
+		if mayHideByte(s[i]) {
 			return true
 		}
 	}
 	return !utf8.ValidString(s)
 }
 
+// mayHideByte reports whether c may start something String removes.
+func mayHideByte(c byte) bool {
+	return c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 ||
+		c == 0xd8 || c == 0xe1 || c == 0xe2 || c == 0xef || c == 0xf3
+}
+
 // mayHide is mayHideString for JSON text, where a hidden character may
-// also be written as a \u escape.
+// also be written as a \u escape. It reads raw in place: it runs on
+// every capability at every catalog rebuild, and a string of it was a
+// copy of each.
 func mayHide(raw []byte) bool {
-	return bytes.Contains(raw, []byte(`\u`)) || mayHideString(string(raw))
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return true
+	}
+	for _, c := range raw {
+		if mayHideByte(c) {
+			return true
+		}
+	}
+	return !utf8.Valid(raw)
 }
 
 // Capability returns the MCP capability object raw with hidden text

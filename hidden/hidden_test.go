@@ -127,3 +127,12 @@ func TestOutlier(t *testing.T) {
 		t.Error("Outlier with two peers: too few to judge")
 	}
 }
+
+// TestCleanCapabilityAllocatesNothing: a capability with nothing hidden
+// (nearly all of them, at every catalog rebuild) is read in place.
+func TestCleanCapabilityAllocatesNothing(t *testing.T) {
+	raw := json.RawMessage(`{"name":"echo","description":"Echoes the text, fast, ünïcode.","inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"What to echo."}}}}`)
+	if n := testing.AllocsPerRun(100, func() { Capability(raw) }); n != 0 {
+		t.Errorf("%v allocations for a capability with nothing hidden", n)
+	}
+}

@@ -9,20 +9,15 @@ import (
 	"os"
 	"strings"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpx/mcpx/telemetry/internal/otlp"
 )
 
 // Options configure [Setup]. A nil *Options means the defaults.
@@ -119,7 +114,7 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		return nil, err
 	}
 	if traces {
-		exp, err := traceExporter(ctx, protocol(os.Getenv, signalTraces))
+		exp, err := traceExporter(ctx, protocol(os.Getenv, signalTraces), o.Logger)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +134,7 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		mopts = append(mopts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
 	}
 	if metrics {
-		exp, err := metricExporter(ctx, protocol(os.Getenv, signalMetrics))
+		exp, err := metricExporter(ctx, protocol(os.Getenv, signalMetrics), o.Logger)
 		if err != nil {
 			p.Shutdown(ctx)
 			return nil, err
@@ -147,17 +142,10 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
 	}
 	if o.Pull {
-		// A registry of its own: the Prometheus client's default one is
-		// global, and holds the Go runtime's metrics besides.
-		reg := prometheus.NewRegistry()
-		exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
-		if err != nil {
-			p.Shutdown(ctx)
-			return nil, fmt.Errorf("telemetry: prometheus reader: %w", err)
-		}
-		mopts = append(mopts, sdkmetric.WithReader(exp))
-		p.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-			ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)})
+		// A reader of its own, which serves /metrics as it is scraped.
+		r := sdkmetric.NewManualReader()
+		mopts = append(mopts, sdkmetric.WithReader(r))
+		p.MetricsHandler = promHandler{reader: r, log: o.Logger}
 	}
 	mp := sdkmetric.NewMeterProvider(mopts...)
 	p.MeterProvider = mp
@@ -203,39 +191,38 @@ func unsupported(signal, proto string) error {
 
 // traceExporter is the OTLP span exporter for proto; it reads its
 // endpoint, headers and the rest from the environment.
-func traceExporter(ctx context.Context, proto string) (sdktrace.SpanExporter, error) {
-	var exp sdktrace.SpanExporter
-	var err error
-	switch proto {
-	case "http/protobuf":
-		exp, err = otlptracehttp.New(ctx)
-	case "grpc":
-		exp, err = otlptracegrpc.New(ctx)
-	default:
-		return nil, unsupported(signalTraces, proto)
-	}
+func traceExporter(_ context.Context, proto string, log *slog.Logger) (sdktrace.SpanExporter, error) {
+	cfg, err := exportConfig(otlp.SignalTraces, signalTraces, proto, log)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: OTLP trace exporter: %w", err)
+		return nil, err
 	}
-	return exp, nil
+	return otlp.NewTraceExporter(cfg), nil
 }
 
 // metricExporter is traceExporter for metrics.
-func metricExporter(ctx context.Context, proto string) (sdkmetric.Exporter, error) {
-	var exp sdkmetric.Exporter
-	var err error
-	switch proto {
-	case "http/protobuf":
-		exp, err = otlpmetrichttp.New(ctx)
-	case "grpc":
-		exp, err = otlpmetricgrpc.New(ctx)
-	default:
-		return nil, unsupported(signalMetrics, proto)
-	}
+func metricExporter(_ context.Context, proto string, log *slog.Logger) (sdkmetric.Exporter, error) {
+	cfg, err := exportConfig(otlp.SignalMetrics, signalMetrics, proto, log)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: OTLP metric exporter: %w", err)
+		return nil, err
 	}
-	return exp, nil
+	return otlp.NewMetricExporter(cfg), nil
+}
+
+// exportConfig is a signal's OTLP configuration from the environment;
+// the settings it leaves out are logged, as OpenTelemetry's exporters
+// log them.
+func exportConfig(s otlp.Signal, name, proto string, log *slog.Logger) (otlp.Config, error) {
+	if proto != otlp.ProtocolHTTP && proto != otlp.ProtocolGRPC {
+		return otlp.Config{}, unsupported(name, proto)
+	}
+	cfg, err := otlp.FromEnv(os.Getenv, os.ReadFile, s, proto)
+	if err != nil {
+		return cfg, err
+	}
+	for _, p := range cfg.Problems {
+		log.Warn("OTLP setting ignored: " + p)
+	}
+	return cfg, nil
 }
 
 // newResource names mcpx: service.name "mcpx" unless OTEL_SERVICE_NAME

@@ -53,8 +53,8 @@ type SchemaDiff struct {
 // is flagged.
 func (r *Review) Diffs(others []string) []Diff {
 	var peers []int
-	if r.current != nil {
-		for _, rec := range r.current.Tools {
+	if len(r.tools) > 0 {
+		for _, rec := range r.current().Tools {
 			peers = append(peers, len(member(rec.Definition, "description")))
 		}
 	}

@@ -36,9 +36,13 @@ type Review struct {
 	Pinned bool
 	// Changes are sorted by kind, then name.
 	Changes []Change
-	// current are the definitions listed now, as Approve records them.
-	current *Pins
+	// tools and prompts are the lists reviewed, as the server sent them:
+	// what Approve records.
+	tools, prompts []json.RawMessage
 }
+
+// current are the definitions reviewed, as Approve records them.
+func (r *Review) current() *Pins { return pinsOf(r.tools, r.prompts) }
 
 // Withheld reports whether the definition of that kind and server's own
 // name is kept from clients, and why: it is new or changed and the
@@ -80,54 +84,58 @@ func (r *Review) WithheldCount() int {
 // Review compares the tools and prompts server lists now (raw, as the
 // server sent them, before any cleaning: hidden text added to a
 // description is a change) with its pins. The first time a server lists
-// anything it has no pins: what it lists is recorded and trusted (unless
-// mode is off, or the pins cannot be written: then it is served unpinned
-// and the failure is logged once). A server that lists nothing (not
-// connected yet) is compared with nothing.
+// anything it has no pins: what it lists is trusted, and recorded with
+// the next write of the first uses (see [Store]), unless mode is off or
+// the pins cannot be written: then it is served unpinned and the failure
+// is logged once. A server that lists nothing (not connected yet) is
+// compared with nothing.
+//
+// A first use costs the review nothing but a note: its definitions are
+// read when written, off the catalog's path. The review of a pinned
+// server reads each definition once (its fingerprint is cached by its
+// bytes) and is kept for the next rebuild over the same lists.
 func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessage) *Review {
 	r := &Review{Server: server, Mode: mode}
 	if mode == ModeOff || len(tools)+len(prompts) == 0 {
 		return r
 	}
+	r.tools, r.prompts = tools, prompts
 	key := lastReview{tools: first(tools), prompts: first(prompts), nt: len(tools), np: len(prompts), mode: mode}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if l, ok := s.last[server]; ok && l.gen == s.gen && l.tools == key.tools && l.prompts == key.prompts &&
 		l.nt == key.nt && l.np == key.np && l.mode == mode {
-		s.mu.Unlock()
 		return l.r
 	}
-	key.gen = s.gen
-	r.current = &Pins{Tools: make(map[string]Record, len(tools)), Prompts: make(map[string]Record, len(prompts))}
-	for _, l := range []struct {
-		kind Kind
-		raws []json.RawMessage
-	}{{Tool, tools}, {Prompt, prompts}} {
-		for _, raw := range l.raws {
-			name := nameOf(raw)
-			text, sum, err := s.canonicalLocked(l.kind, raw)
-			if name == "" || err != nil {
-				continue // the catalog reports it, and serves nothing of it
-			}
-			r.current.of(l.kind)[name] = Record{SHA256: sum, Definition: text}
-		}
-	}
+	key.gen, key.r = s.gen, r
 	pins := s.pins[server]
-	unwritable := s.unwritable
-	s.mu.Unlock()
 	if pins == nil {
-		if unwritable == nil {
-			s.firstUse(server, r.current)
+		fu := s.pending[server]
+		switch {
+		case fu == nil && (s.unwritable != nil || s.closed):
+			return r // served unpinned
+		case fu == nil:
+			s.pending[server] = &firstUse{tools: tools, prompts: prompts, seen: time.Now()}
+			s.scheduleLocked()
+			s.last[server] = key
+			return r
+		case first(fu.tools) == key.tools && first(fu.prompts) == key.prompts && len(fu.tools) == key.nt && len(fu.prompts) == key.np:
+			s.last[server] = key
+			return r
 		}
-		return r
+		// Other lists before the first ones were written: compared with
+		// those, as they will be pinned.
+		if fu.rec == nil {
+			fu.rec = fu.make()
+		}
+		pins = fu.rec
 	}
 	r.Pinned = true
-	r.Changes = compare(pins, r.current)
-	s.mu.Lock()
-	if s.gen == key.gen {
-		key.r = r
-		s.last[server] = key
+	r.Changes = s.compareLocked(pins, r)
+	s.last[server] = key
+	if len(r.Changes) > 0 {
+		s.startWatchLocked()
 	}
-	s.mu.Unlock()
 	return r
 }
 
@@ -140,45 +148,39 @@ func first(l []json.RawMessage) *json.RawMessage {
 	return &l[0]
 }
 
-// firstUse records a server's first definitions, unless another process
-// recorded some meanwhile (then the next review compares with those).
-func (s *Store) firstUse(server string, current *Pins) {
-	err := s.update(func(pins map[string]*Pins) {
-		if pins[server] == nil {
-			p := *current
-			p.Approved = time.Now().UTC()
-			pins[server] = &p
-		}
-	})
-	if err != nil {
-		s.mu.Lock()
-		first := s.unwritable == nil
-		s.unwritable = err
-		s.mu.Unlock()
-		if first {
-			s.log.Warn("cannot record the tools of servers seen for the first time: they are served unpinned for this run; servers pinned before stay pinned",
-				"err", err)
-		}
-	}
-}
-
-// compare lists how now differs from approved.
-func compare(approved, now *Pins) []Change {
+// compareLocked lists how what r reviews differs from approved; s.mu
+// must be held.
+func (s *Store) compareLocked(approved *Pins, r *Review) []Change {
 	var out []Change
-	for _, kind := range []Kind{Tool, Prompt} {
-		old, cur := approved.of(kind), now.of(kind)
-		for name, rec := range cur {
+	for _, l := range []struct {
+		kind Kind
+		raws []json.RawMessage
+	}{{Tool, r.tools}, {Prompt, r.prompts}} {
+		old := approved.of(l.kind)
+		cur := make(map[string]json.RawMessage, len(l.raws))
+		sums := make(map[string]string, len(l.raws))
+		for _, raw := range l.raws {
+			name, sum, err := s.sumLocked(l.kind, raw)
+			if name == "" || err != nil {
+				continue // the catalog reports it, and serves nothing of it
+			}
+			cur[name], sums[name] = raw, sum
+		}
+		for name, raw := range cur {
 			prev, ok := old[name]
-			switch {
-			case !ok:
-				out = append(out, Change{Kind: kind, Name: name, Status: Added, New: rec.Definition})
-			case prev.SHA256 != rec.SHA256:
-				out = append(out, Change{Kind: kind, Name: name, Status: Changed, Old: prev.Definition, New: rec.Definition})
+			if ok && prev.SHA256 == sums[name] {
+				continue
+			}
+			text, _, _ := canonical(l.kind, raw)
+			if !ok {
+				out = append(out, Change{Kind: l.kind, Name: name, Status: Added, New: text})
+			} else {
+				out = append(out, Change{Kind: l.kind, Name: name, Status: Changed, Old: prev.Definition, New: text})
 			}
 		}
 		for name, rec := range old {
 			if _, ok := cur[name]; !ok {
-				out = append(out, Change{Kind: kind, Name: name, Status: Removed, Old: rec.Definition})
+				out = append(out, Change{Kind: l.kind, Name: name, Status: Removed, Old: rec.Definition})
 			}
 		}
 	}
@@ -190,14 +192,15 @@ func compare(approved, now *Pins) []Change {
 
 // Approve records what r saw the server list as its approved
 // definitions: exactly those, so that a definition changed again since
-// the user read the diff stays withheld.
+// the user read the diff stays withheld. It returns once the pin file
+// holds them (and the first uses that waited), so that an approval
+// survives whatever happens to the process next.
 func (s *Store) Approve(r *Review) error {
-	if r.current == nil {
+	if r == nil || len(r.tools)+len(r.prompts) == 0 {
 		return nil
 	}
-	return s.update(func(pins map[string]*Pins) {
-		p := *r.current
-		p.Approved = time.Now().UTC()
-		pins[r.Server] = &p
-	})
+	cur := r.current()
+	cur.Approved = time.Now().UTC()
+	_, err := s.update(func(pins map[string]*Pins) { pins[r.Server] = cur })
+	return err
 }

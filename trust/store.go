@@ -2,11 +2,14 @@ package trust
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -51,26 +54,88 @@ type pinFile struct {
 	Servers map[string]*Pins `json:"servers"`
 }
 
+// Options configure [Open]. A nil *Options means the defaults.
+type Options struct {
+	// Logger receives what the store cannot do; nil discards.
+	Logger *slog.Logger
+	// Quiet is how long the first uses [Store.Review] records wait for
+	// another before they are written, all in one write; zero means
+	// 250ms.
+	Quiet time.Duration
+	// MaxDelay bounds how long a first use waits for its write while
+	// others keep coming; zero means 2s.
+	MaxDelay time.Duration
+	// OnWrite, when set, is called after each write of the pin file (a
+	// test counts them with it); nil: nothing.
+	OnWrite func()
+}
+
+// Default delays of the first uses' write.
+const (
+	defaultQuiet    = 250 * time.Millisecond
+	defaultMaxDelay = 2 * time.Second
+)
+
 // Store is the pin file of one state directory. Its methods are safe for
 // concurrent use, and several processes may use the same file.
+//
+// A server's first definitions (trust on first use) are recorded in
+// memory at once and written with the others that come within
+// Options.Quiet, in one write, at most Options.MaxDelay later: a start of
+// a thousand new servers writes the file a few times, not a thousand. An
+// approval ([Store.Approve]) is written, with whatever waits, before it
+// returns; [Store.Close] writes what waits. A process that dies before
+// the write loses only first uses, which its next start records again.
 type Store struct {
 	path string
 	log  *slog.Logger
+	opts Options
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// pins are the file's pins as last read or written, whose entries are
+	// never changed in place (an update makes new ones).
 	pins map[string]*Pins
-	data []byte // the file's bytes as last read or written
+	// mark is the SHA-256 of the file as last read or written (zero: no
+	// file), to tell another process's write from this store's own.
+	mark [sha256.Size]byte
+	// pending are the first uses not written yet, by server.
+	pending map[string]*firstUse
+	queued  int         // first uses recorded since the last write began
+	since   time.Time   // when the first of those was recorded
+	lastAt  time.Time   // and the last
+	timer   *time.Timer // writes pending; nil before the first
+	closed  bool
+	changed func() // Watch's: a write found another process's pins
+	// watchCtx is Watch's; watching says its watch began, which waits
+	// for a review to find a change (pendingChanges).
+	watchCtx       context.Context
+	watching       bool
+	pendingChanges bool
 	// unwritable is the error of the last write that failed; it is logged
 	// once, and first uses are not recorded while it lasts.
 	unwritable error
-	// canon caches the canonical form of each definition by its bytes:
-	// Review runs at every catalog rebuild.
-	canon map[Kind]map[string]canonForm
-	// gen counts the changes of pins; last keeps each server's last
-	// review with what it was made of, for a rebuild in which the server's
-	// lists are the same slices (another server changed).
+	// canon caches, by the SHA-256 of a definition's bytes, the
+	// fingerprint of its pinned members: Review runs at every catalog
+	// rebuild. The canonical text itself is made again when needed (a
+	// change to show, an approval, a first use written).
+	canon map[Kind]map[[sha256.Size]byte]canonSum
+	// last keeps each server's last review with what it was made of, for
+	// a rebuild in which the server's lists are the same slices (another
+	// server changed); gen counts the reloads of the file, which make
+	// every one stale.
 	gen  uint64
 	last map[string]lastReview
+
+	writeMu sync.Mutex // one write of the file at a time in this process
+}
+
+// firstUse is a server's first definitions, as listed, waiting to be
+// written; rec is their record once made (by the write, or by a review
+// of other lists before it).
+type firstUse struct {
+	tools, prompts []json.RawMessage
+	seen           time.Time
+	rec            *Pins
 }
 
 type lastReview struct {
@@ -81,13 +146,13 @@ type lastReview struct {
 	r              *Review
 }
 
-type canonForm struct {
-	text json.RawMessage
+type canonSum struct {
+	name string
 	sum  string
 	err  error
 }
 
-// maxCanon bounds the cache of canonical forms of each kind: past it, the
+// maxCanon bounds the cache of fingerprints of each kind: past it, the
 // cache starts again. Above the tools of a large catalog, so that a
 // rebuild does not start it again each time.
 const maxCanon = 1 << 16
@@ -99,13 +164,23 @@ func DefaultDir() string { return statedir.Dir() }
 // Open reads the pin file in dir, if there is one; a missing file (or
 // directory) is an empty record. A file that is not a pin file is an
 // error naming it: guessing would either trust everything again or
-// withhold everything. logger receives what the store cannot do (nil
-// discards).
-func Open(dir string, logger *slog.Logger) (*Store, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// withhold everything.
+func Open(dir string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
-	s := &Store{path: filepath.Join(dir, FileName), log: logger, pins: map[string]*Pins{}, canon: map[Kind]map[string]canonForm{}, last: map[string]lastReview{}}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Quiet <= 0 {
+		o.Quiet = defaultQuiet
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = defaultMaxDelay
+	}
+	s := &Store{path: filepath.Join(dir, FileName), log: o.Logger, opts: o, pins: map[string]*Pins{},
+		pending: map[string]*firstUse{}, canon: map[Kind]map[[sha256.Size]byte]canonSum{}, last: map[string]lastReview{}}
 	if _, err := s.reload(); err != nil {
 		return nil, err
 	}
@@ -115,27 +190,36 @@ func Open(dir string, logger *slog.Logger) (*Store, error) {
 // Path is the pin file's path.
 func (s *Store) Path() string { return s.path }
 
-// read reads and decodes the pin file; a missing one is empty.
-func (s *Store) read() (map[string]*Pins, []byte, error) {
+// readFile reads the pin file's bytes; a missing one is nil.
+func (s *Store) readFile() ([]byte, error) {
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		// No file yet; or the state directory is not one, which the
 		// first write reports (see Review).
-		return map[string]*Pins{}, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the trust pins: %w", err)
+		return nil, fmt.Errorf("read the trust pins: %w", err)
+	}
+	return data, nil
+}
+
+// decode decodes the pin file's bytes; nil is an empty record.
+func (s *Store) decode(data []byte) (map[string]*Pins, error) {
+	if data == nil {
+		return map[string]*Pins{}, nil
 	}
 	var f pinFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, nil, fmt.Errorf("%s is not a pin file (%v): fix it, or remove it to trust every server's current tools again", s.path, err)
+		return nil, fmt.Errorf("%s is not a pin file (%v): fix it, or remove it to trust every server's current tools again", s.path, err)
 	}
 	if f.Version != fileVersion {
-		return nil, nil, fmt.Errorf("%s has version %d; this mcpx reads version %d", s.path, f.Version, fileVersion)
+		return nil, fmt.Errorf("%s has version %d; this mcpx reads version %d", s.path, f.Version, fileVersion)
 	}
 	if f.Servers == nil {
 		f.Servers = map[string]*Pins{}
 	}
+	var b bytes.Buffer
 	for _, p := range f.Servers {
 		if p.Tools == nil {
 			p.Tools = map[string]Record{}
@@ -147,15 +231,23 @@ func (s *Store) read() (map[string]*Pins, []byte, error) {
 		// compact text.
 		for _, recs := range []map[string]Record{p.Tools, p.Prompts} {
 			for name, rec := range recs {
-				var b bytes.Buffer
-				if json.Compact(&b, rec.Definition) == nil {
-					rec.Definition = b.Bytes()
+				b.Reset()
+				if json.Compact(&b, rec.Definition) == nil && b.Len() < len(rec.Definition) {
+					rec.Definition = bytes.Clone(b.Bytes())
 					recs[name] = rec
 				}
 			}
 		}
 	}
-	return f.Servers, data, nil
+	return f.Servers, nil
+}
+
+// mark is the mark of a file's bytes: zero for no file.
+func markOf(data []byte) [sha256.Size]byte {
+	if data == nil {
+		return [sha256.Size]byte{}
+	}
+	return sha256.Sum256(data)
 }
 
 // Reload reads the pin file again and reports whether it changed since
@@ -163,51 +255,158 @@ func (s *Store) read() (map[string]*Pins, []byte, error) {
 func (s *Store) Reload() (bool, error) { return s.reload() }
 
 func (s *Store) reload() (bool, error) {
-	pins, data, err := s.read()
+	data, err := s.readFile()
+	if err != nil {
+		return false, err
+	}
+	mark := markOf(data)
+	s.mu.Lock()
+	same := mark == s.mark && s.gen > 0
+	s.mu.Unlock()
+	if same {
+		return false, nil // this store's own write, most often: nothing to decode
+	}
+	pins, err := s.decode(data)
 	if err != nil {
 		return false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if bytes.Equal(data, s.data) && s.data != nil {
-		return false, nil
+	changed := mark != s.mark
+	s.pins, s.mark = pins, mark
+	for server := range pins {
+		// Another process recorded the server first: its record wins.
+		delete(s.pending, server)
 	}
-	changed := !bytes.Equal(data, s.data)
-	s.pins, s.data = pins, data
 	s.gen++
 	return changed, nil
 }
 
-// update changes the pin file under its lock: it reads what is there now
-// (another process may have written since), lets change edit that, and
-// writes the result atomically. The store then holds what was written.
-func (s *Store) update(change func(pins map[string]*Pins)) error {
+// update changes the pin file under its lock: it starts from what the
+// file holds now (this store's pins, unless another process wrote since),
+// lets change edit a copy of that, adds the first uses that wait, and
+// writes the result atomically, once. The store then holds what was
+// written. It reports whether the file held another process's writes.
+func (s *Store) update(change func(pins map[string]*Pins)) (external bool, err error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("record trust pins: %w", err)
+		return false, fmt.Errorf("record trust pins: %w", err)
 	}
 	lock := flock.New(s.path + ".lock")
 	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("record trust pins: lock: %w", err)
+		return false, fmt.Errorf("record trust pins: lock: %w", err)
 	}
 	defer lock.Unlock()
-	pins, _, err := s.read()
+	data, err := s.readFile()
 	if err != nil {
-		return err
+		return false, err
 	}
-	change(pins)
-	data, err := json.MarshalIndent(pinFile{Version: fileVersion, Servers: pins}, "", "  ")
+	mark := markOf(data)
+	s.mu.Lock()
+	base, ours := s.pins, mark == s.mark
+	batch := maps.Clone(s.pending)
+	s.queued = 0 // what comes from here on waits for a write of its own
+	s.mu.Unlock()
+	if change == nil && len(batch) == 0 {
+		return false, nil // written by the write before
+	}
+	if !ours {
+		if base, err = s.decode(data); err != nil {
+			return false, err
+		}
+	}
+	// The first uses' records, made here, off the reviews' lock.
+	for _, fu := range batch {
+		fu.record(s)
+	}
+	pins := maps.Clone(base)
+	for server, fu := range batch {
+		if pins[server] == nil {
+			pins[server] = fu.rec
+		}
+	}
+	if change != nil {
+		change(pins)
+	}
+	data, err = json.MarshalIndent(pinFile{Version: fileVersion, Servers: pins}, "", "  ")
 	if err != nil {
-		return fmt.Errorf("record trust pins: %w", err)
+		return false, fmt.Errorf("record trust pins: %w", err)
 	}
 	data = append(data, '\n')
-	if err := writeAtomic(s.path, data); err != nil {
-		return fmt.Errorf("record trust pins: %w", err)
-	}
+	err = writeAtomic(s.path, data)
 	s.mu.Lock()
-	s.pins, s.data = pins, data
-	s.gen++
+	for server, fu := range batch {
+		if s.pending[server] == fu {
+			delete(s.pending, server)
+		}
+	}
+	if err != nil {
+		s.mu.Unlock()
+		return false, fmt.Errorf("record trust pins: %w", err)
+	}
+	old := s.pins
+	s.pins, s.mark = pins, markOf(data)
+	if !ours {
+		s.gen++
+	} else {
+		for server, p := range pins {
+			if old[server] != p {
+				if fu := batch[server]; fu != nil && fu.rec == p {
+					continue // written as reviewed: its review stands
+				}
+				delete(s.last, server)
+			}
+		}
+	}
 	s.mu.Unlock()
-	return nil
+	if s.opts.OnWrite != nil {
+		s.opts.OnWrite()
+	}
+	return !ours, nil
+}
+
+// record makes the first use's record, once, off the reviews' lock.
+func (fu *firstUse) record(s *Store) {
+	s.mu.Lock()
+	done := fu.rec != nil
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	rec := fu.make()
+	s.mu.Lock()
+	if fu.rec == nil {
+		fu.rec = rec
+	}
+	s.mu.Unlock()
+}
+
+// make is the record of the first use's definitions.
+func (fu *firstUse) make() *Pins {
+	p := pinsOf(fu.tools, fu.prompts)
+	p.Approved = fu.seen.UTC()
+	return p
+}
+
+// pinsOf records definitions as listed: their canonical text and its
+// SHA-256, by name.
+func pinsOf(tools, prompts []json.RawMessage) *Pins {
+	p := &Pins{Tools: make(map[string]Record, len(tools)), Prompts: make(map[string]Record, len(prompts))}
+	for _, l := range []struct {
+		kind Kind
+		raws []json.RawMessage
+	}{{Tool, tools}, {Prompt, prompts}} {
+		for _, raw := range l.raws {
+			text, sum, err := canonical(l.kind, raw)
+			name := nameOf(raw)
+			if name == "" || err != nil {
+				continue // the catalog reports it, and serves nothing of it
+			}
+			p.of(l.kind)[name] = Record{SHA256: sum, Definition: text}
+		}
+	}
+	return p
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it
@@ -234,11 +433,126 @@ func writeAtomic(path string, data []byte) error {
 	return werr
 }
 
+// scheduleLocked arms the write of the first uses that wait: Quiet after
+// the last of them, at most MaxDelay after the first. s.mu must be held.
+func (s *Store) scheduleLocked() {
+	now := time.Now()
+	if s.queued++; s.queued == 1 {
+		s.since = now
+	}
+	s.lastAt = now
+	s.armLocked(now)
+}
+
+// armLocked sets the timer for when the first uses queued are due: Quiet
+// after the last, at most MaxDelay after the first. s.mu must be held.
+func (s *Store) armLocked(now time.Time) {
+	d := s.dueLocked(now)
+	if s.timer == nil {
+		s.timer = time.AfterFunc(d, s.writePending)
+	} else {
+		s.timer.Reset(d)
+	}
+}
+
+// dueLocked is how long until the queued first uses are due; s.mu must
+// be held.
+func (s *Store) dueLocked(now time.Time) time.Duration {
+	return max(min(s.opts.Quiet-now.Sub(s.lastAt), s.opts.MaxDelay-now.Sub(s.since)), 0)
+}
+
+// writePending writes the first uses that wait, once they are due: a
+// timer armed while a write was under way may fire before (the write
+// took the first uses queued before it), and is then armed again.
+func (s *Store) writePending() {
+	s.mu.Lock()
+	if len(s.pending) == 0 || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	if now := time.Now(); s.queued > 0 && s.dueLocked(now) > 0 {
+		s.armLocked(now)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.flush()
+}
+
+// flush writes the first uses that wait; a failure is logged once, and
+// their servers are served unpinned for the rest of the run.
+func (s *Store) flush() {
+	external, err := s.update(nil)
+	if err != nil {
+		s.mu.Lock()
+		first := s.unwritable == nil
+		s.unwritable = err
+		s.mu.Unlock()
+		if first {
+			s.log.Warn("cannot record the tools of servers seen for the first time: they are served unpinned for this run; servers pinned before stay pinned",
+				"err", err)
+		}
+		return
+	}
+	s.mu.Lock()
+	changed := s.changed
+	s.mu.Unlock()
+	if external && changed != nil {
+		// Another process's pins came with the file: the reviews made
+		// before are stale.
+		changed()
+	}
+}
+
+// Flush writes at once the first uses that wait for their write.
+func (s *Store) Flush() {
+	s.mu.Lock()
+	n := len(s.pending)
+	s.mu.Unlock()
+	if n > 0 {
+		s.flush()
+	}
+}
+
+// Close writes the first uses that wait and stops the store's timer;
+// reviews after it record no first use. It is idempotent.
+func (s *Store) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	n := len(s.pending)
+	s.mu.Unlock()
+	if n > 0 {
+		s.flush()
+	}
+	s.mu.Lock()
+	err := s.unwritable
+	if n == 0 {
+		err = nil
+	}
+	s.mu.Unlock()
+	return err
+}
+
 // Pinned returns a copy of a server's pins; nil when it has none.
 func (s *Store) Pinned(server string) *Pins {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	p := s.pins[server]
+	fu := s.pending[server]
+	s.mu.Unlock()
+	if p == nil && fu != nil {
+		fu.record(s)
+		p = fu.rec
+	}
 	if p == nil {
 		return nil
 	}
@@ -246,19 +560,21 @@ func (s *Store) Pinned(server string) *Pins {
 	return &c
 }
 
-// canonicalLocked is the package's canonical through the store's cache;
-// s.mu must be held.
-func (s *Store) canonicalLocked(kind Kind, raw json.RawMessage) (json.RawMessage, string, error) {
-	if c, ok := s.canon[kind][string(raw)]; ok { // no copy of raw for a lookup
-		return c.text, c.sum, c.err
+// sumLocked is a definition's name and fingerprint through the store's
+// cache; s.mu must be held.
+func (s *Store) sumLocked(kind Kind, raw json.RawMessage) (name, sum string, err error) {
+	key := sha256.Sum256(raw)
+	if c, ok := s.canon[kind][key]; ok {
+		return c.name, c.sum, c.err
 	}
-	var c canonForm
-	c.text, c.sum, c.err = canonical(kind, raw)
+	var c canonSum
+	_, c.sum, c.err = canonical(kind, raw)
+	c.name = nameOf(raw)
 	m := s.canon[kind]
 	if m == nil || len(m) >= maxCanon {
-		m = map[string]canonForm{}
+		m = map[[sha256.Size]byte]canonSum{}
 		s.canon[kind] = m
 	}
-	m[string(raw)] = c
-	return c.text, c.sum, c.err
+	m[key] = c
+	return c.name, c.sum, c.err
 }

@@ -39,7 +39,9 @@ func TestReviewPinsAndWithholds(t *testing.T) {
 	if r := s.Review("fx", ModePin, raws(echoKeys, add), raws(greet)); !r.Pinned || len(r.Changes) != 0 {
 		t.Fatalf("same definitions in another key order: %+v", r.Changes)
 	}
-	// A second store (another process) reads what the first wrote.
+	// A second store (another process) reads what the first wrote, once
+	// it wrote its first uses.
+	s.Flush()
 	s2, err := Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +114,7 @@ func TestReviewReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Review("fx", ModePin, raws(echo), nil)
+	s.Flush()
 	if err := os.Chmod(dir, 0o500); err != nil {
 		t.Fatal(err)
 	}

@@ -289,8 +289,8 @@ func (c *Client) Start(ctx context.Context) {
 		close(c.done)
 		return
 	}
-	c.Remember()
 	if c.opts.Offline {
+		c.Remember()
 		c.offline()
 		close(c.done)
 		return
@@ -303,7 +303,9 @@ func (c *Client) Start(ctx context.Context) {
 
 // Remember shows the server's remembered catalog, if any, without
 // starting it, so that a command can tell from it which servers it needs.
-// Start does it too; the cache is read once.
+// Start does it too, on the server's own goroutine (a start of a thousand
+// servers reads their files side by side, and returns at once: [Client.Known]
+// says when the catalog is there); the cache is read once.
 func (c *Client) Remember() { c.rememberOnce.Do(c.remember) }
 
 // Ready is closed once the first connect attempt has succeeded or failed.
@@ -407,6 +409,7 @@ func (c *Client) Kill() {
 func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.markReady()
+	c.Remember()
 	retry := newBackoff(c.opts.MinBackoff, c.opts.MaxBackoff)
 	lastFail := ""    // why the attempt before failed; "" when it did not
 	retrying := false // the attempt before could not connect

@@ -182,10 +182,8 @@ func (c *Client) connectOnce(ctx context.Context) (*conn, error) {
 	cat.Tools = cn.checkTools(cat.Tools)
 	cn.catalog = cat
 	if cn.proc != nil {
-		go func() {
-			<-cn.proc.exited
-			cn.markLost(cn.proc.exitError())
-		}()
+		proc := cn.proc
+		proc.whenExited(func() { cn.markLost(proc.exitError()) })
 	} else if every := c.opts.Heartbeat; every > 0 {
 		go cn.heartbeat(life, every)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpx/mcpx/config"
@@ -29,6 +30,40 @@ type process struct {
 	kill func(force bool)
 
 	stderrDone chan struct{} // closed when the stderr logger has finished
+
+	exitMu sync.Mutex
+	onExit []func() // run, each on a goroutine of its own, once exited is closed
+	gone   bool     // exited is closed
+}
+
+// markExited records how the process ended and closes exited, then
+// starts what whenExited registered. It is called once, by whoever
+// learns of the exit.
+func (p *process) markExited(status string) {
+	p.exitMu.Lock()
+	p.status = status
+	close(p.exited)
+	p.gone = true
+	fs := p.onExit
+	p.onExit = nil
+	p.exitMu.Unlock()
+	for _, f := range fs {
+		go f()
+	}
+}
+
+// whenExited runs f on a goroutine of its own once the process has
+// exited (at once if it has): a running server costs no goroutine that
+// only waits for its end.
+func (p *process) whenExited(f func()) {
+	p.exitMu.Lock()
+	if !p.gone {
+		p.onExit = append(p.onExit, f)
+		p.exitMu.Unlock()
+		return
+	}
+	p.exitMu.Unlock()
+	go f()
 }
 
 // startProcess starts spec's command with its env and cwd. The child's

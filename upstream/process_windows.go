@@ -24,15 +24,16 @@ func spawn(p *process, _ string, spec childSpec, stdio [3]*os.File) error {
 		}
 	}
 	go func() {
+		status := ""
 		if err := cmd.Wait(); err != nil {
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
-				p.status = ee.ProcessState.String()
+				status = ee.ProcessState.String()
 			} else {
-				p.status = err.Error()
+				status = err.Error()
 			}
 		}
-		close(p.exited)
+		p.markExited(status)
 	}()
 	return nil
 }

@@ -201,8 +201,7 @@ func (l *supervisorLink) apply(m supervisor.Message) {
 	case supervisor.OpExited:
 		if p := l.running[m.PID]; p != nil {
 			delete(l.running, m.PID)
-			p.status = m.Text
-			close(p.exited)
+			p.markExited(m.Text)
 		}
 	}
 }
@@ -224,8 +223,7 @@ func (l *supervisorLink) fail(err error) {
 	for pid, p := range l.running {
 		delete(l.running, pid)
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		p.status = "killed: " + errSupervisorGone.Error()
-		close(p.exited)
+		p.markExited("killed: " + errSupervisorGone.Error())
 	}
 }
 

@@ -150,6 +150,7 @@ func (s *session) close() {
 		lines = notReady(s.matter(s.agg.Upstreams()), time.Now())
 	}
 	s.agg.Close()
+	s.closePins()
 	s.audit.Close() // after the calls, before the log it may write to
 	s.closed()
 	for _, l := range lines {
@@ -206,9 +207,21 @@ func (s *session) shutdown() {
 		s.log.Warn("shutdown ran out of shutdownTimeout: killing every child server", "shutdownTimeout", total)
 		s.agg.Kill()
 	}
+	s.closePins()
 	s.audit.Close() // the lines still queued, before the log it may write to
 	s.closeTelemetry()
 	s.closed()
+}
+
+// closePins writes the servers seen for the first time whose pins wait
+// for their write (see trust.Store), once no catalog is built any more.
+func (s *session) closePins() {
+	if s.pins == nil {
+		return
+	}
+	if err := s.pins.Close(); err != nil {
+		s.log.Debug("trust pins of new servers not written", "err", err) // logged when it failed
+	}
 }
 
 // exitWith prints err and returns an error that only carries the status.

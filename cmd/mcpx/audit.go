@@ -47,5 +47,5 @@ func openPins(cfg *config.Config, logger *log.Logger) (*trust.Store, error) {
 		logger.Warn("tool pinning is off: no home or XDG_STATE_HOME directory")
 		return nil, nil
 	}
-	return trust.Open(dir, slogger(logger.WithPrefix("trust")))
+	return trust.Open(dir, &trust.Options{Logger: slogger(logger.WithPrefix("trust"))})
 }

@@ -87,6 +87,14 @@ var slowInitLibraries = []string{
 	// upstream/auth/oauth).
 	"github.com/santhosh-tekuri/jsonschema/v6",
 	"github.com/mark3labs/mcp-go/server",
+	// OpenTelemetry's OTLP and Prometheus exporters bring gRPC, the
+	// protobuf runtime, the OTLP types and the Prometheus client: their
+	// initialisation and code cost each mcpx process (the supervisor
+	// too) about 6 MiB of RSS, telemetry on or off (BenchmarkIdleMemory).
+	// Package telemetry has its own exporters.
+	"google.golang.org/grpc",
+	"google.golang.org/protobuf/proto",
+	"github.com/prometheus/client_golang/prometheus",
 }
 
 // TestSlowInitLibrariesNotLinked checks with `go list -deps` that no

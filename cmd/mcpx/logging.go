@@ -148,15 +148,20 @@ const sourceKey = "server"
 // Logger is the slog handler (so lines still go through the redacting
 // writer), behind [prefixHandler].
 func slogger(logger *log.Logger) *slog.Logger {
-	return slog.New(prefixHandler{logger})
+	return slog.New(prefixHandler{logger, log.DefaultStyles()})
 }
 
 // prefixHandler turns the [sourceKey] attribute a logger is given with
 // With into charm's prefix, which replaces "mcpx" at the start of the
 // line; every other attribute, and every record, goes to charm's slog
 // handler as it is.
+//
+// The loggers it derives share one set of styles (mcpx's loggers use the
+// default ones): charm's With copies them, 3-4 KB a logger, and each
+// upstream server's logger is derived so.
 type prefixHandler struct {
 	*log.Logger
+	styles *log.Styles
 }
 
 func (h prefixHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
@@ -172,7 +177,10 @@ func (h prefixHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(rest) > 0 {
 		l = l.With(attrArgs(rest)...)
 	}
-	return prefixHandler{l}
+	if l != h.Logger {
+		l.SetStyles(h.styles)
+	}
+	return prefixHandler{l, h.styles}
 }
 
 // WithGroup prefixes the group's name, as charm's own WithGroup does.
@@ -180,7 +188,9 @@ func (h prefixHandler) WithGroup(name string) slog.Handler {
 	if p := h.GetPrefix(); p != "" {
 		name = p + "." + name
 	}
-	return prefixHandler{h.WithPrefix(name)}
+	l := h.WithPrefix(name)
+	l.SetStyles(h.styles)
+	return prefixHandler{l, h.styles}
 }
 
 // attrArgs is attrs as the key-value list charm's With takes, as its own

@@ -139,11 +139,18 @@ func (p *stdioPeer) close() {
 // "" for a new, empty one.
 func serveUntilCatalog(b *testing.B, exe, cfg, cache string, tools int) *stdioPeer {
 	b.Helper()
+	return serveUntilCatalogEnv(b, exe, cfg, cache, tools)
+}
+
+// serveUntilCatalogEnv is serveUntilCatalog with more environment
+// variables (later ones win).
+func serveUntilCatalogEnv(b *testing.B, exe, cfg, cache string, tools int, env ...string) *stdioPeer {
+	b.Helper()
 	if cache == "" {
 		cache = b.TempDir()
 	}
 	cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	cmd.Env = append(append(os.Environ(), "XDG_CACHE_HOME="+cache), env...)
 	p, err := startPeer(cmd)
 	if err != nil {
 		b.Fatalf("mcpx: %v", err)
@@ -272,18 +279,28 @@ func benchSpawn(b *testing.B, tools int, server func(i int) (string, []string)) 
 
 // BenchmarkIdleMemory reports the resident memory of mcpx's own processes
 // (mcpx and its supervisor, not the servers) with 1 and with 8 idle stdio
-// servers, after the catalog is complete: RSS summed as `ps` shows it
-// (target < 30 MiB with 8), and PSS, which shares the pages the processes
-// map together (the same executable) between them. Linux only: it reads
+// servers, after the catalog is complete, with every default feature on:
+// pinning (into a state directory of the run's own, as a first start
+// does), the audit trail, kept results and search; telemetry off, as
+// nothing sets it. RSS summed as `ps` shows it (target at most 25 MiB
+// with 8), and PSS, which shares the pages the processes map together
+// (the same executable) between them. With MCPX_BENCH_BASE naming another
+// mcpx binary (a build before a change), that one is measured in turn in
+// the same run, and ratio-rss-8:base compares them. Linux only: it reads
 // /proc.
+//
+//	go test -run '^$' -bench IdleMemory -benchtime 5x ./cmd/mcpx/
 func BenchmarkIdleMemory(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Fatal("reads /proc: Linux only")
 	}
 	exe := buildMcpx(b)
 	one, eight := fixtureServers(b, 1), fixtureServers(b, 8)
-	measure := func(cfg string, n int) (rss, pss float64, procs int) {
-		p := serveUntilCatalog(b, exe, cfg, "", n*fixtureTools)
+	measure := func(exe, cfg string, n int) (rss, pss float64, procs int) {
+		// Default trust (TestMain turns it off for the other tests) into
+		// a state directory of this start's own: the first start's pins
+		// are written, as a user's first start writes them.
+		p := serveUntilCatalogEnv(b, exe, cfg, "", n*fixtureTools, "MCPX_TRUST=", "XDG_STATE_HOME="+b.TempDir())
 		defer p.close()
 		// Idle: nothing is asked; let the start's garbage be collected
 		// as the runtime would on its own.
@@ -294,13 +311,18 @@ func BenchmarkIdleMemory(b *testing.B) {
 		}
 		return rss, pss, procs
 	}
-	var r1, p1, r8, p8 float64
+	base := os.Getenv("MCPX_BENCH_BASE")
+	var r1, p1, r8, p8, rb float64
 	var procs8 int
 	for b.Loop() {
-		r, p, _ := measure(one, 1)
+		r, p, _ := measure(exe, one, 1)
 		r1, p1 = r1+r, p1+p
-		r, p, procs8 = measure(eight, 8)
+		r, p, procs8 = measure(exe, eight, 8)
 		r8, p8 = r8+r, p8+p
+		if base != "" {
+			r, _, _ = measure(base, eight, 8)
+			rb += r
+		}
 	}
 	n := float64(b.N)
 	b.ReportMetric(r1/n, "MiB-rss-1")
@@ -309,6 +331,10 @@ func BenchmarkIdleMemory(b *testing.B) {
 	b.ReportMetric(p8/n, "MiB-pss-8")
 	b.ReportMetric(r8/r1, "ratio-rss-8:1")
 	b.ReportMetric(float64(procs8), "mcpx-procs-8")
+	if base != "" {
+		b.ReportMetric(rb/n, "MiB-rss-8-base")
+		b.ReportMetric(r8/rb, "ratio-rss-8:base")
+	}
 }
 
 // ownProcesses returns root and its children that run exe (the

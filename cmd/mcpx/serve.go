@@ -132,11 +132,13 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	defer cancel()
 	if s.pins != nil {
 		// An approval (mcpx trust) shows at once: the catalog is built
-		// again and clients are sent list_changed.
+		// again and clients are sent list_changed. The watch begins when
+		// something waits for an approval.
 		if err := s.pins.Watch(ctx, s.agg.Rebuild); err != nil {
 			s.log.Warn("approvals by mcpx trust are seen only after a restart", "err", err)
 		}
 	}
+	go settle(ctx, s)
 	errs := make(chan error, 2)
 	n := 0
 	if withHTTP {
@@ -174,6 +176,23 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		}
 	}
 	return first
+}
+
+// settle gives back, once every server has made its first connect
+// attempt, what the start left behind: the pins of the servers seen for
+// the first time are written at once, and the garbage (the servers'
+// lists as read, the catalogs and search indexes built on the way, the
+// pins' canonical forms) is collected and its memory returned to the
+// system. At serve's GOGC of 400 nothing would collect it for minutes,
+// and an idle mcpx would keep it resident.
+func settle(ctx context.Context, s *session) {
+	if s.agg.WaitStarted(ctx) != nil {
+		return
+	}
+	if s.pins != nil {
+		s.pins.Flush()
+	}
+	debug.FreeOSMemory()
 }
 
 // pollableOut is the client's end of stdio to write answers to: stdout

@@ -24,9 +24,9 @@ type supervisor struct {
 	wmu sync.Mutex // serialises events
 
 	// starting is held for reading by each start until its command is in
-	// children, and for writing by the orphan reaper: a command that
-	// exited before it was recorded would look like an orphan, and the
-	// reaper would take its exit status from its Wait. Starts run side by
+	// children, and for writing by the reaper: a command that exited
+	// before it was recorded would look like an orphan, and its exit
+	// would be lost. Starts run side by
 	// side: each waits for its command's exec, which on a busy machine
 	// takes a millisecond or more, and eight in a row made mcpx's start
 	// that much slower.
@@ -56,7 +56,10 @@ func Run() int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE)
 	// Orphans in a tree (a grandchild whose parent exited, one that called
 	// setsid included) become the supervisor's children, so that they can
-	// still be found and stopped; exited ones are reaped at each SIGCHLD.
+	// still be found and stopped. Every child that exits, command or
+	// orphan, is reaped at the SIGCHLD that says so: no thread waits for
+	// each command (a blocked wait holds an OS thread, 25 KB of memory a
+	// command).
 	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintf(os.Stderr, "mcpx supervisor: cannot adopt orphans (%v): a process that leaves its group may outlive mcpx\n", err)
 	}
@@ -203,25 +206,40 @@ func (s *supervisor) start(m Message, stdio []*os.File) {
 		s.send(Message{Op: OpFailed, ID: m.ID, Text: err.Error()})
 		return
 	}
+	// The reaper waits for it (reap); the handle is not needed (and
+	// Release forgets the pid).
 	pid := proc.Pid
+	_ = proc.Release()
 	s.send(Message{Op: OpStarted, ID: m.ID, PID: pid})
-	go func() {
-		defer s.running.Done()
-		status := ""
-		if ps, err := proc.Wait(); err != nil {
-			status = err.Error()
-		} else if !ps.Success() {
-			status = ps.String()
+}
+
+// exited ends a command the reaper found gone: what it left behind goes
+// too, in its group or out of it, and mcpx is told; s.mu is held.
+func (s *supervisor) exitedLocked(pid int, tag string) {
+	delete(s.children, pid)
+	signalTree(func() []int { return adopted(s.self, tag, s.isCommand, 0) }, syscall.SIGKILL)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+// exitText says how a command ended, as os.ProcessState.String does; ""
+// for a zero exit status.
+func exitText(ws syscall.WaitStatus) string {
+	var res string
+	switch {
+	case ws.Exited():
+		if ws.ExitStatus() == 0 {
+			return ""
 		}
-		// The command is gone; what it left behind goes too, in its group
-		// or out of it.
-		s.mu.Lock()
-		delete(s.children, pid)
-		signalTree(func() []int { return adopted(s.self, tag, s.isCommand, 0) }, syscall.SIGKILL)
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		s.mu.Unlock()
-		s.send(Message{Op: OpExited, PID: pid, Text: status})
-	}()
+		res = "exit status " + strconv.Itoa(ws.ExitStatus())
+	case ws.Signaled():
+		res = "signal: " + ws.Signal().String()
+	default:
+		res = "wait status " + strconv.Itoa(int(ws))
+	}
+	if ws.CoreDump() {
+		res += " (core dumped)"
+	}
+	return res
 }
 
 // withTag returns env with TreeEnv set to tag, replacing the tag of an
@@ -297,14 +315,36 @@ func (s *supervisor) shutdown() {
 	signalTree(func() []int { return descendants(s.self, 0) }, syscall.SIGKILL)
 }
 
-// reap reaps the orphans that were adopted and then exited. Commands are
-// left to their Wait.
+// reap reaps every child that has exited: a command is ended (exitedLocked)
+// and mcpx told; an adopted orphan only goes.
 func (s *supervisor) reap() {
+	type exit struct {
+		pid  int
+		text string
+	}
+	var exits []exit
 	s.starting.Lock()
-	defer s.starting.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	reapOrphans(s.self, s.isCommand)
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			break
+		}
+		if tag, ok := s.children[pid]; ok {
+			s.exitedLocked(pid, tag)
+			exits = append(exits, exit{pid, exitText(ws)})
+		}
+	}
+	s.mu.Unlock()
+	s.starting.Unlock()
+	for _, e := range exits {
+		s.send(Message{Op: OpExited, PID: e.pid, Text: e.text})
+		s.running.Done()
+	}
 }
 
 // send writes one event to mcpx; when mcpx is gone there is no one to tell.

@@ -202,16 +202,3 @@ func signalTree(list func() []int, sig syscall.Signal) {
 		time.Sleep(time.Millisecond)
 	}
 }
-
-// reapOrphans reaps the zombie children of self that are not commands:
-// orphans that were adopted and then exited. Each is waited for by pid,
-// never with -1, so a command's own status (which exec collects) is never
-// taken.
-func reapOrphans(self int, isCommand func(int) bool) {
-	for _, p := range newChildrenOf()(self) {
-		if p.zombie && !isCommand(p.pid) {
-			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
-		}
-	}
-}

@@ -15,5 +15,3 @@ func descendants(int, int) []int { return nil }
 func adopted(int, string, func(int) bool, int) []int { return nil }
 
 func signalTree(func() []int, syscall.Signal) {}
-
-func reapOrphans(int, func(int) bool) {}
