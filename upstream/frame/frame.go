@@ -26,6 +26,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TooLongError describes a line over the limit. Its text names the size
@@ -67,31 +68,41 @@ func trimZero(f float64) string {
 
 // Reader reads lines of at most a limit. It is not safe for concurrent use.
 //
-// A short line (up to [ShortLine] bytes with its newline) is read into a buffer the Reader
-// reuses. A longer one is gathered where it costs only its own size (see
-// gather) and returned in memory of its own, exactly its length, which the
-// Reader never touches again: [Reader.Owned] tells the caller it may keep
-// the line, or parts of it, without a copy. So a line of N bytes costs
-// about N however it arrives, rather than the several N that growing one
-// buffer by appending costs (each growth a copy, and the garbage of the
-// smaller buffers), and no buffer the size of the largest line stays
-// behind.
+// A short line (up to [ShortLine] bytes with its newline) is returned
+// from the Reader's read buffer, valid until the next call. A longer one
+// is gathered where it costs only its own size (see gather) and returned
+// in memory of its own, exactly its length, which the Reader never
+// touches again: [Reader.Owned] tells the caller it may keep the line, or
+// parts of it, without a copy. So a line of N bytes costs about N however
+// it arrives, rather than the several N that growing one buffer by
+// appending costs (each growth a copy, and the garbage of the smaller
+// buffers), and no buffer the size of the largest line stays behind.
+//
+// The read buffer is held only while lines arrive: a Reader that has read
+// everything sent so far waits for the next byte with no buffer, and
+// takes one from a pool shared by all Readers when it comes. An idle
+// stdio server or client costs no buffer (1,000 idle servers held 64 MB
+// of them).
 type Reader struct {
-	r     *bufio.Reader
+	src   io.Reader
+	br    *bufio.Reader // nil while waiting for a line's first byte
+	first firstByte     // what br reads: the byte that woke the Reader, then src
 	max   int64
-	buf   []byte // a short line's bytes; reused
 	long  gather // a long line's bytes while it is read
 	owned bool   // the last line is the caller's to keep
 }
 
-// ShortLine is the longest line, its newline included, that a Reader
-// reads into its reused buffer.
+// ShortLine is the longest line, its newline included, that Next
+// returns from the read buffer.
 const ShortLine = 64 << 10
+
+// buffers are the read buffers of Readers between lines, ShortLine each.
+var buffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, ShortLine) }}
 
 // NewReader returns a Reader of lines of at most max bytes (max <= 0
 // means no limit).
 func NewReader(r io.Reader, max int64) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &Reader{src: r, first: firstByte{r: r}, max: max}
 }
 
 // Next returns the next line without its newline, valid until the next
@@ -101,40 +112,40 @@ func NewReader(r io.Reader, max int64) *Reader {
 // limit of it, and reported as a *TooLongError; Next can be called again
 // after it.
 func (r *Reader) Next() ([]byte, error) {
-	r.buf, r.owned = r.buf[:0], false
+	r.owned = false
+	if err := r.buffer(); err != nil {
+		return nil, err
+	}
 	defer r.long.release() // gone already, but for a read error mid-line
 	var sk *skim
 	var size int64
 	long := false
 	for {
-		chunk, err := r.r.ReadSlice('\n')
+		chunk, err := r.br.ReadSlice('\n')
 		size += int64(len(chunk))
 		if sk == nil && r.max > 0 && size > r.max+1 {
 			// Over the limit (one byte of slack for the newline): keep
 			// only what the skim needs from here on.
 			sk = &skim{}
-			sk.feed(r.buf)
-			r.buf = r.buf[:0]
 			if long {
 				r.long.feed(sk)
 			}
 		}
+		full := errors.Is(err, bufio.ErrBufferFull)
 		switch {
 		case sk != nil:
 			sk.feed(chunk)
-		case !long && len(r.buf)+len(chunk) <= ShortLine:
-			r.buf = append(r.buf, chunk...)
+		case !long && !full:
+			// The whole line in one piece of the read buffer.
 		default:
 			if !long {
 				long = true
 				r.long.start(r.max)
-				r.long.write(r.buf)
-				r.buf = r.buf[:0]
 			}
 			r.long.write(chunk)
 		}
 		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
+		case full:
 			continue
 		case err != nil && (!errors.Is(err, io.EOF) || size == 0):
 			return nil, err
@@ -147,7 +158,7 @@ func (r *Reader) Next() ([]byte, error) {
 			}
 			return nil, sk.result(n, r.max)
 		}
-		line := r.buf
+		line := chunk
 		if long {
 			line, r.owned = r.long.take(), true
 		}
@@ -161,6 +172,26 @@ func (r *Reader) Next() ([]byte, error) {
 	}
 }
 
+// buffer readies the read buffer for the next line: with nothing read
+// ahead, it gives the buffer back and waits for the next byte without
+// one, then takes one. The line Next returned last is no longer needed.
+func (r *Reader) buffer() error {
+	if r.br != nil && r.br.Buffered() > 0 {
+		return nil
+	}
+	if r.br != nil {
+		r.br.Reset(nil)
+		buffers.Put(r.br)
+		r.br = nil
+	}
+	if err := r.first.wait(); err != nil {
+		return err
+	}
+	r.br = buffers.Get().(*bufio.Reader)
+	r.br.Reset(&r.first)
+	return nil
+}
+
 // Owned reports whether the line Next returned last is the caller's to
 // keep: a longer line than [ShortLine] is in memory of its own, which the Reader
 // never reuses. A short line is valid only until the next call.
@@ -169,8 +200,57 @@ func (r *Reader) Owned() bool { return r.owned }
 // HasLine reports whether a whole line is already read, so that Next
 // returns it without waiting. It looks only as far as the first newline.
 func (r *Reader) HasLine() bool {
-	b, _ := r.r.Peek(r.r.Buffered())
+	if r.br == nil {
+		return false
+	}
+	b, _ := r.br.Peek(r.br.Buffered())
 	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// firstByte reads the byte that wait read, then r. An error that came
+// with the byte is returned by the read after it.
+type firstByte struct {
+	r   io.Reader
+	b   [1]byte
+	has bool
+	err error
+}
+
+// wait reads one byte of r, blocking until there is one or r fails.
+func (f *firstByte) wait() error {
+	if f.has {
+		return nil
+	}
+	if f.err != nil {
+		err := f.err
+		f.err = nil
+		return err
+	}
+	for {
+		n, err := f.r.Read(f.b[:])
+		if n > 0 {
+			f.has, f.err = true, err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (f *firstByte) Read(p []byte) (int, error) {
+	switch {
+	case len(p) == 0:
+		return 0, nil
+	case f.has:
+		p[0], f.has = f.b[0], false
+		return 1, nil
+	case f.err != nil:
+		err := f.err
+		f.err = nil
+		return 0, err
+	}
+	return f.r.Read(p)
 }
 
 // skim follows a JSON object's structure byte by byte to find its

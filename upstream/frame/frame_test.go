@@ -242,3 +242,60 @@ func TestLimitLinesLong(t *testing.T) {
 		t.Errorf("got %d bytes (%v), want the %d bytes passed on, each line ending in a newline", len(got), err, len(in)+1)
 	}
 }
+
+// readSizes is a source of chunks, one per Read, that records how much
+// each Read asked for.
+type readSizes struct {
+	chunks []string
+	asked  []int
+}
+
+func (r *readSizes) Read(p []byte) (int, error) {
+	r.asked = append(r.asked, len(p))
+	if len(r.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.chunks[0])
+	if r.chunks[0] = r.chunks[0][n:]; r.chunks[0] == "" {
+		r.chunks = r.chunks[1:]
+	}
+	return n, nil
+}
+
+// TestReaderWaitsWithoutBuffer: a Reader that has read all that was sent
+// waits for the next line with a read of one byte (it holds no buffer
+// meanwhile), and lines read across such waits, several in one read, a
+// long one and a last one without a newline come out whole.
+func TestReaderWaitsWithoutBuffer(t *testing.T) {
+	long := strings.Repeat("y", ShortLine+10)
+	src := &readSizes{chunks: []string{"one\n", "tw", "o\nthree\nfour\n", long + "\n", "last"}}
+	r := NewReader(src, 1<<20)
+	var got []string
+	var waits []int // the size of the read each line began with
+	for {
+		before := len(src.asked)
+		line, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+		if len(src.asked) > before {
+			waits = append(waits, src.asked[before])
+		}
+	}
+	want := []string{"one", "two", "three", "four", long, "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("lines %q, want %q", got, want)
+	}
+	for i, n := range waits {
+		if n != 1 {
+			t.Errorf("wait %d read %d bytes at once: a buffer held between lines", i, n)
+		}
+	}
+	if len(waits) < 4 {
+		t.Errorf("%d waits for a first byte, want one per read of the source that began a line", len(waits))
+	}
+}
