@@ -28,7 +28,7 @@ func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{owner: owner, request: cl.Request, notify: cl.Notify,
+	l := &listener{owner: owner, request: cl.Request, can: cl.Can, notify: cl.Notify,
 		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl, progress: cl.Progress,
 		listChanged: func(kinds []Kind) { cl.ListChanged(coreLists(kinds)...) }}
 	l.proxy = proxytool.New(proxyCatalog{a: a, l: l, send: cl.Options()})

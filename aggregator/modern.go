@@ -169,6 +169,7 @@ func quietListener(owner string) *listener {
 		request: func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			return nil, upstreamError(core.Allowed(core.Capabilities{}, method, params))
 		},
+		can:       func(string, json.RawMessage) bool { return false },
 		notify:    func(string, json.RawMessage) {},
 		elicitURL: func() bool { return false },
 		owner:     owner,
@@ -193,6 +194,9 @@ func (c coreCatalog) listener(peer *core.Peer) *listener {
 		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			res, err := peer.Request(ctx, method, params)
 			return res, upstreamError(err)
+		},
+		can: func(method string, params json.RawMessage) bool {
+			return core.Allowed(peer.Meta.Capabilities, method, params) == nil
 		},
 		notify: func(method string, params json.RawMessage) {
 			if method == string(mcp.MethodNotificationMessage) {
@@ -264,6 +268,7 @@ func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method str
 		request: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 			return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "a subscriptions/listen stream answers no request"}
 		},
+		can: func(string, json.RawMessage) bool { return false },
 		notify: func(method string, params json.RawMessage) {
 			if method == string(mcp.MethodNotificationResourceUpdated) {
 				f(method, params)

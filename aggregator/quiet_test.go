@@ -20,14 +20,14 @@ func TestQuietClientRouting(t *testing.T) {
 	c := coreCatalog{a}
 	quiet := c.begin(&core.Peer{})
 	c.end(quiet)
-	if l := a.clientFor("fx"); l != nil {
+	if l := a.clientFor("fx", "sampling/createMessage", nil); l != nil {
 		t.Fatalf("with no session and no call, a question goes to %p, want no client", l)
 	}
 	session := &listener{owner: "session"}
 	a.listeners.Store(session, struct{}{})
 	defer a.listeners.Delete(session)
 	for range 20 { // whatever order Range visits them in
-		if l := a.clientFor("fx"); l != session {
+		if l := a.clientFor("fx", "sampling/createMessage", nil); l != session {
 			t.Fatalf("between quiet calls a question goes to %p, want the session %p", l, session)
 		}
 	}
@@ -36,12 +36,12 @@ func TestQuietClientRouting(t *testing.T) {
 		t.Fatalf("a second quiet call has listener %p, want the shared %p", l, quiet)
 	}
 	endCall := a.callers.begin("fx", l)
-	if got := a.clientFor("fx"); got != quiet {
+	if got := a.clientFor("fx", "sampling/createMessage", nil); got != quiet {
 		t.Errorf("during a quiet call to fx a question from fx goes to %p, want the quiet listener %p (which refuses it)", got, quiet)
 	}
 	endCall()
 	c.end(l)
-	if got := a.clientFor("fx"); got != session {
+	if got := a.clientFor("fx", "sampling/createMessage", nil); got != session {
 		t.Errorf("after the quiet call a question goes to %p, want the session %p", got, session)
 	}
 }

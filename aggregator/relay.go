@@ -26,6 +26,10 @@ import (
 type listener struct {
 	listChanged func([]Kind)
 	request     func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// can reports whether the client declared the capability a request
+	// to it needs (sampling, elicitation and its URL mode, roots); nil:
+	// it can answer any.
+	can func(method string, params json.RawMessage) bool
 	notify      func(method string, params json.RawMessage)
 	// elicitURL reports whether the client declared URL-mode elicitation;
 	// spawn runs f for as long as the client is served.
@@ -68,11 +72,12 @@ func (l *listener) options() upstream.CallOptions {
 // serving reports whether l stands for a client now (see idle).
 func (l *listener) serving() bool { return l.idle == nil || !l.idle() }
 
-// client returns a served client, or nil when none is connected.
-func (a *Aggregator) client() *listener {
+// client returns a served client for which can holds, or nil when none
+// is connected.
+func (a *Aggregator) client(can func(*listener) bool) *listener {
 	var l *listener
 	a.listeners.Range(func(k, _ any) bool {
-		if c := k.(*listener); c.serving() {
+		if c := k.(*listener); c.serving() && can(c) {
 			l = c
 			return false
 		}
@@ -86,10 +91,10 @@ func (a *Aggregator) serverRequest(ctx context.Context, server, method string, p
 	if !a.opts.Serving {
 		return terminalRequest(method)
 	}
-	l := a.clientFor(server)
+	l := a.clientFor(server, method, params)
 	if l == nil {
 		return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
-			Message: fmt.Sprintf("no MCP client is connected to mcpx to answer %s", method)}
+			Message: fmt.Sprintf("no MCP client connected to mcpx declared it can answer %s", method)}
 	}
 	a.log.Debug("relaying a request to the client", "server", server, "method", method)
 	return l.request(ctx, method, params)

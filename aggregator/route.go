@@ -14,9 +14,13 @@ import (
 // the client (sampling, elicitation, roots). Over a shared upstream such a
 // request carries nothing that names the call that caused it, so mcpx
 // goes by what is in flight: the one client with a call in flight on
-// that upstream gets it; with none or several, the client that most
-// recently started a call on it (a guess the README documents); failing
-// that, any connected client.
+// that upstream caused it and gets it, whatever it declared (it answers
+// as that client would). Where the cause cannot be known (none or several
+// in flight), the question goes only to a client that declared it can
+// answer it: the one among those that most recently started a call on
+// that upstream (a guess the README documents), else any connected one;
+// with none, the upstream gets the protocol's error at once rather than a
+// refusal from a client that never could answer.
 
 // callers counts, per upstream, the calls each served client has in flight.
 type callers struct {
@@ -47,8 +51,11 @@ func (c *callers) begin(server string, l *listener) func() {
 }
 
 // of returns the client a request from server goes to, or nil when no
-// served client is a candidate; alive reports whether l is still served.
-func (c *callers) of(server string, alive func(*listener) bool) *listener {
+// served client is a candidate: the one client with a call in flight on
+// server, else the most recent caller on server if it can answer (see
+// the top of this file). alive reports whether l is still served; can
+// whether it declared what the request asks.
+func (c *callers) of(server string, alive, can func(*listener) bool) *listener {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if in := c.inflight[server]; len(in) == 1 {
@@ -58,7 +65,7 @@ func (c *callers) of(server string, alive func(*listener) bool) *listener {
 			}
 		}
 	}
-	if l := c.last[server]; l != nil && alive(l) {
+	if l := c.last[server]; l != nil && alive(l) && can(l) {
 		return l
 	}
 	return nil
@@ -155,11 +162,13 @@ func (o outgoing) drop() {
 	}
 }
 
-// clientFor returns the served client that answers a request from server.
-func (a *Aggregator) clientFor(server string) *listener {
+// clientFor returns the served client that answers a request from
+// server, or nil when none can (see the top of this file).
+func (a *Aggregator) clientFor(server, method string, params json.RawMessage) *listener {
 	alive := func(l *listener) bool { _, ok := a.listeners.Load(l); return ok && l.serving() }
-	if l := a.callers.of(server, alive); l != nil {
+	can := func(l *listener) bool { return l.can == nil || l.can(method, params) }
+	if l := a.callers.of(server, alive, can); l != nil {
 		return l
 	}
-	return a.client()
+	return a.client(can)
 }

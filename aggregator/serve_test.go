@@ -685,7 +685,7 @@ func TestServeEOF(t *testing.T) {
 			beta.setRequest(func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
 				// The client whose call this is, as a request from beta
 				// would find it.
-				l := c.a.clientFor(beta.name)
+				l := c.a.clientFor(beta.name, "ping", nil)
 				if _, err := l.request(ctx, "ping", nil); !errors.Is(err, core.ErrInputEnded) {
 					return nil, fmt.Errorf("asked the client: %v", err)
 				}

@@ -111,6 +111,12 @@ func (c *Client) ListChanged(lists ...List) { c.s.listChanged(lists) }
 // ElicitURL reports whether the client declared URL-mode elicitation.
 func (c *Client) ElicitURL() bool { return c.s.elicitURL() }
 
+// Can reports whether the client declared in initialize the capability a
+// request to it needs (Request refuses one it did not).
+func (c *Client) Can(method string, params json.RawMessage) bool {
+	return c.s.clientSupports(method, params) == nil
+}
+
 // Progress relays a source's notifications/progress to the client, on
 // the stream of the request whose progressToken it names (the session
 // knows each request's token from the request itself); progress for a
