@@ -154,7 +154,9 @@ func (a *Aggregator) rootsChanged() {
 
 // complete routes completion/complete to the upstream that owns the prompt
 // or resource template, with the prompt's original name, for the served
-// client l (nil: none).
+// client l (nil: none), through a.request like every other request: it
+// is the client's call on that upstream (so that a question the upstream
+// asks meanwhile reaches l) and gets its span.
 func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(orEmpty(params), &p); err != nil {
@@ -168,7 +170,6 @@ func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawM
 	if err := json.Unmarshal(p["ref"], &ref); err != nil {
 		return nil, fmt.Errorf("%w: ref must be {type, name} or {type, uri}", ErrInvalidParams)
 	}
-	opts := l.options()
 	c := a.Catalog()
 	switch ref.Type {
 	case "ref/prompt":
@@ -180,15 +181,15 @@ func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawM
 		_ = json.Unmarshal(p["ref"], &r)
 		r["name"] = json.RawMessage(quote(e.Original))
 		p["ref"] = marshalRaw(r, p["ref"])
-		return requestWith(ctx, e.src, "completion/complete", marshalRaw(p, params), &opts)
+		return a.request(ctx, l, e.src, "completion/complete", marshalRaw(p, params))
 	case "ref/resource":
 		for _, e := range c.ResourceTemplates {
 			if e.Name == ref.URI {
-				return requestWith(ctx, e.src, "completion/complete", params, &opts)
+				return a.request(ctx, l, e.src, "completion/complete", params)
 			}
 		}
 		if e, ok := c.Resource(ref.URI); ok {
-			return requestWith(ctx, e.src, "completion/complete", params, &opts)
+			return a.request(ctx, l, e.src, "completion/complete", params)
 		}
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, ref.URI)
 	default:

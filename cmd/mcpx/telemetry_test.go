@@ -366,3 +366,42 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceCompletion: completion/complete takes the path every request
+// takes: a span for the client's request, continuing its traceparent, and
+// a child span for the upstream's, which the upstream hears of.
+func TestTraceCompletion(t *testing.T) {
+	rcv := newOTLPReceiver(t)
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{"fx": fx()}})
+	cmd := mcpxCommand("serve", "--stdio", "--config", cfg)
+	cmd.Env = append(cmd.Env, rcv.env()...)
+	c := stdioConn(t, cmd)
+	c.send(t, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"fx_greet"},"argument":{"name":"style","value":"f"},"_meta":{"traceparent":%q}}}`+"\n", clientParent))
+	_, line := c.next(t)
+	if !bytes.Contains(line, []byte(`"values":["formal","friendly","funny"]`)) {
+		t.Fatalf("completion/complete: %s", line)
+	}
+	c.close()
+	var req, call *tracepb.Span
+	var names []string
+	rcv.mu.Lock()
+	for _, s := range rcv.spans {
+		names = append(names, s.Name)
+		switch {
+		case s.Kind == tracepb.Span_SPAN_KIND_SERVER && strings.HasPrefix(s.Name, "completion/complete"):
+			req = s
+		case s.Kind == tracepb.Span_SPAN_KIND_CLIENT && strings.HasPrefix(s.Name, "completion/complete"):
+			call = s
+		}
+	}
+	rcv.mu.Unlock()
+	if req == nil || call == nil {
+		t.Fatalf("spans %q: want a server and a client span of completion/complete", names)
+	}
+	if hex.EncodeToString(req.TraceId) != clientTraceID || !bytes.Equal(call.ParentSpanId, req.SpanId) {
+		t.Errorf("completion spans not linked: request %x (trace %x), upstream call's parent %x", req.SpanId, req.TraceId, call.ParentSpanId)
+	}
+	if got := spanAttr(call, "mcpx.server"); got != "fx" {
+		t.Errorf("upstream span's mcpx.server = %q, want fx", got)
+	}
+}
