@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -134,12 +135,19 @@ func (a *Aggregator) WaitStarted(ctx context.Context) error {
 // rebuild. The servers in idle (not started) are left for later.
 func (a *Aggregator) reportHidden(c *Catalog, idle []string) {
 	hidden := map[string]int{}
+	// Each collision is logged once, at debug level only: not kept, or
+	// even written, when that level is off (many servers of the same
+	// resources held megabytes of these lines).
+	debug := a.log.Enabled(context.Background(), slog.LevelDebug)
 	for _, col := range c.Collisions {
+		hidden[col.Dropped]++
+		if !debug {
+			continue
+		}
 		if s := col.String(); !a.reported[s] {
 			a.reported[s] = true
 			a.log.Debug("name collision: " + s)
 		}
-		hidden[col.Dropped]++
 	}
 	servers := make([]string, 0, len(hidden))
 	for s := range hidden {
