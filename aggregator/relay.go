@@ -29,8 +29,8 @@ type listener struct {
 	// can reports whether the client declared the capability a request
 	// to it needs (sampling, elicitation and its URL mode, roots); nil:
 	// it can answer any.
-	can func(method string, params json.RawMessage) bool
-	notify      func(method string, params json.RawMessage)
+	can    func(method string, params json.RawMessage) bool
+	notify func(method string, params json.RawMessage)
 	// elicitURL reports whether the client declared URL-mode elicitation;
 	// spawn runs f for as long as the client is served.
 	elicitURL func() bool
