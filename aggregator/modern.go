@@ -46,7 +46,7 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 		a.listeners.Store(m.quiet.l, struct{}{})
 		m.srv, m.err = core.NewServer(coreCatalog{a}, &core.Options{
 			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
-			Capabilities: json.RawMessage(core.ServedCapabilities),
+			Capabilities: json.RawMessage(core.ServedCapabilities), Telemetry: a.tel,
 		})
 	})
 	return m.srv, m.err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/telemetry"
 )
 
 // HTTP headers of revision 2026-07-28's streamable HTTP transport.
@@ -69,7 +70,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMe
 		e   *Error
 	}
 	done := make(chan answer, 1)
-	s.Serve(r.Context(), req, func(b []byte) {
+	// The request's server span and duration, as a legacy session
+	// records them: ended with the answer, or cancelled without one.
+	ctx, span := s.o.Telemetry.StartRequest(r.Context(), method, params, "", id)
+	answered := false
+	defer func() {
+		if !answered {
+			span.End(telemetry.OutcomeCancelled, 0, "")
+		}
+	}()
+	s.Serve(ctx, req, func(b []byte) {
 		select {
 		case notes <- b:
 		default:
@@ -86,6 +96,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMe
 			}
 			if a.res == nil && a.e == nil {
 				return // subscriptions/listen ended: the client went away
+			}
+			answered = true
+			if a.e != nil {
+				span.End(telemetry.OutcomeError, a.e.Code, a.e.Message)
+			} else {
+				span.End(telemetry.ResultOutcome(method, a.res), 0, "")
 			}
 			sw.finish(id, a.res, a.e)
 			return

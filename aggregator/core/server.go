@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -77,6 +78,10 @@ type Options struct {
 	CacheTTL time.Duration
 	// Logger receives the core's diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Telemetry records the server span and duration of each request
+	// served over HTTP (ServeHTTP); nil records nothing. Over stdio the
+	// legacy session that carries the request records them.
+	Telemetry *telemetry.Telemetry
 }
 
 // Server answers modern requests on a [Catalog]. Safe for concurrent use.

@@ -405,3 +405,27 @@ func TestTraceCompletion(t *testing.T) {
 		t.Errorf("upstream span's mcpx.server = %q, want fx", got)
 	}
 }
+
+// TestTraceModernHTTP: a request of revision 2026-07-28 over HTTP is
+// recorded as a legacy session's is: a server span continuing the
+// client's traceparent, the upstream call's span under it, and the
+// server duration metric (which only this request can have fed).
+func TestTraceModernHTTP(t *testing.T) {
+	rcv := newOTLPReceiver(t)
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{"fx": fx("--meta-tool")}})
+	srv := startHTTP(t, cfg, rcv.env())
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"traceparent":"` + clientParent + `"}`
+	r := post(t, srv.url+"/mcp", "tools/call", "fx_meta", `{"name":"fx_meta","arguments":{},"_meta":`+meta+`}`, nil)
+	if r.Error != nil || r.Result == nil {
+		t.Fatalf("modern tools/call: %+v", r)
+	}
+	line, _ := json.Marshal(map[string]any{"result": r.Result})
+	received := receivedMeta(t, line)
+	stopServe(t, srv)
+	checkLinked(t, rcv, "tools/call fx_meta", "tools/call meta", received)
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	if !rcv.metrics["mcp.server.operation.duration"] {
+		t.Errorf("no mcp.server.operation.duration for a modern request (got %v)", rcv.metrics)
+	}
+}
