@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -29,8 +30,15 @@ func (a *Aggregator) audit(l *listener, start time.Time, server, method string, 
 	if errors.As(err, &rpc) {
 		c.ErrorCode = rpc.Code
 	}
-	if l != nil && l.client != nil {
+	switch {
+	case l != nil && l.client != nil:
 		c.Client, c.Session = l.client.Name(), l.client.ID()
+	case l != nil && l.clientName != "":
+		c.Client = l.clientName
+	default:
+		// A modern client's call sent as it came (the listener is
+		// shared): its name is in the call's own _meta.
+		c.Client = core.ClientName(params)
 	}
 	rec.Record(c)
 }

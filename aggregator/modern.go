@@ -203,8 +203,9 @@ func (c coreCatalog) listener(peer *core.Peer) *listener {
 				peer.Notify(method, params) // the core applies the request's logLevel
 			}
 		},
-		elicitURL: func() bool { return peer.Meta.Capabilities.ElicitationURL },
-		owner:     c.a.modern.owner,
+		elicitURL:  func() bool { return peer.Meta.Capabilities.ElicitationURL },
+		owner:      c.a.modern.owner,
+		clientName: peer.Meta.ClientName(),
 	}
 }
 

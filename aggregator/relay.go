@@ -44,6 +44,9 @@ type listener struct {
 	// client is the legacy client served, for the audit trail's client
 	// and session; nil for a modern one.
 	client *core.Client
+	// clientName is a modern client's name (its request's clientInfo),
+	// for the audit trail; a modern request has no session.
+	clientName string
 	// progress is where the sources' progress for this client's calls
 	// goes (upstream.CallOptions.Progress); nil: nowhere.
 	progress func(params json.RawMessage)

@@ -22,6 +22,33 @@ func SupportedVersions() []string { return append([]string{Modern}, legacyVersio
 // IsLegacyVersion reports whether v is a revision served after initialize.
 func IsLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
 
+// ClientName is the name in a modern request's _meta clientInfo, from
+// its params; "" without one.
+func ClientName(params json.RawMessage) string {
+	if len(params) == 0 || params[0] != '{' {
+		return ""
+	}
+	meta, _ := rawjson.Get(params, "_meta")
+	if len(meta) == 0 || meta[0] != '{' {
+		return ""
+	}
+	info, _ := rawjson.Get(meta, metaClientInfo)
+	return clientInfoName(info)
+}
+
+// clientInfoName is the name in a clientInfo object; "" without one.
+func clientInfoName(info json.RawMessage) string {
+	if len(info) == 0 || info[0] != '{' {
+		return ""
+	}
+	v, _ := rawjson.Get(info, "name")
+	name, _ := rawjson.String(v)
+	return name
+}
+
+// ClientName is the client's name in ClientInfo; "" without one.
+func (m *Meta) ClientName() string { return clientInfoName(m.ClientInfo) }
+
 // Keys of a modern request's and result's _meta.
 const (
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -43,6 +70,9 @@ type Meta struct {
 	LogLevel string
 	// ProgressToken is the request's progressToken, if any.
 	ProgressToken json.RawMessage
+	// ClientInfo is io.modelcontextprotocol/clientInfo as sent (an
+	// object, or nil), for the audit trail's client.
+	ClientInfo json.RawMessage
 }
 
 // Capabilities are the client capabilities that decide what mcpx may ask
@@ -140,6 +170,7 @@ func ParseMeta(params json.RawMessage) (Meta, *Error) {
 	if info != nil && info[0] != '{' {
 		return m, jsonrpc.Errorf(CodeInvalidParams, "invalid _meta field %q: must be an object", metaClientInfo)
 	}
+	m.ClientInfo = info
 	if level != nil {
 		if m.LogLevel, ok = rawjson.String(level); !ok || logLevelRank(m.LogLevel) < 0 {
 			return m, jsonrpc.Errorf(CodeInvalidParams, "invalid _meta field %q: want one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)

@@ -349,3 +349,30 @@ func TestAuditHTTPSession(t *testing.T) {
 		t.Errorf("audit lines %+v, want one in session %s of client raw", lines, sid)
 	}
 }
+
+// TestAuditModernClient: a 2026-07-28 request has no session, but its
+// _meta names the client: its audit lines carry that name, for a call
+// sent straight to the upstream and for one made through the proxy tool.
+func TestAuditModernClient(t *testing.T) {
+	state := t.TempDir()
+	cfg := writeConfig(t, map[string]any{"expose": "both", "servers": map[string]any{"fx": fx()}})
+	srv := startHTTP(t, cfg, []string{"XDG_STATE_HOME=" + state})
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"modern-auditee","version":"1.0"}}`
+	if r := post(t, srv.url+"/mcp", "tools/call", "fx_echo", `{"name":"fx_echo","arguments":{"message":"direct"},"_meta":`+meta+`}`, nil); r.Error != nil {
+		t.Fatalf("direct call: %+v", r.Error)
+	}
+	if r := post(t, srv.url+"/mcp", "tools/call", "proxy", `{"name":"proxy","arguments":{"action":"call","type":"tool","path":"fx_echo","args":{"message":"proxied"}},"_meta":`+meta+`}`, nil); r.Error != nil {
+		t.Fatalf("proxy call: %+v", r.Error)
+	}
+	stopServe(t, srv)
+	lines := auditLines(t, trailOf(state))
+	if len(lines) != 2 {
+		t.Fatalf("audit lines %+v, want 2", lines)
+	}
+	for _, l := range lines {
+		if l.Client != "modern-auditee" || l.Session != "" {
+			t.Errorf("audit line %+v: want client modern-auditee and no session", l)
+		}
+	}
+}
