@@ -79,7 +79,9 @@ func BenchmarkLargeStart(b *testing.B) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		s.catalog = time.Since(t0)
-		time.Sleep(3 * time.Second) // the pins' last write, the start's garbage collected
+		// At rest: serve gives the start's garbage back once the catalog
+		// has stayed the same for settleQuiet.
+		time.Sleep(settleQuiet + 3*time.Second)
 		for i, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
 			r, _ := memoryOf(b, pid)
 			if i == 0 {

@@ -185,7 +185,14 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 // pins' canonical forms) is collected and its memory returned to the
 // system. At serve's GOGC of 400 nothing would collect it for minutes,
 // and an idle mcpx would keep it resident.
+//
+// What the servers' first connects leave after that (catalogs rebuilt as
+// the last ones arrive, the pins of those written, their search indexes)
+// is given back the same way once the catalog has stayed the same for
+// settleQuiet, or settleMax after the start at the latest: with 1,000
+// servers that was 13-24 MB still resident at rest.
 func settle(ctx context.Context, s *session) {
+	start := time.Now()
 	if s.agg.WaitStarted(ctx) != nil {
 		return
 	}
@@ -193,7 +200,34 @@ func settle(ctx context.Context, s *session) {
 		s.pins.Flush()
 	}
 	debug.FreeOSMemory()
+	tick := time.NewTicker(settleQuiet / 3)
+	defer tick.Stop()
+	last, since := s.agg.Catalog(), time.Now()
+	for time.Since(start) < settleMax {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if c := s.agg.Catalog(); c != last {
+			last, since = c, time.Now()
+			continue
+		}
+		if time.Since(since) >= settleQuiet {
+			break
+		}
+	}
+	if s.pins != nil {
+		s.pins.Flush()
+	}
+	debug.FreeOSMemory()
 }
+
+// settleQuiet and settleMax bound settle's wait for a catalog at rest.
+const (
+	settleQuiet = 3 * time.Second
+	settleMax   = 2 * time.Minute
+)
 
 // pollableOut is the client's end of stdio to write answers to: stdout
 // in non-blocking mode when it is a pipe or socket, so that an upstream's
