@@ -144,14 +144,9 @@ func (c *client) attempt(ctx context.Context, body []byte) (string, error) {
 	if c.cfg.Gzip {
 		req.Header.Set("Content-Encoding", "gzip")
 	}
-	resp, err := c.http.Do(req)
+	resp, data, err := c.roundTrip(req)
 	if err != nil {
-		return "", netError(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	if err != nil {
-		return "", netError(err)
+		return "", err
 	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
@@ -232,14 +227,9 @@ func (c *client) grpc(ctx context.Context, body []byte) (string, error) {
 	if d, ok := ctx.Deadline(); ok {
 		req.Header.Set("Grpc-Timeout", strconv.FormatInt(max(time.Until(d).Milliseconds(), 1), 10)+"m")
 	}
-	resp, err := c.http.Do(req)
+	resp, data, err := c.roundTrip(req)
 	if err != nil {
-		return "", netError(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	if err != nil {
-		return "", netError(err)
+		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := c.statusError(resp.Status, data)
@@ -360,4 +350,19 @@ func fields(b []byte) func(func(field, []byte) bool) {
 			}
 		}
 	}
+}
+
+// roundTrip sends req and reads the answer's body, at most maxResponse
+// bytes of it; a failure of either is a netError.
+func (c *client) roundTrip(req *http.Request) (*http.Response, []byte, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, netError(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return nil, nil, netError(err)
+	}
+	return resp, data, nil
 }
