@@ -16,9 +16,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The file is decoded into a generic tree by the format's own decoder,
-// which keeps every map key's case: server names, env var names and header
-// names must keep theirs. The tree holds only
+// The file is decoded into a generic tree by the format's own decoder, not
+// by viper: viper lowercases every map key, and server names, env var names
+// and header names must keep their case. The tree holds only
 // map[string]any, []any, string, bool, json.Number (every number, in the
 // text it was written with where the format keeps it) and nil; anything
 // else (a TOML date, say) is reported as a wrong type by the field readers.

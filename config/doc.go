@@ -45,5 +45,5 @@
 // [SetEnabled] edit a JSON (or JSON with comments) file in place, keeping
 // every other byte, and write it atomically after checking that it loads.
 //
-// The package has no global state.
+// The package has no global state: each call uses its own viper instance.
 package config

@@ -6,6 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/sagikazarmark/locafero"
+	"github.com/spf13/afero"
+	"github.com/spf13/viper"
 )
 
 // LoadOptions says where [Load] looks and what overrides the file. The zero
@@ -93,55 +97,24 @@ func (o *LoadOptions) find() (string, error) {
 		}
 		workDir = wd
 	}
-	var found []string
-	var errs []error
-	dirs := []struct {
-		dir   string
-		names []string
-	}{{workDir, workDirNames}}
+	// viper's Finder does the search. Load does not let viper read the
+	// file: Parse decodes it itself (see decode.go).
+	finders := []viper.Finder{
+		locafero.Finder{Paths: []string{workDir}, Names: workDirNames, Type: locafero.FileTypeFile},
+	}
 	if home := o.configHome(); home != "" {
-		dirs = append(dirs, struct {
-			dir   string
-			names []string
-		}{filepath.Join(home, "mcpx"), configHomeNames})
+		finders = append(finders, locafero.Finder{
+			Paths: []string{filepath.Join(home, "mcpx")}, Names: configHomeNames, Type: locafero.FileTypeFile,
+		})
 	}
-	for _, d := range dirs {
-		f, err := findFile(d.dir, d.names)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if f != "" {
-			found = append(found, f)
-		}
-	}
+	found, err := viper.Finders(finders...).Find(afero.NewOsFs())
 	if len(found) > 0 {
 		return found[0], nil
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return "", &Error{Msg: "looking for a config file: " + err.Error()}
 	}
 	return "", nil
-}
-
-// findFile returns the first of names that is a regular file in dir, ""
-// when none is. A name that cannot be looked at (other than missing) is
-// an error for the whole directory, whatever the others are: which file
-// is found must not depend on which could be read.
-func findFile(dir string, names []string) (string, error) {
-	first := ""
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		info, err := os.Stat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return "", err
-		case first == "" && info.Mode().IsRegular():
-			first = p
-		}
-	}
-	return first, nil
 }
 
 // named checks a file the user named: it must exist and be a file.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/spf13/viper"
 )
 
 // setting is a top-level scalar that flags and MCPX_* variables override.
@@ -26,14 +28,17 @@ var scalarSettings = []setting{
 		}},
 }
 
-// settings layers expose and separator: flag > MCPX_* environment
-// variable (read through LoadOptions.LookupEnv) > file > default. An empty
-// variable counts as unset; an empty flag or file value does not.
+// settings layers expose and separator with a private viper instance:
+// flag > MCPX_* environment variable > file > default. Viper's own env layer
+// reads only the process environment, so to honour LoadOptions.LookupEnv
+// the variables are merged over the file's values instead; the order comes
+// out the same. An empty variable counts as unset, as in viper.
 func (p *parser) settings(tree map[string]any, o *LoadOptions) {
-	vals := map[string]string{}
+	v := viper.New()
 	source := map[string]*Error{} // where each value came from, for errors
+	fileVals, envVals := map[string]any{}, map[string]any{}
 	for _, s := range scalarSettings {
-		vals[s.key] = s.def
+		v.SetDefault(s.key, s.def)
 		source[s.key] = &Error{Field: s.key}
 		if raw, ok := tree[s.key]; ok {
 			str, ok := raw.(string)
@@ -41,29 +46,32 @@ func (p *parser) settings(tree map[string]any, o *LoadOptions) {
 				p.fail("", s.key, "want a string, not "+kind(raw))
 				continue
 			}
-			vals[s.key] = str
+			fileVals[s.key] = str
 			source[s.key] = &Error{File: p.file, Field: s.key}
 		}
 		if val, ok := o.LookupEnv(s.env); ok && val != "" {
-			vals[s.key] = val
+			envVals[s.key] = val
 			source[s.key] = &Error{Field: s.env}
 		}
 		if val, ok := s.value(o); ok {
-			vals[s.key] = val
+			// BindFlagValue only fails on a nil flag.
+			_ = v.BindFlagValue(s.key, flagValue{name: s.flag, value: val})
 			source[s.key] = &Error{Field: s.flag}
 		}
 	}
+	_ = v.MergeConfigMap(fileVals) // cannot fail
+	_ = v.MergeConfigMap(envVals)
 
 	bad := func(key, msg string) {
 		e := *source[key]
 		e.Msg = msg
 		p.errs = append(p.errs, &e)
 	}
-	expose := Expose(vals["expose"])
+	expose := Expose(v.GetString("expose"))
 	if !slices.Contains([]Expose{ExposeProxy, ExposeDirect, ExposeBoth}, expose) {
 		bad("expose", fmt.Sprintf("unknown expose %q (want proxy, direct or both)", expose))
 	}
-	sep := vals["separator"]
+	sep := v.GetString("separator")
 	switch {
 	case strings.ContainsFunc(sep, unicode.IsControl):
 		bad("separator", "contains a control character")
@@ -83,3 +91,11 @@ func (p *parser) settings(tree map[string]any, o *LoadOptions) {
 func notNameChar(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 }
+
+// flagValue is a set flag, as viper.BindFlagValue wants it.
+type flagValue struct{ name, value string }
+
+func (f flagValue) HasChanged() bool    { return true }
+func (f flagValue) Name() string        { return f.name }
+func (f flagValue) ValueString() string { return f.value }
+func (f flagValue) ValueType() string   { return "string" }
