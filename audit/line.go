@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpx/mcpx/internal/statedir"
 
@@ -68,11 +69,30 @@ const (
 	OutcomeError   = "error"
 )
 
+// maxClient is the longest client name a line keeps, in bytes: the name
+// is whatever the client sent in its clientInfo (in initialize, or in
+// each request of revision 2026-07-28), and one line per call must not
+// carry a message's worth of it.
+const maxClient = 256
+
+// clip cuts a client name to maxClient bytes, at a character's start,
+// marking the cut with "…".
+func clip(name string) string {
+	if len(name) <= maxClient {
+		return name
+	}
+	cut := maxClient - len("…")
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
+}
+
 // line builds the trail's line for c, keeping what mode allows of the
 // arguments.
 func (c Call) line(mode Arguments) Line {
 	l := Line{
-		Time: c.Start.UTC(), Client: c.Client, Session: c.Session, Server: c.Server, Method: c.Method,
+		Time: c.Start.UTC(), Client: clip(c.Client), Session: c.Session, Server: c.Server, Method: c.Method,
 		Outcome: c.outcome(), ErrorCode: c.ErrorCode, ResultBytes: max(len(c.Result), c.resultBytes),
 		DurationMS: float64(c.End.Sub(c.Start).Microseconds()) / 1000,
 	}

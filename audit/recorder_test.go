@@ -257,3 +257,15 @@ func TestCloseWritesWhatIsQueued(t *testing.T) {
 		t.Fatalf("%d lines, want 1000", got)
 	}
 }
+
+// TestClientNameBounded: a client name of a megabyte (a client chooses
+// it) is cut in its line, at a character, and marked.
+func TestClientNameBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	long := strings.Repeat("é", 1<<19)
+	record(t, Options{Path: path}, Call{Start: time.Now(), Client: long, Server: "a", Method: "tools/call", Params: json.RawMessage(`{"name":"t"}`)})
+	l := readTrail(t, path)
+	if len(l) != 1 || len(l[0].Client) > maxClient || !strings.HasSuffix(l[0].Client, "…") || !strings.HasPrefix(long, strings.TrimSuffix(l[0].Client, "…")) {
+		t.Errorf("client name of %d bytes kept as %d bytes %q…", len(long), len(l[0].Client), l[0].Client[:min(20, len(l[0].Client))])
+	}
+}
