@@ -1,0 +1,66 @@
+// The bindings of a script: proxy.* and console.*, over the one host
+// function the engine hands in. Everything a script can reach of the
+// host goes through host(op, json) here, with JSON.stringify and
+// JSON.parse taken before the script runs, so that nothing the script
+// replaces (JSON, Object.prototype, Array.prototype) changes what is sent.
+(function (host) {
+  "use strict";
+  const stringify = JSON.stringify, parse = JSON.parse, Err = Error;
+  const isArray = Array.isArray, freeze = Object.freeze, define = Object.defineProperty;
+  const isObject = (v) => v !== null && typeof v === "object" && !isArray(v);
+  const ask = (op, arg) => {
+    const r = parse(host(op, stringify(arg)));
+    if (r.e !== undefined) throw new Err(r.e);
+    return r.v;
+  };
+  const pick = (o, keys) => {
+    const out = {};
+    if (isObject(o)) for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+    return out;
+  };
+  const listKeys = ["type", "limit", "offset", "server", "detail", "query"];
+  const call = (verb, name, args, o) => {
+    if (typeof name !== "string" || name === "") throw new Err(verb + ": give the name of a tool (or a resource URI, or a prompt) as the first argument");
+    const c = pick(o, ["type"]);
+    c.name = name; c.args = args === undefined ? null : args;
+    return c;
+  };
+  const proxy = freeze({
+    list(query, o) {
+      if (isObject(query)) return ask("list", pick(query, listKeys));
+      const a = pick(o, listKeys);
+      if (query !== undefined) a.query = String(query);
+      return ask("list", a);
+    },
+    info(name, o) {
+      const a = pick(o, ["type"]);
+      a.name = String(name);
+      return ask("info", a);
+    },
+    call(name, args, o) { return ask("call", call("proxy.call", name, args, o)); },
+    callAll(calls, o) {
+      if (!isArray(calls)) throw new Err("proxy.callAll: give an array of calls, each [name, args] or {name, args, type}");
+      const list = [];
+      for (const c of calls) {
+        if (isArray(c)) list.push(call("proxy.callAll", c[0], c[1], c[2]));
+        else if (isObject(c)) list.push(call("proxy.callAll", c.name, c.args, c));
+        else throw new Err("proxy.callAll: each call is [name, args] or {name, args, type}");
+      }
+      return ask("callAll", { calls: list, settle: isObject(o) && o.settle === true });
+    },
+  });
+  const show = (v) => typeof v === "string" ? v : (stringify(v) ?? String(v));
+  const log = (...parts) => { host("log", stringify(parts.map(show))); };
+  const console = freeze({ log, info: log, warn: log, error: log, debug: log });
+  define(globalThis, "proxy", { value: proxy, enumerable: true });
+  define(globalThis, "console", { value: console, enumerable: true });
+  // finish reports the script's outcome: its value as JSON, or what it
+  // threw. It is called with the promise the script's function returned.
+  return (p) => Promise.resolve(p).then(
+    (v) => {
+      let s;
+      try { s = stringify(v); } catch (e) { host("fail", "the script's value cannot be made JSON: " + e.message); return; }
+      host("done", s === undefined ? "null" : s);
+    },
+    (e) => { host("fail", e instanceof Err ? String(e) : "the script threw " + show(e)); });
+})
