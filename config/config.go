@@ -75,6 +75,8 @@ type Config struct {
 	Audit Audit
 	// Results bounds the store of results cut by maxResultBytes.
 	Results Results
+	// Code is the proxy tool's code mode (the run action).
+	Code Code
 	// Trust is the top-level trust (or MCPX_TRUST), the default of every
 	// server's own; "" when unset: see [Config.TrustOf].
 	Trust Trust

@@ -11,7 +11,7 @@ import (
 var topKeys = []string{
 	"servers", "mcpServers", "browser", "http", "expose", "separator", "lazy", "idleTimeout",
 	"callTimeout", "maxCallTime", "maxConcurrent", "maxMessageBytes", "shutdownTimeout", "readyTimeout",
-	"maxResultBytes", "results", "audit", "profiles", "trust",
+	"maxResultBytes", "results", "audit", "profiles", "trust", "code",
 }
 
 // foreignTopKeys belong to the formats mcpx reads besides its own: a JSON

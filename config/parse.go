@@ -34,6 +34,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.http(tree)
 	p.audit(tree)
 	p.results(tree)
+	p.code(tree)
 	if p.cfg.Browser != nil {
 		for _, s := range p.cfg.Servers {
 			if s.Name == BrowserServerName {
