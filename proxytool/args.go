@@ -21,6 +21,9 @@ const (
 	actionList action = "list"
 	actionInfo action = "info"
 	actionCall action = "call"
+	// actionRun runs a script over the other three (code mode); only a
+	// catalog that is a [Runner] has it.
+	actionRun action = "run"
 )
 
 const (
@@ -32,6 +35,8 @@ const (
 	maxLimit = 1000
 	// allowedParams lists the proxy tool's arguments for error messages.
 	allowedParams = "action, type, path, args, limit, offset, filter_server, query, detail"
+	// allowedRunParams are allowedParams where the run action is on.
+	allowedRunParams = allowedParams + ", code"
 )
 
 // detail is how much of each capability list shows.
@@ -66,6 +71,8 @@ type request struct {
 	detail detail
 	// limitGiven says that limit was given.
 	limitGiven bool
+	// code is run's script.
+	code string
 }
 
 // decodeArgs decodes and validates the arguments object of a proxy call;
@@ -73,13 +80,17 @@ type request struct {
 // model. First come schema errors, which name the parameter, the value
 // received and what is allowed (all of them, one a line); then Magg's four
 // checks, in Magg's order and with Magg's words; then the prompt arguments.
-func decodeArgs(raw json.RawMessage) (request, error) {
+func decodeArgs(raw json.RawMessage) (request, error) { return decodeArgsFor(raw, false) }
+
+// decodeArgsFor is decodeArgs where run says whether the run action is
+// on: without it, run and code are unknown as they were before it.
+func decodeArgsFor(raw json.RawMessage, run bool) (request, error) {
 	obj, err := decodeObject(raw)
 	if err != nil {
 		return request{}, err
 	}
 	f := fields(obj)
-	req, errs := f.decode()
+	req, errs := f.decode(run)
 	if len(errs) > 0 {
 		return req, errors.Join(errs...)
 	}
@@ -104,12 +115,18 @@ func (f fields) present(name string) bool {
 }
 
 // decode checks each parameter against the schema and fills a request.
-func (f fields) decode() (request, []error) {
+func (f fields) decode(run bool) (request, []error) {
 	req := request{limit: defaultLimit, detail: detailSummary}
 	var errs []error
 
 	var unknown []string
-	known := strings.Split(allowedParams, ", ")
+	allowed := allowedParams
+	actions, values := "'list', 'info', 'call'", []action{actionList, actionInfo, actionCall}
+	if run {
+		allowed = allowedRunParams
+		actions, values = "'list', 'info', 'call', 'run'", append(values, actionRun)
+	}
+	known := strings.Split(allowed, ", ")
 	for k := range f {
 		if !slices.Contains(known, k) {
 			unknown = append(unknown, k)
@@ -121,15 +138,25 @@ func (f fields) decode() (request, []error) {
 		if len(unknown) > 1 {
 			noun = "parameters"
 		}
-		errs = append(errs, fmt.Errorf("Unknown %s %s; allowed parameters: %s", noun, quoteNames(unknown), allowedParams))
+		errs = append(errs, fmt.Errorf("Unknown %s %s; allowed parameters: %s", noun, quoteNames(unknown), allowed))
 	}
 
 	var err error
-	if req.action, err = enum(f, "action", "'list', 'info', 'call'", actionList, actionInfo, actionCall); err != nil {
+	if req.action, err = enum(f, "action", actions, values...); err != nil {
 		errs = append(errs, err)
 	}
-	if req.kind, err = enum(f, "type", "'tool', 'resource', 'prompt'", KindTool, KindResource, KindPrompt); err != nil {
-		errs = append(errs, err)
+	// A script names the type of each thing it reaches itself.
+	if req.action != actionRun || f.present("type") {
+		if req.kind, err = enum(f, "type", "'tool', 'resource', 'prompt'", KindTool, KindResource, KindPrompt); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if run && f.present("code") {
+		s, ok := stringValue(f["code"])
+		if !ok {
+			errs = append(errs, fmt.Errorf("Parameter 'code' must be a string (a script); got %s", shown(f["code"])))
+		}
+		req.code = s
 	}
 
 	if f.present("path") {
@@ -205,6 +232,12 @@ func enum[T ~string](f fields, name, allowed string, values ...T) (T, error) {
 // action, in Magg's order and words.
 func (f fields) checkCombination(req request) error {
 	a := req.action
+	if a == actionRun {
+		return f.checkRun(req)
+	}
+	if f.present("code") {
+		return fmt.Errorf("Parameter 'code' is only allowed for action 'run' (got it for action '%s')", a)
+	}
 	if (a == actionInfo || a == actionCall) && req.path == "" {
 		return fmt.Errorf("Parameter 'path' is required for action '%s'", a)
 	}
@@ -225,6 +258,24 @@ func (f fields) checkCombination(req request) error {
 	}
 	if len(given) > 0 {
 		return fmt.Errorf("Parameters 'limit', 'offset', and 'filter_server' are only allowed for 'list' action, and so are 'query' and 'detail' (got %s for action '%s')", quoteNames(given), a)
+	}
+	return nil
+}
+
+// checkRun checks that run has its script and none of the other
+// actions' parameters.
+func (f fields) checkRun(req request) error {
+	if req.code == "" {
+		return errors.New("Parameter 'code' is required for action 'run': the script to run")
+	}
+	var given []string
+	for _, k := range []string{"path", "args", "limit", "offset", "filter_server", "query", "detail"} {
+		if f.present(k) {
+			given = append(given, k)
+		}
+	}
+	if len(given) > 0 {
+		return fmt.Errorf("Parameters %s are not allowed for action 'run': the script passes them to proxy.list, proxy.info and proxy.call", quoteNames(given))
 	}
 	return nil
 }

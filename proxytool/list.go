@@ -57,7 +57,7 @@ func (p *Proxy) list(ctx context.Context, req request) json.RawMessage {
 			}
 			arr = append(arr, js...)
 		} else {
-			arr = appendSummary(arr, &pg.items[i])
+			arr = appendSummary(arr, &pg.items[i], p.canRun())
 		}
 	}
 	arr = append(arr, ']')

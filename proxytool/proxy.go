@@ -51,11 +51,13 @@ func (p *Proxy) Call(ctx context.Context, params json.RawMessage) (result json.R
 }
 
 func (p *Proxy) call(ctx context.Context, params json.RawMessage) json.RawMessage {
-	req, meta, errResult := decodeCall(params)
+	req, meta, errResult := decodeCall(params, p.canRun())
 	if errResult != nil {
 		return errResult
 	}
 	switch req.action {
+	case actionRun:
+		return p.run(ctx, req, meta)
 	case actionList:
 		return p.list(ctx, req)
 	case actionInfo:
@@ -74,12 +76,12 @@ func (p *Proxy) call(ctx context.Context, params json.RawMessage) json.RawMessag
 // decodeCall reads the params of a tools/call of the proxy tool: its
 // arguments, and the _meta to pass on; a non-nil errResult is the
 // answer to a call that cannot be read.
-func decodeCall(params json.RawMessage) (req request, meta json.RawMessage, errResult json.RawMessage) {
+func decodeCall(params json.RawMessage, run bool) (req request, meta json.RawMessage, errResult json.RawMessage) {
 	fields, err := decodeObject(params)
 	if err != nil {
 		return req, nil, errorResult(fmt.Sprintf("The tools/call params must be a JSON object with 'name' and 'arguments'; got %s", shown(params)))
 	}
-	req, err = decodeArgs(fields["arguments"])
+	req, err = decodeArgsFor(fields["arguments"], run)
 	if err != nil {
 		return req, nil, errorResult(err.Error())
 	}
@@ -112,7 +114,7 @@ func (p *Proxy) Send(ctx context.Context, params json.RawMessage, done func(json
 	if !ok {
 		return nil, false
 	}
-	req, meta, errResult := decodeCall(params)
+	req, meta, errResult := decodeCall(params, false)
 	if errResult != nil || req.action != actionCall || req.kind != KindTool {
 		return nil, false
 	}

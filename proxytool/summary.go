@@ -27,8 +27,11 @@ const (
 // The description is its first line, cut at a sentence or a word past
 // maxSummaryDescription; args is a typed signature of the parameters
 // ("path: string, head?: number"; "?" marks an optional one), or of a
-// prompt's arguments. info gives the whole object.
-func appendSummary(b []byte, it *Item) []byte {
+// prompt's arguments. With returns, a tool with an outputSchema also has
+// "returns", the type of its structured result ("{total: number,
+// files: string[]}"), which is what a script's proxy.call gives back.
+// info gives the whole object.
+func appendSummary(b []byte, it *Item, returns bool) []byte {
 	obj := map[string][]byte{}
 	_ = rawjson.Members(it.JSON, func(k string, v []byte) bool {
 		obj[k] = v
@@ -70,6 +73,11 @@ func appendSummary(b []byte, it *Item) []byte {
 	switch it.Kind {
 	case KindTool:
 		b = field(b, "args", signature(obj["inputSchema"]), false)
+		if out := obj["outputSchema"]; returns && out != nil {
+			if r := signature(out); r != "" {
+				b = field(b, "returns", "{"+r+"}", false)
+			}
+		}
 	case KindPrompt:
 		b = field(b, "args", promptSignature(obj["arguments"]), false)
 	default:
