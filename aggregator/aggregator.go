@@ -82,6 +82,10 @@ type Options struct {
 	// those changed or added since approved (see docs/trust.md); nil pins
 	// nothing. After an approval, Rebuild shows what was approved.
 	Trust *trust.Store
+	// Approve decides, where no client can be asked (the terminal's
+	// mcpx run), whether a script may call a tool code.approve names:
+	// nil refuses every such call, an error refuses that one.
+	Approve func(ctx context.Context, server, tool string, args json.RawMessage) error
 	// TracerProvider records a span per client request and per call to
 	// an upstream (telemetry.Telemetry); nil records none.
 	TracerProvider trace.TracerProvider
@@ -105,6 +109,7 @@ type Options struct {
 // shows it. Its methods are safe for concurrent use.
 type Aggregator struct {
 	cfg       *config.Config
+	code      config.Code // code mode as the config had it at start: a reload leaves it
 	opts      Options
 	log       *slog.Logger
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
@@ -180,14 +185,16 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	a := &Aggregator{cfg: cfg, prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}), built: make(chan struct{}),
+	a := &Aggregator{cfg: cfg, code: cfg.Code.WithDefaults(), prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}), built: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge, Replica: o.Replica}),
 		search: search.NewBuilder()}
-	a.catalog.Store(build(nil, cfg.Separator, nil, nil))
+	first := build(nil, cfg.Separator, nil, nil)
+	first.run = !a.code.Disabled
+	a.catalog.Store(first)
 	a.startTelemetry()
-	a.proxy = proxytool.New(proxyCatalog{a: a})
+	a.proxy = a.newProxy(proxyCatalog{a: a})
 	return a
 }
 
@@ -424,6 +431,7 @@ func (a *Aggregator) rebuild() []Kind {
 		a.parent.srvMu.RUnlock()
 	}
 	c := build(members, a.cfg.Separator, a.opts.Trust, a.search)
+	c.run = !a.code.Disabled
 	c.restrict(a.profile())
 	a.catalog.Store(c)
 	a.report(c)
@@ -504,7 +512,7 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 		if err := a.awaitTool(ctx, proxyCallPath(params)); err != nil {
 			return toolError(a.opts.Redact(err.Error())), nil
 		}
-		a.refusedProxyCall(nil, params)
+		a.refusedProxyCall(ctx, nil, params)
 		return a.proxy.Call(ctx, params), nil
 	}
 	if err := a.awaitTool(ctx, name); err != nil {
@@ -539,7 +547,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method strin
 	}
 	e, params, err := a.resolveNamed(name, params, kind)
 	if err != nil {
-		return nil, a.notServed(l, method, name, params, kind, err)
+		return nil, a.notServed(ctx, l, method, name, params, kind, err)
 	}
 	res, err := a.request(ctx, l, e.src, method, params)
 	return a.settle(l, e, method, res, err, via)
@@ -574,12 +582,12 @@ func (a *Aggregator) resolveNamed(name string, params json.RawMessage, kind Kind
 // resolve (err): the config filter or pinning that keeps the name out
 // (recorded as refused, for the client l), a login its server waits for,
 // or no such name.
-func (a *Aggregator) notServed(l *listener, method, name string, params json.RawMessage, kind Kind, err error) error {
+func (a *Aggregator) notServed(ctx context.Context, l *listener, method, name string, params json.RawMessage, kind Kind, err error) error {
 	if !errors.Is(err, errNotServed) {
 		return err
 	}
 	if f := a.Catalog().FilteredOut(kind, name); f != nil {
-		a.refused(l, method, params, f)
+		a.refused(ctx, l, method, params, f)
 		return f
 	}
 	if hint := a.loginHint(name); hint != "" {

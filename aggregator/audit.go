@@ -19,13 +19,14 @@ func audited(method string) bool {
 // audit hands one call of the client l (nil: none) to the trail
 // (Options.Audit). It runs on the call's goroutine, so it only gathers
 // what the call has at hand; the recorder builds and writes the line on
-// its own goroutine.
-func (a *Aggregator) audit(l *listener, start time.Time, server, method string, params, res json.RawMessage, err error) {
+// its own goroutine. run is the code-mode run the call is part of ("":
+// none).
+func (a *Aggregator) audit(l *listener, start time.Time, run, server, method string, params, res json.RawMessage, err error) {
 	rec := a.opts.Audit
 	if rec == nil {
 		return
 	}
-	c := audit.Call{Start: start, Server: server, Method: method, Params: params, Result: res, Err: err}
+	c := audit.Call{Start: start, Run: run, Server: server, Method: method, Params: params, Result: res, Err: err}
 	var rpc *upstream.RPCError
 	if errors.As(err, &rpc) {
 		c.ErrorCode = rpc.Code

@@ -96,7 +96,9 @@ type Catalog struct {
 	// servers are the upstream servers behind the proxy tool, in config
 	// order; proxyEntry is the proxy tool as this catalog describes it,
 	// made when first listed.
-	servers    []string
+	servers []string
+	// run says the proxy tool has the run action (code mode).
+	run        bool
 	proxyOnce  sync.Once
 	proxyEntry *Entry
 
@@ -198,8 +200,12 @@ func build(members []*member, sep string, pins *trust.Store, ix *search.Builder)
 // examples from the catalog's tools (proxytool.ToolFor).
 func (c *Catalog) proxyTool() *Entry {
 	c.proxyOnce.Do(func() {
+		tool := proxytool.ToolFor(c.servers, c)
+		if c.run {
+			tool = proxytool.WithRun(tool)
+		}
 		c.proxyEntry = &Entry{Kind: KindTool, Name: proxytool.Name, Original: proxytool.Name,
-			Server: mcpxServer, JSON: proxytool.ToolFor(c.servers, c)}
+			Server: mcpxServer, JSON: tool}
 	})
 	return c.proxyEntry
 }

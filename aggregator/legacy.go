@@ -31,7 +31,7 @@ func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 	l := &listener{owner: owner, request: cl.Request, can: cl.Can, notify: cl.Notify,
 		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl, progress: cl.Progress,
 		listChanged: func(kinds []Kind) { cl.ListChanged(coreLists(kinds)...) }}
-	l.proxy = proxytool.New(proxyCatalog{a: a, l: l, send: cl.Options()})
+	l.proxy = a.newProxy(proxyCatalog{a: a, l: l, send: cl.Options()})
 	cl.Member = l
 	a.listeners.Store(l, struct{}{})
 	if a.parent != nil {

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -49,7 +50,7 @@ func (a *Aggregator) reportTrust(c *Catalog, idle []string) {
 // the client's; the line names the server's own tool or prompt, as the
 // lines of calls that reach a server do.
 // l is the client whose call it was (nil: none).
-func (a *Aggregator) refused(l *listener, method string, params json.RawMessage, f *Filtered) {
+func (a *Aggregator) refused(ctx context.Context, l *listener, method string, params json.RawMessage, f *Filtered) {
 	if a.opts.Audit == nil || f == nil {
 		return
 	}
@@ -60,7 +61,7 @@ func (a *Aggregator) refused(l *listener, method string, params json.RawMessage,
 	if p, _, err := rawjson.Replace(orEmpty(params), "name", []byte(quote(f.Original))); err == nil {
 		params = p
 	}
-	c := audit.Call{Start: time.Now(), Server: f.Server, Method: method, Params: params, Outcome: outcome}
+	c := audit.Call{Start: time.Now(), Run: runOf(ctx), Server: f.Server, Method: method, Params: params, Outcome: outcome}
 	if l != nil && l.client != nil {
 		c.Client, c.Session = l.client.Name(), l.client.ID()
 	}
@@ -70,7 +71,7 @@ func (a *Aggregator) refused(l *listener, method string, params json.RawMessage,
 // refusedProxyCall audits, as refused does, a call through the proxy tool
 // of a tool a rule keeps out: the proxy answers it without a server, and
 // the line shows the tool and its arguments, not the proxy's.
-func (a *Aggregator) refusedProxyCall(l *listener, params json.RawMessage) {
+func (a *Aggregator) refusedProxyCall(ctx context.Context, l *listener, params json.RawMessage) {
 	if a.opts.Audit == nil {
 		return
 	}
@@ -92,5 +93,5 @@ func (a *Aggregator) refusedProxyCall(l *listener, params json.RawMessage) {
 	if err != nil {
 		return
 	}
-	a.refused(l, "tools/call", call, f)
+	a.refused(ctx, l, "tools/call", call, f)
 }

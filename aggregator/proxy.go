@@ -31,7 +31,7 @@ func (a *Aggregator) proxyFor(l *listener) *proxytool.Proxy {
 	case l.proxy != nil:
 		return l.proxy
 	}
-	return proxytool.New(proxyCatalog{a: a, l: l})
+	return a.newProxy(proxyCatalog{a: a, l: l})
 }
 
 var _ proxytool.Catalog = proxyCatalog{}

@@ -115,6 +115,7 @@ func requestWith(ctx context.Context, src Source, method string, params json.Raw
 type outgoing struct {
 	end   func()          // ends the count of the client's calls; nil: no client
 	start time.Time       // zero: not audited
+	run   string          // the code-mode run it is part of (runOf)
 	call  *telemetry.Call // nil: telemetry off
 }
 
@@ -133,7 +134,7 @@ func (a *Aggregator) begin(ctx context.Context, l *listener, src Source, method 
 		o.call = &call
 	}
 	if audited(method) && a.opts.Audit != nil {
-		o.start = time.Now()
+		o.start, o.run = time.Now(), runOf(ctx)
 	}
 	return ctx, sent, o
 }
@@ -145,7 +146,7 @@ func (o outgoing) finish(a *Aggregator, l *listener, src Source, method string, 
 		o.end()
 	}
 	if !o.start.IsZero() {
-		a.audit(l, o.start, src.Name(), method, params, res, err)
+		a.audit(l, o.start, o.run, src.Name(), method, params, res, err)
 	}
 	if o.call != nil {
 		endCall(*o.call, res, err)

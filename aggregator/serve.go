@@ -192,7 +192,7 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
-			a.refusedProxyCall(l, params)
+			a.refusedProxyCall(ctx, l, params)
 			return a.proxyFor(l).Call(ctx, params), nil
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for
@@ -205,7 +205,7 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 			}
 		}
 		if !a.served(name) {
-			a.refused(l, method, params, a.Catalog().FilteredOut(KindTool, name))
+			a.refused(ctx, l, method, params, a.Catalog().FilteredOut(KindTool, name))
 			return a.unknownTool(name), nil // unknowntool.go
 		}
 		res, err := a.callTool(ctx, l, params, results.ViaRead)

@@ -35,6 +35,10 @@ type Call struct {
 	// Outcome overrides the outcome derived from Result and Err
 	// ("refused", "withheld").
 	Outcome string
+	// Run names the code-mode run the call belongs to: the run's own
+	// line and each of its inner calls carry the same id. "" for a call
+	// made outside a script.
+	Run string
 
 	resultBytes int // the length of a Result Record let go of
 }
@@ -47,6 +51,7 @@ type Line struct {
 	Time        time.Time       `json:"time"`
 	Client      string          `json:"client,omitempty"`
 	Session     string          `json:"session,omitempty"`
+	Run         string          `json:"run,omitempty"`
 	Server      string          `json:"server"`
 	Method      string          `json:"method"`
 	Tool        string          `json:"tool,omitempty"`
@@ -92,7 +97,7 @@ func clip(name string) string {
 // arguments.
 func (c Call) line(mode Arguments) Line {
 	l := Line{
-		Time: c.Start.UTC(), Client: clip(c.Client), Session: c.Session, Server: c.Server, Method: c.Method,
+		Time: c.Start.UTC(), Client: clip(c.Client), Session: c.Session, Run: c.Run, Server: c.Server, Method: c.Method,
 		Outcome: c.outcome(), ErrorCode: c.ErrorCode, ResultBytes: max(len(c.Result), c.resultBytes),
 		DurationMS: float64(c.End.Sub(c.Start).Microseconds()) / 1000,
 	}

@@ -3,6 +3,7 @@ package codemode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -123,6 +124,9 @@ type callArg struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 	Type string          `json:"type"`
+	// Raw asks for the answer as the proxy gave it (a CallToolResult,
+	// isError and all) rather than its value.
+	Raw bool `json:"raw"`
 }
 
 // call makes one inner call: counted, approved when it is a tool's, then
@@ -154,10 +158,14 @@ func (h *host) call(ctx context.Context, verb string, c callArg) ([]byte, error)
 	raw := h.proxy(ctx, args)
 	var v json.RawMessage
 	var err error
-	switch kind {
-	case "resource":
+	switch {
+	case c.Raw:
+		if v = raw; !json.Valid(raw) {
+			v, err = nil, errors.New("the proxy's answer is not JSON")
+		}
+	case kind == "resource":
 		v, err = resourceValue(raw)
-	case "prompt":
+	case kind == "prompt":
 		v, err = embeddedJSON(raw)
 	default:
 		v, err = toolValue(raw)

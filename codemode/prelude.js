@@ -21,7 +21,7 @@
   const listKeys = ["type", "limit", "offset", "server", "detail", "query"];
   const call = (verb, name, args, o) => {
     if (typeof name !== "string" || name === "") throw new Err(verb + ": give the name of a tool (or a resource URI, or a prompt) as the first argument");
-    const c = pick(o, ["type"]);
+    const c = pick(o, ["type", "raw"]);
     c.name = name; c.args = args === undefined ? null : args;
     return c;
   };

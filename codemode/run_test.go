@@ -87,6 +87,7 @@ func TestRunValues(t *testing.T) {
 		{"callAll settle", `(await proxy.callAll([["add", {x: 1, y: 1}], ["fail", {}]], {settle: true})).map(r => r.ok)`, `[true,false]`},
 		{"isError throws", `try { await proxy.call("fail", {}); return "no" } catch (e) { return e.message }`, `"proxy.call(\"fail\"): the tool broke"`},
 		{"undefined is null", `undefined`, `null`},
+		{"raw", `(await proxy.call("fail", {}, {raw: true})).isError`, `true`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -82,20 +82,23 @@ func texts(items []contentItem) string {
 }
 
 // embeddedJSON is the value of a list, info or prompt answer: the JSON
-// text of its one embedded resource.
+// text of its first embedded resource (list follows it with a summary
+// for a model, which a script has no use for).
 func embeddedJSON(raw json.RawMessage) (json.RawMessage, error) {
 	r, err := decodeResult(raw)
 	if err != nil {
 		return nil, err
 	}
-	if len(r.Content) != 1 || r.Content[0].Resource == nil || r.Content[0].Resource.Text == nil {
-		return nil, errors.New("the proxy's answer holds no JSON")
-	}
-	text := []byte(*r.Content[0].Resource.Text)
-	if !json.Valid(text) {
+	for _, it := range r.Content {
+		if it.Resource == nil || it.Resource.Text == nil {
+			continue
+		}
+		if text := []byte(*it.Resource.Text); json.Valid(text) {
+			return text, nil
+		}
 		return nil, errors.New("the proxy's answer holds text that is not JSON")
 	}
-	return text, nil
+	return nil, errors.New("the proxy's answer holds no JSON")
 }
 
 // toolValue is the value of a tool call: its structuredContent when it

@@ -80,6 +80,6 @@ func WithRun(tool json.RawMessage) json.RawMessage {
 // runLines teach the run action in the proxy's description.
 const runLines = "\n4. run a script that makes many calls and returns only what you need, to save round trips and tokens: " +
 	`{"action":"run","code":"const r = await proxy.callAll(files.map(f => ['NAME', {path: f}])); return r.filter(x => x.ok).length"}. ` +
-	"In it: proxy.list(query), proxy.info(name), proxy.call(name, args) (a type as third argument: {type:'resource'}), proxy.callAll([[name, args], ...]) in parallel. " +
+	"In it: proxy.list(query), proxy.info(name), proxy.call(name, args, {type:'resource'|'prompt', raw:true for the whole result}), proxy.callAll([[name, args], ...]) in parallel. " +
 	"A call gives the tool's structured result (\"returns\" in list), else its text, parsed when JSON; a failed call throws. console.log lines come back too. " +
 	"Calls of tools that may change something ask the user first."

@@ -93,7 +93,7 @@ func TestWithRun(t *testing.T) {
 	if strings.Join(v.InputSchema.Required, ",") != "action" {
 		t.Errorf("required %v", v.InputSchema.Required)
 	}
-	for _, want := range []string{"proxy.call(name, args)", "proxy.callAll", "ask the user first", `"action":"run"`} {
+	for _, want := range []string{"proxy.call(name, args", "proxy.callAll", "ask the user first", `"action":"run"`} {
 		if !strings.Contains(v.Description, want) {
 			t.Errorf("the description does not teach %q", want)
 		}

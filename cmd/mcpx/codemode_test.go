@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runResult is the answer of the proxy's run action: the value's JSON
+// as its first text, or the failure.
+type runResult struct {
+	Content []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	IsError bool `json:"isError"`
+}
+
+// proxyRun runs code through the proxy tool of c and returns its answer.
+func proxyRun(t *testing.T, c *rawClient, code string) runResult {
+	t.Helper()
+	res, e := c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{"action": "run", "code": code}})
+	if e != nil {
+		t.Fatalf("run: %s", e.Message)
+	}
+	var r runResult
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Content) == 0 {
+		t.Fatalf("run answered %s", res)
+	}
+	return r
+}
+
+// keptURI matches the URI of a kept result, which names one call: two
+// calls of the same tool keep two results.
+var keptURI = regexp.MustCompile(`mcpx://results/[A-Za-z0-9._~-]+`)
+
+// TestCodeModeGateParity: for a tool withheld by pinning, filtered out
+// by the config, hidden by the profile, renamed by an override, capped
+// by maxResultBytes, failing, or not there, a script's proxy.call gets
+// exactly what the proxy's call action gets, and a hidden tool stays out
+// of the script's proxy.list too.
+func TestCodeModeGateParity(t *testing.T) {
+	state := t.TempDir()
+	env := trustEnv(state, "")
+	defs := filepath.Join(t.TempDir(), "defs.json")
+	writeDefs(t, defs, map[string]any{})
+	entry := fx("--name", "fx", "--defs", defs)
+	entry["tools"] = map[string]any{
+		"deny": []string{"crash"},
+		"override": map[string]any{"structured": map[string]any{"name": "shape",
+			"annotations": map[string]any{"readOnlyHint": true}}},
+	}
+	cfg := writeConfig(t, map[string]any{"maxResultBytes": 2048, "code": map[string]any{"approve": "none", "maxOutput": "64KiB"},
+		"servers":  map[string]any{"fx": entry},
+		"profiles": map[string]any{"p": map[string]any{"tools": map[string]any{"deny": []string{"fx_env"}}}}})
+	if _, errOut, code := runPinned(t, env, "list", "tools", "--config", cfg); code != 0 {
+		t.Fatalf("first run (pins fx): exit %d\n%s", code, errOut)
+	}
+	writeDefs(t, defs, changedDefs) // echo changes, newtool is new: both withheld
+
+	c := startServeEnv(t, cfg, env, "--profile", "p")
+	c.initialize()
+	cases := []struct {
+		name, tool, args string
+	}{
+		{"withheld, changed", "fx_echo", `{"message":"hi"}`},
+		{"withheld, new", "fx_newtool", `{}`},
+		{"filtered", "fx_crash", `{}`},
+		{"hidden by the profile", "fx_env", `{}`},
+		{"overridden: the new name", "fx_shape", `{"a":2,"b":3}`},
+		{"overridden: the old name", "fx_structured", `{}`},
+		{"capped", "fx_big", `{"bytes":10000}`},
+		{"capped, structured", "fx_big", `{"bytes":10000,"as":"structured"}`},
+		{"failing", "fx_fail", `{}`},
+		{"not there", "fx_nope", `{}`},
+		{"the server's own name", "big", `{"bytes":10}`},
+		{"bad arguments", "fx_sleep", `{"ms":"soon"}`},
+		{"the proxy itself", "proxy", `{"action":"list"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			direct, e := c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{
+				"action": "call", "type": "tool", "path": tc.tool, "args": json.RawMessage(tc.args)}})
+			if e != nil {
+				t.Fatalf("direct call: %s", e.Message)
+			}
+			r := proxyRun(t, c, `return await proxy.call(`+quoteJS(tc.tool)+`, `+tc.args+`, {raw: true})`)
+			if r.IsError {
+				t.Fatalf("the run failed: %s", r.Content[0].Text)
+			}
+			got, want := keptURI.ReplaceAllString(r.Content[0].Text, "KEPT"), keptURI.ReplaceAllString(string(direct), "KEPT")
+			if !jsonEqual(json.RawMessage(got), json.RawMessage(want)) {
+				t.Errorf("script's call:\n%s\nthe proxy's call:\n%s", got, want)
+			}
+		})
+	}
+	r := proxyRun(t, c, `(await proxy.list({limit: 100})).map(t => t.name)`)
+	var names []string
+	if err := json.Unmarshal([]byte(r.Content[0].Text), &names); err != nil {
+		t.Fatalf("list in a script: %s", r.Content[0].Text)
+	}
+	for _, hidden := range []string{"fx_echo", "fx_newtool", "fx_crash", "fx_env", "fx_structured"} {
+		if contains(names, hidden) {
+			t.Errorf("a script's proxy.list shows %s, which the client may not see: %v", hidden, names)
+		}
+	}
+	if !contains(names, "fx_shape") || !contains(names, "fx_fail") {
+		t.Errorf("a script's proxy.list lacks tools the client sees: %v", names)
+	}
+}
+
+// quoteJS is s as a JavaScript string literal.
+func quoteJS(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestCodeModeRun: a script composes calls and returns one number; its
+// console lines come back; a failure names what broke; a tool that may
+// write is refused, naming why, to a client that cannot be asked; code:
+// false takes the action away.
+func TestCodeModeRun(t *testing.T) {
+	entry := fx("--name", "fx")
+	entry["tools"] = map[string]any{"override": map[string]any{"structured": map[string]any{
+		"annotations": map[string]any{"readOnlyHint": true}}}}
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": entry}})
+	c := startServe(t, cfg)
+	c.initialize()
+	r := proxyRun(t, c, `
+		const sums = await proxy.callAll([1, 2, 3].map(i => ["fx_structured", {a: i, b: i}]));
+		console.log("sums", sums.map(s => s.sum));
+		const echo = await proxy.call("fx_echo", {message: "hello"});
+		return sums.reduce((n, s) => n + s.sum, 0) + echo.length`)
+	if r.IsError || r.Content[0].Text != "17" {
+		t.Fatalf("run: %+v", r)
+	}
+	if len(r.Content) != 2 || !strings.Contains(r.Content[1].Text, "sums [2,4,6]") {
+		t.Errorf("the log: %+v", r.Content)
+	}
+	r = proxyRun(t, c, `try { await proxy.call("fx_nope", {}) } catch (e) { return e.message }`)
+	if r.IsError || !strings.Contains(r.Content[0].Text, `proxy.call(\"fx_nope\")`) || !strings.Contains(r.Content[0].Text, "Unknown tool") {
+		t.Errorf("a call of no tool: %+v", r)
+	}
+	r = proxyRun(t, c, `await proxy.call("fx_fail", {})`)
+	if !r.IsError || !strings.Contains(r.Content[0].Text, "did not declare elicitation") {
+		t.Errorf("a call of a tool that may write, for a client that cannot be asked: %+v", r)
+	}
+
+	off := writeConfig(t, map[string]any{"code": false, "servers": map[string]any{"fx": fx("--name", "fx")}})
+	c = startServe(t, off)
+	c.initialize()
+	res, _ := c.request("tools/call", map[string]any{"name": "proxy", "arguments": map[string]any{"action": "run", "code": "1"}})
+	if !strings.Contains(string(res), "Unknown parameter 'code'") {
+		t.Errorf("run with code: false: %s", res)
+	}
+	list, _ := c.request("tools/list", map[string]any{})
+	if strings.Contains(string(list), `"run"`) {
+		t.Errorf("tools/list shows run with code: false")
+	}
+}
