@@ -2,10 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpx/mcpx/internal/testenv"
 )
 
 // runResult is the answer of the proxy's run action: the value's JSON
@@ -157,5 +163,74 @@ func TestCodeModeRun(t *testing.T) {
 	list, _ := c.request("tools/list", map[string]any{})
 	if strings.Contains(string(list), `"run"`) {
 		t.Errorf("tools/list shows run with code: false")
+	}
+}
+
+// TestCodeModeApprovalTypeScript: with the official TypeScript SDK as a
+// 2025-11-25 client that declares elicitation, a script's call of a tool
+// that may write waits for the user's answer to an elicitation naming
+// the tool and its arguments: an approval "for the rest of the script"
+// lets the second call of that tool go unasked, a decline throws in the
+// script and the tool is not called, a read-only tool is never asked
+// about.
+func TestCodeModeApprovalTypeScript(t *testing.T) {
+	testenv.NeedNodePeers(t)
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx")}})
+	exe, _ := os.Executable()
+	cmd := exec.Command("node", "../../testdata/node/e2e-codemode.mjs", exe, "serve", "--stdio", "--config", cfg)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	var stderr testenv.Buffer
+	cmd.Stderr = &stderr
+	out, err := runWithin(cmd, time.Minute)
+	var r struct {
+		Error        string
+		ProxyActions []string
+		IsError      bool
+		Value        struct {
+			A, B     int
+			Declined string
+			Echo     string
+		}
+		Asked []struct {
+			Message         string
+			RequestedSchema map[string]any
+		}
+	}
+	if jerr := json.Unmarshal(out, &r); jerr != nil || err != nil || r.Error != "" {
+		t.Fatalf("client: %v %v %s\nstdout: %s\nstderr: %s", err, jerr, r.Error, out, stderr.String())
+	}
+	if !contains(r.ProxyActions, "run") {
+		t.Errorf("the proxy's actions %v lack run", r.ProxyActions)
+	}
+	if r.IsError || r.Value.A != 2 || r.Value.B != 4 || r.Value.Echo != "read only" {
+		t.Fatalf("the run's value: %+v", r)
+	}
+	if !strings.Contains(r.Value.Declined, "declined") {
+		t.Errorf("the declined call threw %q", r.Value.Declined)
+	}
+	if len(r.Asked) != 2 {
+		t.Fatalf("asked %d times, want 2 (fx_structured once for the run, fx_fail): %+v", len(r.Asked), r.Asked)
+	}
+	if m := r.Asked[0].Message; !strings.Contains(m, "fx_structured") || !strings.Contains(m, `{"a":1,"b":1}`) {
+		t.Errorf("the approval does not name the call and its arguments: %q", m)
+	}
+	if !strings.Contains(r.Asked[1].Message, "fx_fail") {
+		t.Errorf("the second approval: %q", r.Asked[1].Message)
+	}
+}
+
+// runWithin runs cmd for its stdout, killing it past d.
+func runWithin(cmd *exec.Cmd, d time.Duration) ([]byte, error) {
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.Output(); close(done) }()
+	select {
+	case <-done:
+		return out, err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		return out, fmt.Errorf("%s did not finish within %s", cmd.Path, d)
 	}
 }
