@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -118,6 +119,12 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve, pull bool) (
 	}
 	if tel != nil {
 		o.TracerProvider, o.MeterProvider = tel.TracerProvider, tel.MeterProvider
+	}
+	if g.approve {
+		o.Approve = func(_ context.Context, server, tool string, _ json.RawMessage) error {
+			logger.Info("approved by --approve", "tool", tool, "server", server)
+			return nil
+		}
 	}
 	agg := aggregator.New(cfg, o)
 	agg.Start(ctx)

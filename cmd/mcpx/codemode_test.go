@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/internal/testenv"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // runResult is the answer of the proxy's run action: the value's JSON
@@ -232,5 +235,114 @@ func runWithin(cmd *exec.Cmd, d time.Duration) ([]byte, error) {
 		cmd.Process.Kill()
 		<-done
 		return out, fmt.Errorf("%s did not finish within %s", cmd.Path, d)
+	}
+}
+
+// TestCodeModeTrail: a run is on the audit trail as one line of its own
+// (server mcpx, tool proxy) and one line per inner call, all with the
+// same run id; its inner calls' spans are children of the run's request
+// span, in the trace the client gave.
+func TestCodeModeTrail(t *testing.T) {
+	state := t.TempDir()
+	rcv := newOTLPReceiver(t)
+	cfg := writeConfig(t, map[string]any{"audit": map[string]any{"arguments": "keys"},
+		"servers": map[string]any{"fx": fx("--name", "fx")}})
+	c := startServeEnv(t, cfg, append(rcv.env(), "XDG_STATE_HOME="+state))
+	c.initialize()
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	res, e := c.request("tools/call", map[string]any{"name": "proxy",
+		"arguments": map[string]any{"action": "run", "code": `(await proxy.callAll([["fx_echo", {message: "a"}], ["fx_echo", {message: "b"}]])).join("")`},
+		"_meta":     map[string]any{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}})
+	if e != nil || !strings.Contains(string(res), `"\"ab\""`) {
+		t.Fatalf("run: %s %v", res, e)
+	}
+	c.stdin.Close()
+	if !waitExit(c.cmd, 10*time.Second) {
+		t.Fatal("serve did not exit after stdin closed")
+	}
+
+	lines := auditLines(t, trailOf(state))
+	var run string
+	var inner int
+	for _, l := range lines {
+		switch {
+		case l.Server == "mcpx" && l.Tool == "proxy":
+			run = l.Run
+		case l.Server == "fx" && l.Tool == "echo":
+			inner++
+			if l.Run == "" {
+				t.Errorf("an inner call's line has no run: %+v", l)
+			}
+		}
+	}
+	if run == "" || inner != 2 {
+		t.Fatalf("the trail: run %q, %d inner calls, want a run and 2: %+v", run, inner, lines)
+	}
+	for _, l := range lines {
+		if l.Server == "fx" && l.Run != run {
+			t.Errorf("an inner call names run %q, the run is %q", l.Run, run)
+		}
+	}
+
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	var server []byte
+	var calls [][]byte
+	for _, sp := range rcv.spans {
+		if hex.EncodeToString(sp.TraceId) != trace {
+			continue
+		}
+		switch sp.Kind {
+		case tracepb.Span_SPAN_KIND_SERVER:
+			server = sp.SpanId
+		case tracepb.Span_SPAN_KIND_CLIENT:
+			calls = append(calls, sp.ParentSpanId)
+		}
+	}
+	if server == nil || len(calls) != 2 {
+		t.Fatalf("in the client's trace: server span %x, %d upstream call spans, want one and 2", server, len(calls))
+	}
+	for _, parent := range calls {
+		if !bytes.Equal(parent, server) {
+			t.Errorf("an inner call's span has parent %x, not the run's request span %x", parent, server)
+		}
+	}
+}
+
+// TestRunCommand: mcpx run runs a script from a file or stdin against
+// the catalog and prints its value; a tool that may write is refused
+// without --approve (exit 1, naming the flag's reason) and called with
+// it; a script that is not there is a usage error.
+func TestRunCommand(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx")}})
+	script := filepath.Join(t.TempDir(), "sum.js")
+	if err := os.WriteFile(script, []byte(`const r = await proxy.call("fx_echo", {message: "from a file"}); return r.length`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := auditRun(t, t.TempDir(), "run", script, "--config", cfg)
+	if code != 0 || strings.TrimSpace(out) != "11" {
+		t.Errorf("run a file: exit %d, %q\n%s", code, out, errOut)
+	}
+
+	write := `return (await proxy.call("fx_structured", {a: 4, b: 5})).sum`
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "-", "--config", cfg}, 1, "no one can be asked"},
+		{[]string{"run", "-", "--approve", "--config", cfg}, 0, "9"},
+	} {
+		cmd := mcpxCommand(tc.args...)
+		cmd.Stdin = strings.NewReader(write)
+		var stderr testenv.Buffer
+		cmd.Stderr = &stderr
+		b, _ := cmd.Output()
+		if got := cmd.ProcessState.ExitCode(); got != tc.code || !strings.Contains(string(b)+stderr.String(), tc.want) {
+			t.Errorf("mcpx %v: exit %d, want %d with %q\nstdout: %s\nstderr: %s", tc.args, got, tc.code, tc.want, b, stderr.String())
+		}
+	}
+	if _, errOut, code := auditRun(t, t.TempDir(), "run", "/no/such/script.js", "--config", cfg); code != 2 || !strings.Contains(errOut, "no such file") {
+		t.Errorf("a missing script: exit %d\n%s", code, errOut)
 	}
 }

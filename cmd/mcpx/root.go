@@ -37,6 +37,7 @@ type globalFlags struct {
 	separator string
 	profile   string
 	cached    bool // list --cached: read only remembered catalogs
+	approve   bool // run --approve: scripts may call tools that may write
 }
 
 // loadOptions are the config flags as config.Load takes them.
@@ -108,6 +109,7 @@ interrupted.`,
 		newServeCmd(ios, g),
 		newListCmd(ios, g),
 		newCallCmd(ios, g),
+		newRunCmd(ios, g),
 		newInfoCmd(ios, g),
 		newReadCmd(ios, g),
 		newGetCmd(ios, g),
