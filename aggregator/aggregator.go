@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpx/mcpx/codemode"
 	"slices"
 	"strings"
 	"sync"
@@ -110,6 +111,7 @@ type Options struct {
 type Aggregator struct {
 	cfg       *config.Config
 	code      config.Code // code mode as the config had it at start: a reload leaves it
+	engine    *codemode.Engine
 	opts      Options
 	log       *slog.Logger
 	srvMu     sync.RWMutex // guards upstreams and members, which a reload replaces
@@ -185,7 +187,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	a := &Aggregator{cfg: cfg, code: cfg.Code.WithDefaults(), prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}), built: make(chan struct{}),
+	a := &Aggregator{cfg: cfg, code: cfg.Code.WithDefaults(), engine: codemode.NewEngine(codeLimits(cfg)), prof: cfg.Profile, profs: cfg.Profiles, opts: o, log: o.Logger, ready: make(chan struct{}), built: make(chan struct{}),
 		changes: make(chan struct{}, 1), reported: map[string]bool{}, hidden: map[string]int{}, statusCh: make(chan struct{}), callers: &callers{},
 		results: results.NewStore(&results.Options{MaxMemory: cfg.Results.MaxMemory,
 			MaxDisk: cfg.Results.MaxDisk, MaxAge: cfg.Results.MaxAge, Replica: o.Replica}),

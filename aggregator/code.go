@@ -74,7 +74,7 @@ func (c codeCatalog) Run(ctx context.Context, code string, verb func(context.Con
 		}
 		return verb(ctx, args)
 	}
-	res := codemode.Run(ctx, code, codemode.Host{Proxy: inner, Approve: c.approver()}, a.codeLimits())
+	res := a.root().engine.Run(ctx, code, codemode.Host{Proxy: inner, Approve: c.approver()})
 	out := res.ToolResult()
 	if a.opts.Audit != nil {
 		params, _ := json.Marshal(map[string]any{"name": proxytool.Name, "arguments": map[string]string{"action": "run", "code": code}})
@@ -86,11 +86,11 @@ func (c codeCatalog) Run(ctx context.Context, code string, verb func(context.Con
 
 // codeLimits are a run's limits from the config: its answer is bound by
 // code.maxOutput, else by the result cap a tool's answer has.
-func (a *Aggregator) codeLimits() codemode.Limits {
-	c := a.code
+func codeLimits(cfg *config.Config) codemode.Limits {
+	c := cfg.Code.WithDefaults()
 	out := c.MaxOutput
 	if out <= 0 {
-		out = a.cfg.Limits.MaxResultBytes
+		out = cfg.Limits.MaxResultBytes
 	}
 	if out <= 0 {
 		out = config.DefaultMaxResultBytes

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"modernc.org/quickjs"
 )
@@ -37,30 +38,54 @@ const stackSlots = 4096
 // is deleted before the script runs.
 const hostName = "__mcpx_host"
 
-// execute runs code in a fresh VM and returns the JSON of its value.
-func execute(ctx context.Context, code string, hs *host, lim Limits) (json.RawMessage, error) {
+// fresh is a VM that has run nothing but the prelude's setup: the
+// script's globals are in place and the host function is gone from
+// them. serve is what the prelude's host function calls, set by the one
+// run that takes the VM.
+type fresh struct {
+	vm    *quickjs.VM
+	serve func(args []any) (any, error)
+}
+
+// newFresh starts a VM within memory bytes, ready for one run.
+func newFresh(memory int64) (*fresh, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, fmt.Errorf("start the script engine: %w", err)
 	}
-	defer vm.Close()
-	vm.SetMemoryLimit(uintptr(lim.Memory))
+	f := &fresh{vm: vm}
+	vm.SetMemoryLimit(uintptr(memory))
 	vm.SetMaxStackSize(stackSlots)
+	err = vm.RegisterHostFunc(hostName, func(args []any) (any, error) {
+		if f.serve == nil {
+			return nil, errors.New("no run") // the setup does not call it
+		}
+		return f.serve(args)
+	})
+	setup, serr := setupBytecode()
+	if err == nil && serr == nil {
+		_, err = vm.EvalBytecode(setup)
+	}
+	if err = errors.Join(err, serr); err != nil {
+		vm.Close()
+		return nil, fmt.Errorf("start the script engine: %w", err)
+	}
+	return f, nil
+}
+
+// execute runs code in f, whose VM it then owns, and returns the JSON of
+// its value.
+func execute(ctx context.Context, code string, hs *host, lim Limits, f *fresh) (json.RawMessage, error) {
+	vm := f.vm
 	stop := context.AfterFunc(ctx, vm.Interrupt)
 	defer stop()
-
 	var out outcome
-	err = vm.RegisterHostFunc(hostName, func(args []any) (any, error) {
-		return out.serve(ctx, hs, args)
-	})
+	f.serve = func(args []any) (any, error) { return out.serve(ctx, hs, args) }
+	script, err := compile(vm, code)
+	if err == nil {
+		_, err = vm.EvalBytecode(script)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("start the script engine: %w", err)
-	}
-	setup := "globalThis.__mcpx_finish = (" + prelude + ")(" + hostName + "); delete globalThis." + hostName + ";"
-	if _, err := vm.Eval(setup, quickjs.EvalGlobal); err != nil {
-		return nil, fmt.Errorf("start the script engine: %w", err)
-	}
-	if _, err := vm.Eval(wrap(vm, code), quickjs.EvalGlobal); err != nil {
 		return nil, engineError(ctx, err, lim)
 	}
 	// The script's awaits resolve as jobs; host calls are synchronous,
@@ -124,17 +149,30 @@ func (o *outcome) serve(ctx context.Context, hs *host, args []any) (any, error) 
 	return `{"v":` + string(v) + `}`, nil
 }
 
-// wrap makes code the body of an async function whose promise is handed
-// to the prelude's finish. A lone expression ("await proxy.call(...)")
-// is its own value; anything else is a body that returns its value.
-func wrap(vm *quickjs.VM, code string) string {
+// setupBytecode is the prelude's setup, compiled once per process:
+// parsing it took half of a run's time (BenchmarkRunOneCall). Bytecode
+// is immutable and belongs to the QuickJS version linked in, so one
+// compilation serves every VM.
+var setupBytecode = sync.OnceValues(func() ([]byte, error) {
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		return nil, err
+	}
+	defer vm.Close()
+	return vm.Compile("globalThis.__mcpx_finish = ("+prelude+")("+hostName+"); delete globalThis."+hostName+";", quickjs.EvalGlobal)
+})
+
+// compile makes code the body of an async function whose promise is
+// handed to the prelude's finish, compiled once. A lone expression
+// ("await proxy.call(...)") is its own value; anything else is a body
+// that returns its value.
+func compile(vm *quickjs.VM, code string) ([]byte, error) {
 	const finish = "(function (f) { delete globalThis.__mcpx_finish; return f; })(globalThis.__mcpx_finish)"
 	expr := strings.TrimRight(strings.TrimSpace(code), "; \t\r\n")
-	try := finish + "((async () => (\n" + expr + "\n))())"
-	if _, err := vm.Compile(try, quickjs.EvalGlobal); err == nil {
-		return try
+	if b, err := vm.Compile(finish+"((async () => (\n"+expr+"\n))())", quickjs.EvalGlobal); err == nil {
+		return b, nil
 	}
-	return finish + "((async () => {\n" + code + "\n})())"
+	return vm.Compile(finish+"((async () => {\n"+code+"\n})())", quickjs.EvalGlobal)
 }
 
 // engineError says which limit an engine error broke, or what the

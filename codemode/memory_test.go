@@ -57,7 +57,7 @@ func TestRunMemory(t *testing.T) {
 					}
 				}
 			}()
-			r, _ := run(t, code, Limits{Memory: limit})
+			r, _ := runScript(t, code, Limits{Memory: limit})
 			close(done)
 			<-sampled
 			if r.Err == nil {
@@ -73,7 +73,7 @@ func TestRunMemory(t *testing.T) {
 			}
 		})
 	}
-	if r, _ := run(t, `"still works"`, Limits{Memory: limit}); r.Err != nil {
+	if r, _ := runScript(t, `"still works"`, Limits{Memory: limit}); r.Err != nil {
 		t.Errorf("a run after the failed ones: %v", r.Err)
 	}
 }

@@ -71,12 +71,22 @@ var prelude string
 // or is cancelled through ctx has Err set.
 func Run(ctx context.Context, code string, h Host, lim Limits) Result {
 	lim = lim.OrDefaults()
+	f, err := newFresh(lim.Memory)
+	if err != nil {
+		return Result{Err: err}
+	}
+	defer f.vm.Close()
+	return run(ctx, code, h, lim, f)
+}
+
+// run runs code in f, within lim (with its defaults).
+func run(ctx context.Context, code string, h Host, lim Limits, f *fresh) Result {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	hs := &host{h: h, lim: lim}
 	hs.clock = newClock(lim.Timeout, cancel)
 	defer hs.clock.stop()
-	val, err := execute(ctx, code, hs, lim)
+	val, err := execute(ctx, code, hs, lim, f)
 	if err == nil && len(val) > lim.MaxOutput {
 		err = fmt.Errorf("the script's value is %d bytes of JSON, over the run's limit of %d: return less (count, filter or pick in the script); it starts %s",
 			len(val), lim.MaxOutput, cutUTF8(string(val), 200))

@@ -67,7 +67,7 @@ func embedded(text string) json.RawMessage {
 	return b
 }
 
-func run(t *testing.T, code string, lim Limits) (Result, *fakeProxy) {
+func runScript(t *testing.T, code string, lim Limits) (Result, *fakeProxy) {
 	t.Helper()
 	f := &fakeProxy{}
 	return Run(context.Background(), code, Host{Proxy: f.proxy}, lim), f
@@ -91,7 +91,7 @@ func TestRunValues(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, _ := run(t, c.code, Limits{})
+			r, _ := runScript(t, c.code, Limits{})
 			if r.Err != nil {
 				t.Fatalf("run failed: %v", r.Err)
 			}
@@ -116,7 +116,7 @@ func TestRunFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, _ := run(t, c.code, Limits{})
+			r, _ := runScript(t, c.code, Limits{})
 			if r.Err == nil {
 				t.Fatalf("run succeeded with %s, want an error with %q", r.Value, c.want)
 			}
@@ -152,7 +152,7 @@ func TestRunSandbox(t *testing.T) {
 	}
 	for _, code := range escapes {
 		t.Run(code, func(t *testing.T) {
-			r, f := run(t, code, Limits{})
+			r, f := runScript(t, code, Limits{})
 			if r.Err == nil {
 				t.Fatalf("the script ran and gave %s", r.Value)
 			}
@@ -175,7 +175,7 @@ func TestRunTamper(t *testing.T) {
 		try { proxy.call = () => "forged" } catch (e) { replaced = false }
 		const r = await proxy.call("add", {x: 4, y: 5});
 		return [r.sum, Object.isFrozen(proxy), typeof proxy.call]`
-	r, f := run(t, code, Limits{})
+	r, f := runScript(t, code, Limits{})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
@@ -188,7 +188,7 @@ func TestRunTamper(t *testing.T) {
 }
 
 func TestRunMaxCalls(t *testing.T) {
-	r, f := run(t, `for (let i = 0; i < 10; i++) await proxy.call("add", {x: i, y: 0}); return "done"`, Limits{MaxCalls: 3})
+	r, f := runScript(t, `for (let i = 0; i < 10; i++) await proxy.call("add", {x: i, y: 0}); return "done"`, Limits{MaxCalls: 3})
 	if r.Err == nil || !strings.Contains(r.Err.Error(), "limit of 3 calls") {
 		t.Fatalf("err %v, want the call limit", r.Err)
 	}
@@ -198,7 +198,7 @@ func TestRunMaxCalls(t *testing.T) {
 }
 
 func TestRunParallelBound(t *testing.T) {
-	r, f := run(t, `(await proxy.callAll(Array.from({length: 24}, (_, i) => ["add", {x: i, y: 0}]))).length`, Limits{Parallel: 3})
+	r, f := runScript(t, `(await proxy.callAll(Array.from({length: 24}, (_, i) => ["add", {x: i, y: 0}]))).length`, Limits{Parallel: 3})
 	if r.Err != nil || string(r.Value) != "24" {
 		t.Fatalf("value %s err %v, want 24", r.Value, r.Err)
 	}
@@ -209,13 +209,13 @@ func TestRunParallelBound(t *testing.T) {
 
 func TestRunOutput(t *testing.T) {
 	t.Run("value over the limit", func(t *testing.T) {
-		r, _ := run(t, `"x".repeat(200000)`, Limits{MaxOutput: 1000})
+		r, _ := runScript(t, `"x".repeat(200000)`, Limits{MaxOutput: 1000})
 		if r.Err == nil || !strings.Contains(r.Err.Error(), "return less") {
 			t.Fatalf("err %v, want the output limit", r.Err)
 		}
 	})
 	t.Run("log flood", func(t *testing.T) {
-		r, _ := run(t, `for (let i = 0; i < 100000; i++) console.log("line", i); return "ok"`, Limits{MaxOutput: 4000})
+		r, _ := runScript(t, `for (let i = 0; i < 100000; i++) console.log("line", i); return "ok"`, Limits{MaxOutput: 4000})
 		if r.Err != nil || string(r.Value) != `"ok"` {
 			t.Fatalf("value %s err %v", r.Value, r.Err)
 		}
@@ -238,7 +238,7 @@ func TestRunOutput(t *testing.T) {
 // loaded machine does not fail it.
 func TestRunTimeout(t *testing.T) {
 	start := time.Now()
-	if r, _ := run(t, `1`, Limits{}); r.Err != nil {
+	if r, _ := runScript(t, `1`, Limits{}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	allowance := 100*time.Millisecond + time.Since(start)
@@ -246,7 +246,7 @@ func TestRunTimeout(t *testing.T) {
 	for _, code := range []string{`for (;;) {}`, `while (true) { [1, 2, 3].map(x => x * 2) }`, `await proxy.call("slow", {})`} {
 		t.Run(code, func(t *testing.T) {
 			start := time.Now()
-			r, _ := run(t, code, Limits{Timeout: limit})
+			r, _ := runScript(t, code, Limits{Timeout: limit})
 			took := time.Since(start)
 			if r.Err == nil || !strings.Contains(r.Err.Error(), "time limit of 300ms") {
 				t.Fatalf("err %v, want the time limit", r.Err)
@@ -294,4 +294,27 @@ func TestRunApprove(t *testing.T) {
 	if len(f.seen) != 1 {
 		t.Errorf("the host saw %d calls, want 1 (the declined one is not sent)", len(f.seen))
 	}
+}
+
+// TestEngine: runs on one Engine, in turn and at once, each see a fresh
+// VM: what one script leaves on globalThis is not there for the next.
+func TestEngine(t *testing.T) {
+	e := NewEngine(Limits{})
+	f := &fakeProxy{}
+	h := Host{Proxy: f.proxy}
+	if r := e.Run(context.Background(), `globalThis.left = 1; Object.prototype.polluted = 1; return 0`, h); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.Run(context.Background(), `[typeof globalThis.left, typeof ({}).polluted, (await proxy.call("add", {x: 1, y: 1})).sum]`, h)
+			if r.Err != nil || string(r.Value) != `["undefined","undefined",2]` {
+				t.Errorf("a later run saw %s (err %v)", r.Value, r.Err)
+			}
+		}()
+	}
+	wg.Wait()
 }
