@@ -41,16 +41,7 @@ func runPassthroughClient(t *testing.T, noCaps bool) passthroughResult {
 	}
 	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() { out, err = cmd.Output(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the client hung; stderr:\n%s", stderr.String())
-	}
+	out, err := runWithin(cmd, 60*time.Second)
 	var r passthroughResult
 	if jerr := json.Unmarshal(out, &r); jerr != nil || err != nil || r.Error != "" {
 		t.Fatalf("client: %v %v %s\nstdout: %s\nstderr: %s", err, jerr, r.Error, out, stderr.String())
