@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpx/mcpx/codemode"
 	"github.com/mcpx/mcpx/config"
@@ -74,7 +73,7 @@ func (c codeCatalog) Run(ctx context.Context, code string, verb func(context.Con
 		}
 		return verb(ctx, args)
 	}
-	res := a.root().engine.Run(ctx, code, codemode.Host{Proxy: inner, Approve: c.approver()})
+	res := a.engine.Run(ctx, code, codemode.Host{Proxy: inner, Approve: c.approver()})
 	out := res.ToolResult()
 	if a.opts.Audit != nil {
 		params, _ := json.Marshal(map[string]any{"name": proxytool.Name, "arguments": map[string]string{"action": "run", "code": code}})
@@ -111,7 +110,7 @@ func (c codeCatalog) approver() func(context.Context, codemode.Pending) error {
 		if !needsApproval(c.a.code.Approve, e.JSON) || allowed[e.Name] {
 			return nil
 		}
-		always, err := c.a.askApproval(ctx, c.l, e, p.Args)
+		always, err := c.a.askApproval(ctx, c.l, e, p)
 		if err == nil && always {
 			allowed[e.Name] = true
 		}
@@ -154,19 +153,17 @@ var errNoApprover = errors.New("no one can be asked")
 // and a 2026-07-28 one as input_required. always is the user's "for the
 // rest of this run". With no client (the terminal's run) Options.Approve
 // decides; a client that cannot be asked gets a refusal that says so.
-func (a *Aggregator) askApproval(ctx context.Context, l *listener, e *Entry, args json.RawMessage) (always bool, err error) {
-	why := fmt.Sprintf("the tool may change something (it is not marked readOnlyHint; code.approve is %q)", a.code.Approve)
+func (a *Aggregator) askApproval(ctx context.Context, l *listener, e *Entry, p codemode.Pending) (always bool, err error) {
+	reason := fmt.Sprintf("may change something (it is not marked readOnlyHint; code.approve is %q)", a.code.Approve)
+	why := "the tool " + reason
 	if l == nil {
 		if a.opts.Approve != nil {
-			return false, a.opts.Approve(ctx, e.Server, e.Name, args)
+			return false, a.opts.Approve(ctx, e.Server, e.Name, p.Args)
 		}
 		return false, fmt.Errorf("not called: %s and %w to approve it here", why, errNoApprover)
 	}
-	shown := string(args)
-	if len(shown) > approvalArgsShown {
-		shown = cutString(shown, approvalArgsShown) + "…"
-	}
-	msg := fmt.Sprintf("A script the model runs through mcpx wants to call %s (server %s) with:\n%s\nAllow this call? It %s.", e.Name, e.Server, shown, why[len("the tool "):])
+	msg := fmt.Sprintf("A script the model runs through mcpx wants to call %s (server %s) with:\n%s\nAllow this call? It %s.",
+		e.Name, e.Server, p.ArgsText(approvalArgsShown), reason)
 	params, _ := json.Marshal(map[string]any{
 		"mode":    "form",
 		"message": msg,
@@ -201,15 +198,4 @@ func (a *Aggregator) askApproval(ctx context.Context, l *listener, e *Entry, arg
 		return false, errors.New("not called: the user declined it")
 	}
 	return false, fmt.Errorf("not called: the user dismissed the approval (%q)", answer.Action)
-}
-
-// cutString is s cut to at most n bytes on a rune boundary.
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -60,6 +60,7 @@ func (a *Aggregator) childCatalog(own []config.Server, view string) *Aggregator 
 	child.view = view
 	child.callers = a.callers
 	child.search = a.search
+	child.engine = a.engine
 	a.children.Store(child, struct{}{})
 	return child
 }

@@ -18,6 +18,15 @@ type Pending struct {
 	Args json.RawMessage
 }
 
+// ArgsText is the arguments as text for a person to read, cut on a rune
+// boundary to at most max bytes and an ellipsis.
+func (p Pending) ArgsText(max int) string {
+	if len(p.Args) <= max {
+		return string(p.Args)
+	}
+	return cutUTF8(string(p.Args), max) + "…"
+}
+
 // Host is what a script reaches: the proxy's verbs, and the user.
 type Host struct {
 	// Proxy answers one call of the proxy tool given its arguments
