@@ -7,8 +7,8 @@ import (
 )
 
 // BenchmarkRunOneCall: a run whose script makes one call of a proxy that
-// answers at once: the cost of code mode itself (VM, prelude, call,
-// value).
+// answers at once, on a VM of its own: the cost of a one-off run (VM,
+// prelude, freezing the built-ins, call, value).
 func BenchmarkRunOneCall(b *testing.B) {
 	answer := json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)
 	h := Host{Proxy: func(context.Context, json.RawMessage) json.RawMessage { return answer }}
@@ -19,8 +19,8 @@ func BenchmarkRunOneCall(b *testing.B) {
 	}
 }
 
-// BenchmarkEngineOneCall is BenchmarkRunOneCall on an Engine, whose
-// spare VM is started between runs.
+// BenchmarkEngineOneCall is BenchmarkRunOneCall on an Engine, whose VMs
+// serve many runs: each run waits for the check after the one before.
 func BenchmarkEngineOneCall(b *testing.B) {
 	answer := json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)
 	h := Host{Proxy: func(context.Context, json.RawMessage) json.RawMessage { return answer }}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"modernc.org/quickjs"
 )
@@ -15,77 +16,167 @@ import (
 // It was chosen over goja by measurement (docs/proxy-tool.md, "Code
 // mode"): its heap has a real cap, so a script that allocates a GiB
 // fails inside its limit instead of growing the host; goja cannot stop
-// one allocation such as 'x'.repeat(1<<30). A VM starts in about 0.2 ms
-// and a call from the script into Go costs the same in both, so every
-// run gets a fresh VM and nothing is pooled: no state leaks from one
-// run into the next.
+// one allocation such as 'x'.repeat(1<<30).
 //
-// A fresh VM has ECMAScript's globals and nothing else: no std or os
-// module, no module loader (import() fails), no timers, no network.
-// What the script reaches of the host is the one function prelude.js
-// is handed, which is gone from the global object before the script
-// runs. Nothing depends on the script leaving its globals alone: this
-// QuickJS lets a script redefine even a non-configurable property of
-// globalThis, so the host function lives only in the prelude's closure
-// and every gate is in Go.
+// A VM has ECMAScript's globals and nothing else: no std or os module,
+// no module loader (import() fails), no timers, no network, and no
+// WeakRef or FinalizationRegistry, whose callbacks would run after the
+// script ended. What the script reaches of the host is the one function
+// prelude.js is handed, which is gone from the global object before any
+// script runs. Nothing depends on the script leaving its globals alone:
+// every gate is in Go.
+//
+// A fresh VM per run made a short run cost twice what it does on a kept
+// one (BenchmarkEngineOneCall), so a VM serves many runs, one at a time.
+// lockdown.js freezes the built-ins first, and after each run the
+// engine checks what freezing cannot hold (the global object's values,
+// the job queue); a VM that fails, or whose run was stopped, is closed
+// rather than used again.
 
 // stackSlots bounds the script's call depth, so that deep recursion
 // throws a RangeError-like InternalError instead of exhausting the
 // goroutine's stack.
 const stackSlots = 4096
 
-// hostName is the global the prelude takes the host function from; it
-// is deleted before the script runs.
+// hostName is the global the setup takes the host function from; it is
+// deleted before any script runs.
 const hostName = "__mcpx_host"
 
-// fresh is a VM that has run nothing but the prelude's setup: the
-// script's globals are in place and the host function is gone from
-// them. serve is what the prelude's host function calls, set by the one
-// run that takes the VM.
-type fresh struct {
+// settleTime bounds what a VM's check after a run may take: running the
+// jobs a script left (which makes the VM unfit anyway) and comparing
+// the globals.
+const settleTime = 100 * time.Millisecond
+
+// gcRuns and gcBusy say when settle collects the garbage of the runs
+// before: every gcRuns runs, and after a run that kept the VM busy
+// longer than gcBusy.
+const (
+	gcRuns = 16
+	gcBusy = 2 * time.Millisecond
+)
+
+// machine is a VM set up for scripts: the built-ins frozen, the
+// script's globals in place, the host function gone from them. entry is
+// the prelude's function that starts a script and checks the VM after
+// one; serve is what the host function calls, set by the run that holds
+// the machine.
+type machine struct {
 	vm    *quickjs.VM
+	entry quickjs.Value
 	serve func(args []any) (any, error)
+	runs  int
+	// fit is false once a run left the VM in a state no other run may
+	// see: stopped midway, out of memory, or waiting on nothing.
+	fit bool
+	// sinceGC counts the runs since the last collection that settle
+	// forced; busy is how long the VM ran the last one.
+	sinceGC int
+	busy    time.Duration
+	// work is served by the machine's own goroutine, on which all of
+	// the VM's work runs: the engine's frames need a deep Go stack, and
+	// growing a fresh goroutine's stack to it took a quarter of a short
+	// run (BenchmarkEngineOneCall against the same on a new goroutine).
+	work chan func()
 }
 
-// newFresh starts a VM within memory bytes, ready for one run.
-func newFresh(memory int64) (*fresh, error) {
+// do runs f on m's goroutine and waits for it. A panic in f goes on in
+// the caller, and m is fit for nothing but closing.
+func (m *machine) do(f func()) {
+	var p any
+	done := make(chan struct{})
+	m.work <- func() {
+		defer close(done)
+		defer func() {
+			if p = recover(); p != nil {
+				m.fit = false
+			}
+		}()
+		f()
+	}
+	<-done
+	if p != nil {
+		panic(p)
+	}
+}
+
+// newMachine starts a VM within memory bytes, on a goroutine of its own.
+func newMachine(memory int64) (*machine, error) {
+	m := &machine{work: make(chan func())}
+	go func() {
+		for f := range m.work {
+			f()
+		}
+	}()
+	var err error
+	m.do(func() { err = m.start(memory) })
+	if err != nil {
+		close(m.work)
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *machine) start(memory int64) error {
 	vm, err := quickjs.NewVM()
 	if err != nil {
-		return nil, fmt.Errorf("start the script engine: %w", err)
+		return fmt.Errorf("start the script engine: %w", err)
 	}
-	f := &fresh{vm: vm}
 	vm.SetMemoryLimit(uintptr(memory))
 	vm.SetMaxStackSize(stackSlots)
 	err = vm.RegisterHostFunc(hostName, func(args []any) (any, error) {
-		if f.serve == nil {
-			return nil, errors.New("no run") // the setup does not call it
+		if m.serve == nil {
+			return nil, errors.New("the run is over")
 		}
-		return f.serve(args)
+		return m.serve(args)
 	})
 	setup, serr := setupBytecode()
 	if err == nil && serr == nil {
-		_, err = vm.EvalBytecode(setup)
+		m.entry, err = vm.EvalBytecodeValue(setup)
 	}
 	if err = errors.Join(err, serr); err != nil {
 		vm.Close()
-		return nil, fmt.Errorf("start the script engine: %w", err)
+		return fmt.Errorf("start the script engine: %w", err)
 	}
-	return f, nil
+	m.vm, m.fit = vm, true
+	return nil
 }
 
-// execute runs code in f, whose VM it then owns, and returns the JSON of
-// its value.
-func execute(ctx context.Context, code string, hs *host, lim Limits, f *fresh) (json.RawMessage, error) {
-	vm := f.vm
+// close closes m's VM and ends its goroutine.
+func (m *machine) close() {
+	m.do(func() {
+		m.entry.Free()
+		m.vm.Close()
+	})
+	close(m.work)
+}
+
+// execute runs code in m and returns the JSON of its value.
+func (m *machine) execute(ctx context.Context, code string, hs *host, lim Limits) (v json.RawMessage, err error) {
+	m.do(func() {
+		start := time.Now()
+		v, err = m.executeHere(ctx, code, hs, lim)
+		m.busy = time.Since(start)
+	})
+	return v, err
+}
+
+func (m *machine) executeHere(ctx context.Context, code string, hs *host, lim Limits) (json.RawMessage, error) {
+	vm := m.vm
+	m.runs++
+	m.fit = false // until the run ends as a script may
 	stop := context.AfterFunc(ctx, vm.Interrupt)
-	defer stop()
 	var out outcome
-	f.serve = func(args []any) (any, error) { return out.serve(ctx, hs, args) }
-	script, err := compile(vm, code)
-	if err == nil {
-		_, err = vm.EvalBytecode(script)
-	}
-	if err != nil {
+	m.serve = func(args []any) (any, error) { return out.serve(ctx, hs, args) }
+	defer func() {
+		m.serve = nil
+		// An interrupt that fired after the run would stop the next one.
+		if !stop() {
+			m.fit = false
+		}
+	}()
+	expr := strings.TrimRight(strings.TrimSpace(code), "; \t\r\n")
+	if _, err := m.entry.Call(quickjs.UndefinedValue, "run", expr, code); err != nil {
+		m.fit = ctx.Err() == nil && strings.HasPrefix(err.Error(), "SyntaxError") // nothing of the script ran
 		return nil, engineError(ctx, err, lim)
 	}
 	// The script's awaits resolve as jobs; host calls are synchronous,
@@ -105,10 +196,43 @@ func execute(ctx context.Context, code string, hs *host, lim Limits, f *fresh) (
 		return nil, engineError(ctx, ctx.Err(), lim)
 	case !out.ended:
 		return nil, errors.New("the script awaits a promise that nothing settles (there are no timers or events in a script)")
-	case out.failure != "":
+	}
+	m.fit = !out.broke
+	if out.failure != "" {
 		return nil, engineError(ctx, errors.New(out.failure), lim)
 	}
 	return out.value, nil
+}
+
+// settle readies m for another run and reports whether it is fit for
+// one: its last run ended as a script may, left no jobs and changed no
+// global. Every gcRuns runs, or after a run long enough to have made
+// much garbage, it collects first, so that what scripts left
+// unreachable does not count against the next one's memory; a short
+// run makes little, and QuickJS collects on its own as its heap grows.
+func (m *machine) settle(maxRuns int) (fit bool) {
+	if !m.fit || m.runs >= maxRuns {
+		return false
+	}
+	m.do(func() { fit = m.settleHere() })
+	return fit
+}
+
+func (m *machine) settleHere() bool {
+	vm := m.vm
+	if err := vm.SetEvalTimeout(settleTime); err != nil {
+		return false
+	}
+	defer vm.SetEvalTimeout(0)
+	if n, err := vm.ExecutePendingJobs(); n > 0 || err != nil {
+		return false
+	}
+	if m.sinceGC++; m.sinceGC >= gcRuns || m.busy > gcBusy {
+		vm.SetGCThreshold(0) // the next allocation collects first
+		m.sinceGC = 0
+	}
+	ok, err := m.entry.Call(quickjs.UndefinedValue, "clean")
+	return err == nil && ok == true
 }
 
 // outcome is what the script reported through the host function.
@@ -116,6 +240,9 @@ type outcome struct {
 	ended   bool
 	value   json.RawMessage
 	failure string
+	// broke is set when the script's failure is the engine's, not the
+	// script's own: out of memory, a stack overflow.
+	broke bool
 }
 
 // serve answers one host(op, json) call of the prelude: {"v": value} or
@@ -134,11 +261,15 @@ func (o *outcome) serve(ctx context.Context, hs *host, args []any) (any, error) 
 				o.value = json.RawMessage(arg)
 			} else {
 				o.failure = arg
+				o.broke = engineBroke(arg)
 			}
 		}
 		return nil, nil
 	}
-	if ctx.Err() != nil {
+	switch {
+	case o.ended:
+		return nil, errors.New("the run is over: a script's calls end with its value")
+	case ctx.Err() != nil:
 		return nil, errors.New("the run is stopped")
 	}
 	v, err := hs.serve(ctx, op, []byte(arg))
@@ -149,30 +280,32 @@ func (o *outcome) serve(ctx context.Context, hs *host, args []any) (any, error) 
 	return `{"v":` + string(v) + `}`, nil
 }
 
-// setupBytecode is the prelude's setup, compiled once per process:
-// parsing it took half of a run's time (BenchmarkRunOneCall). Bytecode
-// is immutable and belongs to the QuickJS version linked in, so one
-// compilation serves every VM.
+// setupBytecode is the VM's setup, compiled once per process: parsing
+// it took half of a run's time (BenchmarkRunOneCall). Bytecode is
+// immutable and belongs to the QuickJS version linked in, so one
+// compilation serves every VM. Its value is the prelude's entry.
 var setupBytecode = sync.OnceValues(func() ([]byte, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, err
 	}
 	defer vm.Close()
-	return vm.Compile("globalThis.__mcpx_finish = ("+prelude+")("+hostName+"); delete globalThis."+hostName+";", quickjs.EvalGlobal)
+	return vm.Compile(`(() => {
+  const host = globalThis.`+hostName+`;
+  delete globalThis.`+hostName+`;
+  delete globalThis.WeakRef;
+  delete globalThis.FinalizationRegistry;
+  const entry = (`+prelude+`)(host);
+  (`+lockdown+`)();
+  entry("seal");
+  return entry;
+})()`, quickjs.EvalGlobal)
 })
 
-// compile makes code the body of an async function whose promise is
-// handed to the prelude's finish, compiled once. A lone expression
-// ("await proxy.call(...)") is its own value; anything else is a body
-// that returns its value.
-func compile(vm *quickjs.VM, code string) ([]byte, error) {
-	const finish = "(function (f) { delete globalThis.__mcpx_finish; return f; })(globalThis.__mcpx_finish)"
-	expr := strings.TrimRight(strings.TrimSpace(code), "; \t\r\n")
-	if b, err := vm.Compile(finish+"((async () => (\n"+expr+"\n))())", quickjs.EvalGlobal); err == nil {
-		return b, nil
-	}
-	return vm.Compile(finish+"((async () => {\n"+code+"\n})())", quickjs.EvalGlobal)
+// engineBroke reports whether a script's failure is one after which
+// its VM may be in a state the next script must not see.
+func engineBroke(msg string) bool {
+	return msg == "null" || msg == "the script threw null" || strings.Contains(msg, "out of memory") || strings.Contains(msg, "stack overflow") || strings.Contains(msg, "interrupted")
 }
 
 // engineError says which limit an engine error broke, or what the

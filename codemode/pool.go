@@ -1,59 +1,98 @@
 package codemode
 
-import "context"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
 
-// An Engine runs scripts within one set of limits, with a fresh VM ready
-// for the next run: starting a VM (and closing the last one) is half of
-// what a short run costs (BenchmarkRunOneCall), so it happens between
-// runs rather than in one. A VM serves one run and is closed: nothing of
-// one script is there for the next. The zero Engine is not ready; use
-// NewEngine. Its methods are safe for concurrent use.
+// idleMachines bounds the VMs an Engine keeps between runs: what runs at
+// once beyond it starts its own VM and closes it after.
+const idleMachines = 2
+
+// machineRuns bounds the runs one VM serves, so that what a run may
+// leave that no check sees (strings in the runtime's symbol registry)
+// cannot pile up.
+const machineRuns = 256
+
+// An Engine runs scripts within one set of limits, on VMs it keeps
+// between runs. A VM serves one run at a time and is checked after each
+// (machine.settle), off the path of the run that used it; a run that
+// finds none idle waits for one being checked, which is much quicker
+// than starting one. The zero Engine is not ready; use NewEngine. Its
+// methods are safe for concurrent use.
 type Engine struct {
-	lim   Limits
-	spare chan *fresh
+	lim Limits
+
+	mu       sync.Mutex
+	idle     []*machine
+	settling int
+	changed  chan struct{} // closed when idle or settling changes
+
+	// started counts the VMs started, for tests of reuse.
+	started atomic.Int64
 }
 
 // NewEngine returns an Engine for runs within lim (with its defaults).
 // It starts no VM until the first run.
 func NewEngine(lim Limits) *Engine {
-	return &Engine{lim: lim.OrDefaults(), spare: make(chan *fresh, 1)}
+	return &Engine{lim: lim.OrDefaults(), changed: make(chan struct{})}
 }
 
-// Run is [Run] with the Engine's limits, on its spare VM when it has
-// one.
+// Run is [Run] with the Engine's limits, on a VM it keeps.
 func (e *Engine) Run(ctx context.Context, code string, h Host) Result {
-	var f *fresh
-	select {
-	case f = <-e.spare:
-	default:
-		var err error
-		if f, err = newFresh(e.lim.Memory); err != nil {
-			return Result{Err: err}
+	m, err := e.take(ctx)
+	if err != nil {
+		return Result{Err: err}
+	}
+	r := run(ctx, code, h, e.lim, m)
+	e.mu.Lock()
+	e.settling++
+	e.mu.Unlock()
+	go e.keep(m)
+	return r
+}
+
+// take returns an idle VM, or the next one to finish its check, or a
+// new one when none is being checked.
+func (e *Engine) take(ctx context.Context) (*machine, error) {
+	for {
+		e.mu.Lock()
+		if n := len(e.idle); n > 0 {
+			m := e.idle[n-1]
+			e.idle = e.idle[:n-1]
+			e.mu.Unlock()
+			return m, nil
+		}
+		if e.settling == 0 {
+			e.mu.Unlock()
+			e.started.Add(1)
+			return newMachine(e.lim.Memory)
+		}
+		changed := e.changed
+		e.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
 		}
 	}
-	// After the run, not during it: the spare's start would take CPU
-	// from the run it is not for.
-	defer func() {
-		go func() {
-			f.vm.Close()
-			e.refill()
-		}()
-	}()
-	return run(ctx, code, h, e.lim, f)
 }
 
-// refill readies a VM for the next run, unless one is ready.
-func (e *Engine) refill() {
-	if len(e.spare) > 0 {
-		return
+// keep checks m after a run and keeps it for the next one when it is fit
+// and an idle slot is free; otherwise it closes m.
+func (e *Engine) keep(m *machine) {
+	fit := m.settle(machineRuns)
+	e.mu.Lock()
+	e.settling--
+	if fit && len(e.idle) < idleMachines {
+		e.idle = append(e.idle, m)
+		m = nil
 	}
-	f, err := newFresh(e.lim.Memory)
-	if err != nil {
-		return // the next run starts its own and says why it cannot
-	}
-	select {
-	case e.spare <- f:
-	default:
-		f.vm.Close()
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+	if m != nil {
+		m.close()
 	}
 }

@@ -54,13 +54,50 @@
   const console = freeze({ log, info: log, warn: log, error: log, debug: log });
   define(globalThis, "proxy", { value: proxy, enumerable: true });
   define(globalThis, "console", { value: console, enumerable: true });
+  // The script is the body of an async function, made by the
+  // AsyncFunction constructor: its declarations stay in its scope, even
+  // where its text tries to close the function early. It is strict, so
+  // that writing to the frozen built-ins or to an undeclared name throws
+  // instead of doing nothing.
+  const AsyncFunction = Reflect.getPrototypeOf(async function () {}).constructor;
+  const compile = (expr, body) => {
+    try {
+      return new AsyncFunction('"use strict";\nreturn (\n' + expr + "\n);");
+    } catch {
+      return new AsyncFunction('"use strict";\n' + body);
+    }
+  };
   // finish reports the script's outcome: its value as JSON, or what it
-  // threw. It is called with the promise the script's function returned.
-  return (p) => Promise.resolve(p).then(
+  // threw.
+  const finish = (p) => p.then(
     (v) => {
       let s;
       try { s = stringify(v); } catch (e) { host("fail", "the script's value cannot be made JSON: " + e.message); return; }
       host("done", s === undefined ? "null" : s);
     },
     (e) => { host("fail", e instanceof Err ? String(e) : "the script threw " + show(e)); });
+  // seal notes the global object's properties once the built-ins are
+  // frozen; clean says whether a run left them as they were. Frozen, the
+  // global object keeps its keys and its accessors, but this QuickJS
+  // lets Object.defineProperty give a frozen global data property a new
+  // value, so the values are compared.
+  const ownKeys = Reflect.ownKeys, same = Object.is;
+  let sealedKeys = null, sealedValues = null;
+  const clean = () => {
+    if (sealedKeys === null || ownKeys(globalThis).length !== sealedKeys.length) return false;
+    for (let i = 0; i < sealedKeys.length; i++) if (!same(globalThis[sealedKeys[i]], sealedValues[i])) return false;
+    return true;
+  };
+  const seal = () => {
+    sealedKeys = ownKeys(globalThis);
+    sealedValues = sealedKeys.map((k) => globalThis[k]);
+  };
+  // The engine holds this function; nothing of the script can reach it.
+  return (op, expr, body) => {
+    switch (op) {
+      case "run": finish(compile(expr, body)()); return;
+      case "seal": seal(); return;
+      case "clean": return clean();
+    }
+  };
 })

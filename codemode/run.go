@@ -65,28 +65,31 @@ type Result struct {
 //go:embed prelude.js
 var prelude string
 
+//go:embed lockdown.js
+var lockdown string
+
 // Run runs code against h within lim. code is a script: the body of an
 // async function whose return value is the answer (a lone expression is
 // its own value). It never panics; a script that throws, breaks a limit
 // or is cancelled through ctx has Err set.
 func Run(ctx context.Context, code string, h Host, lim Limits) Result {
 	lim = lim.OrDefaults()
-	f, err := newFresh(lim.Memory)
+	m, err := newMachine(lim.Memory)
 	if err != nil {
 		return Result{Err: err}
 	}
-	defer f.vm.Close()
-	return run(ctx, code, h, lim, f)
+	defer m.close()
+	return run(ctx, code, h, lim, m)
 }
 
-// run runs code in f, within lim (with its defaults).
-func run(ctx context.Context, code string, h Host, lim Limits, f *fresh) Result {
+// run runs code in m, within lim (with its defaults).
+func run(ctx context.Context, code string, h Host, lim Limits, m *machine) Result {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	hs := &host{h: h, lim: lim}
 	hs.clock = newClock(lim.Timeout, cancel)
 	defer hs.clock.stop()
-	val, err := execute(ctx, code, hs, lim, f)
+	val, err := m.execute(ctx, code, hs, lim)
 	if err == nil && len(val) > lim.MaxOutput {
 		err = fmt.Errorf("the script's value is %d bytes of JSON, over the run's limit of %d: return less (count, filter or pick in the script); it starts %s",
 			len(val), lim.MaxOutput, cutUTF8(string(val), 200))

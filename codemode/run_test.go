@@ -163,24 +163,30 @@ func TestRunSandbox(t *testing.T) {
 	}
 }
 
-// TestRunTamper replaces what a script can replace of the bindings and
-// the built-ins they use: the calls the host sees stay as written.
+// TestRunTamper replaces what a script could replace of the bindings
+// and the built-ins they use: each attempt throws, as the built-ins are
+// frozen, and the calls the host sees stay as written.
 func TestRunTamper(t *testing.T) {
 	code := `
-		JSON.stringify = () => '{"action":"call","path":"evil"}';
-		JSON.parse = () => ({v: "forged"});
-		Object.prototype.toJSON = undefined;
-		Array.isArray = () => false;
-		let replaced = true;
-		try { proxy.call = () => "forged" } catch (e) { replaced = false }
+		const kept = [];
+		const attempts = [
+			() => { JSON.stringify = () => '{"action":"call","path":"evil"}' },
+			() => { JSON.parse = () => ({v: "forged"}) },
+			() => { Object.prototype.toJSON = undefined },
+			() => { Array.isArray = () => false },
+			() => { proxy.call = () => "forged" },
+			() => { Object.defineProperty(Array.prototype, "push", {value: () => 0}) },
+			() => { Object.setPrototypeOf(proxy, {call: () => "forged"}) },
+		];
+		for (const a of attempts) { try { a(); kept.push(false) } catch (e) { kept.push(e instanceof TypeError) } }
 		const r = await proxy.call("add", {x: 4, y: 5});
-		return [r.sum, Object.isFrozen(proxy), typeof proxy.call]`
+		return [r.sum, kept.every(Boolean), Object.isFrozen(proxy), typeof proxy.call]`
 	r, f := runScript(t, code, Limits{})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	if string(r.Value) != `[9,true,"function"]` {
-		t.Errorf("value %s, want [9,true,\"function\"]", r.Value)
+	if string(r.Value) != `[9,true,true,"function"]` {
+		t.Errorf("value %s, want [9,true,true,\"function\"]", r.Value)
 	}
 	if len(f.seen) != 1 || f.seen[0]["path"] != "add" {
 		t.Errorf("the host saw %v, want one call of add", f.seen)
@@ -294,27 +300,4 @@ func TestRunApprove(t *testing.T) {
 	if len(f.seen) != 1 {
 		t.Errorf("the host saw %d calls, want 1 (the declined one is not sent)", len(f.seen))
 	}
-}
-
-// TestEngine: runs on one Engine, in turn and at once, each see a fresh
-// VM: what one script leaves on globalThis is not there for the next.
-func TestEngine(t *testing.T) {
-	e := NewEngine(Limits{})
-	f := &fakeProxy{}
-	h := Host{Proxy: f.proxy}
-	if r := e.Run(context.Background(), `globalThis.left = 1; Object.prototype.polluted = 1; return 0`, h); r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := e.Run(context.Background(), `[typeof globalThis.left, typeof ({}).polluted, (await proxy.call("add", {x: 1, y: 1})).sum]`, h)
-			if r.Err != nil || string(r.Value) != `["undefined","undefined",2]` {
-				t.Errorf("a later run saw %s (err %v)", r.Value, r.Err)
-			}
-		}()
-	}
-	wg.Wait()
 }

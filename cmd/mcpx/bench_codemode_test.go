@@ -12,8 +12,8 @@ const runCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name"
 
 // BenchmarkCodeModeOneCall: what a script costs over the call it makes,
 // in the same run against the same fixture: the proxy's call action,
-// and a run whose script makes that one call (a fresh QuickJS VM, the
-// prelude, the call, the value). The target is run/call at most 1.5.
+// and a run whose script makes that one call (the script on a kept
+// QuickJS VM, the call, the value). The target is run/call at most 1.5.
 //
 //	go test -run '^$' -bench CodeModeOneCall -benchtime 300x ./cmd/mcpx/
 func BenchmarkCodeModeOneCall(b *testing.B) {
