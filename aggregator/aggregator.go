@@ -462,7 +462,7 @@ func (a *Aggregator) report(c *Catalog) {
 		key := fmt.Sprintf("hidden text:%s:%d", server, n)
 		if !a.reported[key] && !slices.Contains(idle, server) {
 			a.reported[key] = true
-			a.log.Warn("hidden text removed from what the server lists (Unicode tags, zero-width or bidi controls, terminal escapes)",
+			a.log.Warn("hidden text removed from what the server lists (Unicode tags, zero-width or bidi controls, private-use characters, terminal escapes)",
 				"server", server, "characters", n)
 		}
 	}

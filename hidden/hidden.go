@@ -1,8 +1,9 @@
 // Package hidden removes, from what upstream servers say to the model, the
 // text a person reading it cannot see: Unicode tag characters
 // (U+E0000–U+E007F), zero-width and other invisible format characters,
-// bidirectional controls, control characters and terminal escape
-// sequences. A tool description is an instruction to the model; what the
+// bidirectional controls, private-use characters (whose glyph, if any,
+// is a font's private business), control characters and terminal
+// escape sequences in their 7-bit (ESC [) and 8-bit (U+009B) forms. A tool description is an instruction to the model; what the
 // user approved by reading it must be all it says.
 //
 // [String] cleans one text; [Capability] cleans the texts of an MCP tool,
@@ -21,8 +22,9 @@ import (
 
 // String returns s without hidden text, and how many characters it
 // removed. Newlines and tabs stay: descriptions are often written in
-// lines. A terminal escape sequence goes whole (ESC [ 31 m, not only ESC),
-// so that no stray "[31m" is left for the model either.
+// lines. A terminal escape sequence goes whole (ESC [ 31 m, not only ESC;
+// U+009B 8 m, not only U+009B), so that no stray "[31m" or "8m" is left
+// for the model either.
 func String(s string) (string, int) {
 	if !mayHideString(s) {
 		return s, 0
@@ -32,8 +34,7 @@ func String(s string) (string, int) {
 	n := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == 0x1b {
-			end := escapeEnd(s, i)
+		if end := escapeEnd(s, i, r, size); end > 0 {
 			n += utf8.RuneCountInString(s[i:end])
 			i = end
 			continue
@@ -58,6 +59,8 @@ func isHidden(r rune) bool {
 		return true
 	case r >= 0xe0000 && r <= 0xe007f: // tags
 		return true
+	case r >= 0xe000 && r <= 0xf8ff, r >= 0xf0000: // private use (planes 15 and 16 are all of it)
+		return true
 	case r >= 0x200b && r <= 0x200f, // zero-width space, joiners, LRM, RLM
 		r >= 0x202a && r <= 0x202e, // bidi embeddings and overrides
 		r >= 0x2060 && r <= 0x2064, // word joiner, invisible operators
@@ -68,35 +71,78 @@ func isHidden(r rune) bool {
 	return false
 }
 
+// The C1 controls that open a terminal sequence with more after them.
+const (
+	c1DCS = 0x90 // device control string, to ST
+	c1SOS = 0x98 // start of string, to ST
+	c1CSI = 0x9b // control sequence: parameters, then a final byte
+	c1ST  = 0x9c // string terminator
+	c1OSC = 0x9d // operating system command, to BEL or ST
+	c1PM  = 0x9e // privacy message, to ST
+	c1APC = 0x9f // application program command, to ST
+)
+
 // escapeEnd is the index just past the terminal escape sequence that
-// starts at s[i] (an ESC): CSI (ESC [ ... final byte), OSC (ESC ] ... BEL
-// or ESC \), or ESC and one more character.
-func escapeEnd(s string, i int) int {
-	j := i + 1
-	if j >= len(s) {
-		return j
+// starts at s[i], whose first character r is size bytes long, or 0 when
+// none starts there. A sequence opens with ESC and a character, or with
+// the C1 control that is its 8-bit form: CSI (ESC [ or U+009B) runs to
+// its final byte; OSC (ESC ] or U+009D) to BEL or ST; DCS, SOS, PM and
+// APC (ESC P, X, ^, _) to ST, which is ESC \ or U+009C; any other ESC
+// takes one character with it. A sequence that never ends runs to the
+// end of s, as a terminal would swallow it.
+func escapeEnd(s string, i int, r rune, size int) int {
+	j := i + size
+	kind := r
+	switch r {
+	case 0x1b:
+		if j >= len(s) {
+			return j
+		}
+		switch s[j] {
+		case '[':
+			kind = c1CSI
+		case ']':
+			kind = c1OSC
+		case 'P':
+			kind = c1DCS
+		case 'X':
+			kind = c1SOS
+		case '^':
+			kind = c1PM
+		case '_':
+			kind = c1APC
+		default:
+			_, size := utf8.DecodeRuneInString(s[j:])
+			return j + size
+		}
+		j++
+	case c1CSI, c1OSC, c1DCS, c1SOS, c1PM, c1APC:
+	default:
+		return 0
 	}
-	switch s[j] {
-	case '[':
-		for j++; j < len(s); j++ {
-			if c := s[j]; c >= 0x40 && c <= 0x7e {
+	if kind == c1CSI {
+		for ; j < len(s); j++ {
+			c := s[j]
+			if c >= 0x40 && c <= 0x7e {
 				return j + 1
+			}
+			if c < 0x20 || c > 0x3f {
+				return j // not a parameter or intermediate byte: the sequence is broken off
 			}
 		}
 		return j
-	case ']':
-		for j++; j < len(s); j++ {
-			if s[j] == 0x07 {
-				return j + 1
-			}
-			if s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\' {
-				return j + 2
-			}
-		}
-		return j
 	}
-	_, size := utf8.DecodeRuneInString(s[j:])
-	return j + size
+	for j < len(s) {
+		c, size := utf8.DecodeRuneInString(s[j:])
+		switch {
+		case c == 0x07 && kind == c1OSC, c == c1ST:
+			return j + size
+		case c == 0x1b && j+1 < len(s) && s[j+1] == '\\':
+			return j + 2
+		}
+		j += size
+	}
+	return j
 }
 
 // mayHideString reports whether s may hold something String removes. It
@@ -114,7 +160,7 @@ func mayHideString(s string) bool {
 // mayHideByte reports whether c may start something String removes.
 func mayHideByte(c byte) bool {
 	return c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c == 0xc2 ||
-		c == 0xd8 || c == 0xe1 || c == 0xe2 || c == 0xef || c == 0xf3
+		c == 0xd8 || c == 0xe1 || c == 0xe2 || c == 0xee || c == 0xef || c == 0xf3 || c == 0xf4
 }
 
 // mayHide is mayHideString for JSON text, where a hidden character may
@@ -135,7 +181,7 @@ func mayHide(raw []byte) bool {
 
 // Capability returns the MCP capability object raw with hidden text
 // removed from what a client shows or a model reads of it: its title and
-// description; a resource's or template's name; every title and
+// description; a tool's annotations.title; a resource's or template's name; every title and
 // description inside its inputSchema and outputSchema; a prompt's
 // arguments' titles and descriptions. Names a client calls by are left
 // alone (the server must get back what it listed). It returns raw itself,
@@ -151,6 +197,9 @@ func Capability(raw json.RawMessage) (json.RawMessage, int) {
 		return raw, 0
 	}
 	n := cleanFields(obj, "title", "description")
+	if ann, ok := obj["annotations"].(map[string]any); ok {
+		n += cleanFields(ann, "title") // the name a client shows for a tool
+	}
 	if _, isTool := obj["inputSchema"]; !isTool {
 		if _, isPrompt := obj["arguments"]; !isPrompt {
 			n += cleanFields(obj, "name") // a resource's name is for display

@@ -23,6 +23,14 @@ func TestString(t *testing.T) {
 		{"c1 \u0085 soft\u00adhyphen", "c1  softhyphen", 2},
 		{"bad \xff byte", "bad  byte", 1},
 		{"dangling \x1b[", "dangling ", 2},
+		{"private \ue000use\uf8ff \U000F0001and\U0010FFFD", "private use and", 4},
+		{"8-bit csi \u009b8mred\u009b0m", "8-bit csi red", 6},
+		{"8-bit osc \u009d0;title\u0007here", "8-bit osc here", 9},
+		{"osc to c1 st \x1b]0;t\u009cend", "osc to c1 st end", 6},
+		{"dcs \x1bPq#0;2;0;0;0\x1b\\end", "dcs end", 15},
+		{"apc \u009fhidden\u009cshown", "apc shown", 8},
+		{"csi broken \x1b[31\u00e9t\u00e9", "csi broken \u00e9t\u00e9", 4},
+		{"esc one \x1b7kept", "esc one kept", 2},
 	} {
 		got, n := String(tc.in)
 		if got != tc.want || n != tc.removed {
@@ -62,6 +70,11 @@ func TestCapability(t *testing.T) {
 	}
 	if v.XKeep != "<b>&" || strings.Contains(string(got), `\u003c`) {
 		t.Errorf("other members changed: %s", got)
+	}
+
+	annotated := `{"name":"send","inputSchema":{"type":"object"},"annotations":{"title":"Send\u200b\ue000 \u009b8mmail","readOnlyHint":true}}`
+	if got, n := Capability(json.RawMessage(annotated)); n != 5 || !strings.Contains(string(got), `"title":"Send mail"`) || !strings.Contains(string(got), `"readOnlyHint":true`) {
+		t.Errorf("annotations.title, which a client shows as the tool's name, not cleaned: %s, %d", got, n)
 	}
 
 	clean := `{"name":"echo","description":"Echoes \u00e9 back.","inputSchema":{"type":"object"}}`

@@ -92,7 +92,7 @@ func flags(def map[string]json.RawMessage, others []string, peers []int) []strin
 		n += h
 	}
 	if n > 0 {
-		out = append(out, fmt.Sprintf("hides %d characters (Unicode tags, zero-width or bidi controls, terminal escapes); mcpx removes them before a client sees it", n))
+		out = append(out, fmt.Sprintf("hides %d characters (Unicode tags, zero-width or bidi controls, private-use characters, terminal escapes); mcpx removes them before a client sees it", n))
 	}
 	desc, _ := hidden.String(text(def["description"]))
 	out = append(out, hidden.Suspicious(desc, others)...)

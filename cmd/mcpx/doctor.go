@@ -189,7 +189,7 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		}
 		if n := cat.Hidden[s.Name]; n > 0 {
 			r.Hidden = n
-			add("warning", "%d characters of hidden text (Unicode tags, zero-width or bidi controls, terminal escapes) removed from its titles and descriptions", n)
+			add("warning", "%d characters of hidden text (Unicode tags, zero-width or bidi controls, private-use characters, terminal escapes) removed from its titles and descriptions", n)
 		}
 		rep.Servers = append(rep.Servers, r)
 	}

@@ -7,8 +7,9 @@ import (
 )
 
 // Text a person cannot see never reaches a client: the fixture's sneaky
-// tool hides Unicode tags, a zero-width space, a bidi override and a
-// terminal escape in its title and descriptions. The terminal's list, a
+// tool hides Unicode tags, a zero-width space, a bidi override, a
+// private-use character and terminal escapes (7- and 8-bit) in its
+// titles and descriptions. The terminal's list, a
 // client of serve and doctor all see it cleaned, and doctor counts what
 // was removed and flags what the description says to the model over the
 // user's head (issue 32, item 2).
@@ -23,6 +24,7 @@ func TestHiddenTextRemoved(t *testing.T) {
 			InputSchema              struct {
 				Properties map[string]struct{ Description string }
 			}
+			Annotations struct{ Title string }
 		}
 		if err := json.Unmarshal(tools, &list); err != nil {
 			t.Fatalf("%s: %v\n%s", from, err, tools)
@@ -31,8 +33,8 @@ func TestHiddenTextRemoved(t *testing.T) {
 			if tool.Name != "fx_sneaky" {
 				continue
 			}
-			if tool.Title != title || tool.Description != description || tool.InputSchema.Properties["q"].Description != argument {
-				t.Errorf("%s: sneaky is not cleaned: %q, %q, %q", from, tool.Title, tool.Description, tool.InputSchema.Properties["q"].Description)
+			if tool.Title != title || tool.Description != description || tool.InputSchema.Properties["q"].Description != argument || tool.Annotations.Title != title {
+				t.Errorf("%s: sneaky is not cleaned: %q, %q, %q, annotations.title %q", from, tool.Title, tool.Description, tool.InputSchema.Properties["q"].Description, tool.Annotations.Title)
 			}
 			return
 		}
@@ -78,8 +80,8 @@ func TestHiddenTextRemoved(t *testing.T) {
 		}
 		switch s.Name {
 		case "fx":
-			if s.Hidden != 11 {
-				t.Errorf("doctor: fx has %d hidden characters, want 11", s.Hidden)
+			if s.Hidden != 15 {
+				t.Errorf("doctor: fx has %d hidden characters, want 15", s.Hidden)
 			}
 			if len(flagged) != 1 || !strings.Contains(flagged[0], "fx_sneaky") || !strings.Contains(flagged[0], "mentions other_echo") ||
 				!strings.Contains(flagged[0], "~/.ssh") || !strings.Contains(flagged[0], "<important>") {
