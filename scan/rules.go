@@ -1,0 +1,82 @@
+package scan
+
+import (
+	"regexp"
+)
+
+// A rule finds one way of speaking to the model over the user's head.
+type rule struct {
+	family Family
+	// cue marks a rule that only counts together with another finding
+	// or a second cue: on its own it is how honest text talks too
+	// ("IMPORTANT: paths are absolute").
+	cue bool
+	// need are the words re cannot match without: for each list, the
+	// text must hold one of its words before re takes the time to run.
+	// Most honest text fails the first.
+	need [][]string
+	re   *regexp.Regexp
+	// generic marks a rule whose match counts only with another finding
+	// or a cue in the same text: an API key is also what an honest tool
+	// asks for.
+	generic bool
+}
+
+func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// rules are read against normalised text: lower case, tags as "name:",
+// one space between words.
+var rules = []rule{
+	// Instruction override, in any of its wordings.
+	{family: Override, need: [][]string{{"ignore", "disregard", "forget", "overrid", "overrul", "bypass", "skip", "abandon", "discard", "set aside", "pay no attention", "follow", "supersede"}, {"instruction", "prompt", "rule", "direction", "guideline", "guidance", "message", "context", "directive", "constraint", "polic", "command", "order", "programming", "configuration", "restriction", "guardrail"}},
+		re: re(`\b(ignore|disregard|forget|override|overrule|bypass|skip|abandon|discard|set aside|pay no attention to|do not follow|don't follow|stop following|no longer follow|supersede)\b[^.!?]{0,40}?\b(previous|prior|above|earlier|preceding|former|original|existing|system|safety|developer|initial|foregoing|all other|any other|your)\b[^.!?]{0,24}?\b(instructions?|prompts?|rules|directions|guidelines|guidance|messages?|context|directives|constraints|polic(y|ies)|commands|orders|programming|configuration|restrictions|guardrails)\b`)},
+	{family: Override, need: [][]string{{"disregard", "forget", "ignore"}, {"everything", "all", "anything"}},
+		re: re(`\b(disregard|forget|ignore) (everything|all|anything)( (you('ve| have)? (were|was|been) told|above|before|else|said|prior))\b`)},
+	// Role markers: a message that pretends to come from the system.
+	{family: Override, need: [][]string{{"system", "admin", "developer", "root", "im_start"}},
+		re: re(`(#{2,}|\[|\(|={2,}|-{2,}|\*{2,}|\|)\s*(new |updated |urgent |important )?(system|admin|administrator|developer|root)( message| prompt| instructions?| override| update| notice| note| command)?\s*(#{2,}|\]|\)|={2,}|-{2,}|\*{2,}|\||:)|<\|?im_start\|?>|\bbegin (system|admin|developer) (message|prompt|instructions)\b|^ ?(system|admin|developer) ?:|\bsystem (override|instruction|message) ?:`)},
+	{family: Override, need: [][]string{{"you are now", "from now on", "your new", "your real", "your true", "your actual", "developer mode", "jailbr", "new instructions", "new rules"}},
+		re: re(`\byou are now\b|\bfrom now on,? (you|the assistant|the model)\b|\byour (new|real|true|actual) (instructions|task|goal|purpose|role|objective)\b|\bdeveloper mode\b|\bjailbr(eak|oken)\b|\bnew (instructions|rules) (follow|apply|are|take)\b`)},
+
+	// Concealment from the user.
+	{family: Concealment, need: [][]string{{"not", "don't", "never", "avoid", "without"}, {"tell", "mention", "inform", "reveal", "disclos", "alert", "notif", "let on", "warn", "show", "report"}, {"user", "human", "operator", "person", "them", "anyone"}},
+		re: re(`\b(do not|don't|never|avoid|must not|should not|without)\b[^.!?]{0,24}?\b(tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|alert|alerting|notify|notifying|let on|warn|warning|show|showing|report|reporting)\b[^.!?]{0,20}?\b(the user|users|the human|the operator|the person|them|anyone)\b`)},
+	{family: Concealment, need: [][]string{{"silent", "secret", "quiet", "covert", "stealth", "invisibl", "discreet", "unnoticed"}},
+		re: re(`\b(silently|secretly|quietly|covertly|stealthily|invisibly|discreetly|unnoticed)\b[^.!?]{0,40}?\b(append|add|include|send|forward|copy|copie|upload|attach|read|collect|insert|embed|bcc|cc|post|transmit|change|modify|modifie|redirect|replace|call|run|execute|store|save|write|delete|log)(s|es|ed)?\b|\b(append|add|include|send|forward|copy|copie|upload|attach|read|collect|insert|embed|bcc|post|transmit|redirect|replace|call|run|execute)(s|es|ed)?\b[^.!?]{0,40}?\b(silently|secretly|quietly|covertly|stealthily|unnoticed)\b`)},
+	{family: Concealment, need: [][]string{{"hidden", "secret", "between us", "know", "notice", "hide", "visible", "shown"}},
+		re: re(`\bkeep (this|it|these|that|the \w+) (hidden|secret|confidential|between us)\b|\bthe user (must|should|need|does|will) not (know|see|be told|notice|find out)\b|\bwithout (the )?(user'?s?|their) (knowledge|noticing|awareness|consent)\b|\bhide (this|it|the \w+) from (the )?user\b|\bnot (visible|shown) to the user\b`)},
+
+	// Exfiltration: the user's secrets, files or environment, read or sent.
+	{family: Exfiltration, need: [][]string{{".ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "authorized_keys", ".aws", "/etc/", ".npmrc", ".pypirc", ".netrc", "git-credentials", ".kube", "docker/config", "mcp.json", "claude_desktop", "_history", "keychain", "wallet.dat", ".gnupg", "cursor/"}},
+		re: re(`(~/|\$home/|/home/\w+/|/root/|%userprofile%\\?)?\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|\bauthorized_keys\b|\.aws/(credentials|config)\b|~/\.aws\b|/etc/(passwd|shadow|sudoers)\b|\.(npmrc|pypirc|netrc|git-credentials|bash_history|zsh_history)\b|\.kube/config\b|\.docker/config\.json\b|\bmcp\.json\b|\bclaude_desktop_config\b|\.cursor/mcp|\blogin keychain\b|\bwallet\.dat\b|\.gnupg\b`)},
+	{family: Exfiltration, generic: true, need: [][]string{{"key", "token", "credential", "password", "secret", "environment", "env", "cookie", "history", "system prompt", "conversation", "previous messages", "prior messages"}},
+		re: re(`\b(api[ _-]?keys?|access tokens?|auth(entication)? tokens?|bearer tokens?|secret keys?|private keys?|credentials|passwords?|secrets|environment variables|env vars?|process\.env|os\.environ|session cookies?|cookies|conversation history|chat history|previous messages|prior messages|system prompt|the whole conversation)\b|\.env\b`)},
+
+	// Commands that download and run code, or destroy.
+	{family: Execution, need: [][]string{{"curl", "wget", "sh -c", "rm -", "base64", "powershell", "iex", "invoke-expression", "/dev/tcp", "mkfifo", "chmod", "eval", "mkfs", "nc -", "dd if"}},
+		re: re(`\b(curl|wget)\b[^|;\n]{0,200}\|\s*(sudo\s+)?(ba|z|da|k)?sh\b|\b(ba|z)?sh\s+-c\s+["'$(]|\brm\s+-(rf|fr|r|f)\s+(/|~|\*|\$home|--no-preserve-root)|\bbase64\s+(-d|--decode)\b[^|\n]{0,80}\|\s*(ba|z)?sh\b|\bpowershell\b[^.\n]{0,40}(-enc|-encodedcommand|-e\s|iex|invoke-expression)|\binvoke-expression\b|\biex\s*\(|/dev/tcp/|\bmkfifo\b|\bnc\s+(-e|-c)\s|\bchmod\s+\+x\b[^.\n]{0,80}(&&|;)\s*\./|\beval\s*\(\s*(atob|base64|decode)|\bmkfs\.\w+\s+/dev/|\bdd\s+if=\S+\s+of=/dev/(sd|nvme|hd)`)},
+}
+
+// Cues: how a text addresses the model. Alone they are honest text's
+// habits; with another cue or finding they are an attack's.
+var cues = []rule{
+	{family: Override, cue: true, need: [][]string{{"assistant", "ai ", "ai,", "ai:", "model", "llm", "agent", "claude", "gpt", "chatbot"}, {"note", "message", "instruction", "reminder", "memo", "dear", "hey", "attention", ":", "you must", "you should", "you will", "you need", "you are required"}},
+		re: re(`\b(note|message|instructions?|reminder|memo) (to|for) (the )?(assistant|ai|model|llm|agent|claude|gpt|chatbot)\b|\b(dear|hey|attention) (assistant|ai|model|llm|agent|claude)\b|^ ?(assistant|ai|model|agent|claude)\s*[:,]|\b(assistant|ai model|llm|agent),? you (must|should|will|need to|are required to)\b`)},
+	{family: Override, cue: true, need: [][]string{{"important", "critical", "urgent", "mandatory", "attention", "warning"}, {":", "!"}},
+		re: re(`(^|[.!?] |\b)(important|critical|urgent|mandatory|attention|warning)( note| notice| instruction)? ?(:|!)`)},
+	{family: Override, cue: true, need: [][]string{{"before", "first", "must", "always", "required", "never", "prefer", "priorit"}, {"other", "another", "call", "use", "run", "invoke", "this tool"}},
+		re: re(`\bbefore (using|calling|invoking|running) (any|every|all)? ?(other|another)\b|\byou (must|are required to|need to) (first|always|also) (call|use|run|invoke)\b|\b(always|first) (call|run|use|invoke) this tool\b|\bnever (call|use) (any )?other tools?\b|\b(prefer|prioriti[sz]e) this tool\b`)},
+	{family: Exfiltration, cue: true, need: [][]string{{"parameter", "argument", "field", "property", "sidenote", "side note", "http", "webhook", "server", "endpoint", "url", "address", "collector"}},
+		re: re(`\b(as|in|into|inside|via|through) (the |a |its )?['"]?\w+['"]? (parameter|argument|field|property)\b|\bsidenote\b|\bside note\b|https?://|\bwebhook\b|\bto (the |this |our |an? )?(server|endpoint|url|address|collector)\b`)},
+}
+
+// transfer are the verbs of moving data somewhere, for exfiltration of
+// generic secrets (an API key is also what an honest tool asks for).
+var transfer = re(`\b(send|sends|sent|pass|passes|append|appends|attach|attaches|upload|uploads|post|posts|forward|forwards|transmit|transmits|exfiltrate|exfiltrates|leak|leaks|embed|embeds|include|includes|insert|inserts|copy|copies|share|shares|email|emails|paste|dump|dumps|output|collect|collects|extract|extracts|read|reads|cat|print|prints|list|lists|give|provide)\b`)
+
+// context words: a match they come just before is an example, a quote
+// or a description of what a guard looks for, not an instruction.
+var (
+	documented = re(`\b(detects?|detecting|detection|detector|flags?|flagged|flagging|blocks?|blocked|blocking|catch(es)?|scans?|scanning|scanner|filters?|filtering|identif(y|ies)|recogni[sz]es?|classif(y|ies|ier)|such as|like|e\.g\.?|i\.e\.?|for example|for instance|(for|an|as an|see the) examples?|examples? (of|like|such|include)|patterns?|phrases?|phrasing|attacks?|injections?|jailbreaks?|signatures?|rules?|heuristics?|tests?|testing|expected( output)?|fixtures?|samples?|quoted?|quotes|strings?|containing|contains|matches|matching|warns? about|guards? against|protects? against|prevents?|refuses?|rejects?|strips?|removes?|sanitiz(e|es|ing)|redacts?|masks?|documentation|documents|explains?)\b`)
+	negated    = re(`\b(never|not|no|doesn't|does not|don't|won't|will not|cannot|can't|refuses to|without ever|neither|nor|is not|isn't|are not|aren't|nothing|none)\b`)
+)
