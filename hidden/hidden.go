@@ -9,8 +9,9 @@
 // [String] cleans one text; [Capability] cleans the texts of an MCP tool,
 // prompt, resource or template object and leaves its bytes alone when
 // nothing was hidden, which is the common case and costs a few scans.
-// [Suspicious] and [Outlier] flag, for a person to read, descriptions that
-// hide nothing but speak to the model over the user's head.
+// [Outlier] flags, for a person to read, a description far longer than
+// its peers'; package scan finds text that speaks to the model over the
+// user's head.
 package hidden
 
 import (

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/mcpx/mcpx/hidden"
+	"github.com/mcpx/mcpx/scan"
 )
 
 // Diff is a change as a person reads it: which members changed and how.
@@ -21,9 +22,13 @@ type Diff struct {
 	Fields []FieldDiff `json:"fields,omitempty"`
 	// Schemas say what changed in inputSchema and outputSchema.
 	Schemas []SchemaDiff `json:"schemas,omitempty"`
-	// Flags are warnings about the new text: hidden characters, phrases
-	// aimed at the model, a description far longer than its peers'.
+	// Flags are warnings about the new text: hidden characters, what the
+	// scanner finds aimed at the model (family, field and evidence), a
+	// description far longer than its peers'.
 	Flags []string `json:"flags,omitempty"`
+	// Findings are the scanner's findings in the new definition, each
+	// with its field, family and evidence (also in Flags, as text).
+	Findings []scan.Finding `json:"findings,omitempty"`
 }
 
 // FieldDiff is one member, old and new.
@@ -76,7 +81,7 @@ func (r *Review) Diffs(others []string) []Diff {
 			d.Fields = append(d.Fields, FieldDiff{Field: k, Old: text(old[k]), New: text(cur[k])})
 		}
 		if c.Status != Removed {
-			d.Flags = flags(cur, others, peers)
+			d.Flags, d.Findings = flags(cur, others, peers)
 		}
 		out = append(out, d)
 	}
@@ -84,8 +89,7 @@ func (r *Review) Diffs(others []string) []Diff {
 }
 
 // flags are the warnings about a new or changed definition's texts.
-func flags(def map[string]json.RawMessage, others []string, peers []int) []string {
-	var out []string
+func flags(def map[string]json.RawMessage, others []string, peers []int) (out []string, findings []scan.Finding) {
 	n := 0
 	for _, k := range []string{"title", "description"} {
 		_, h := hidden.String(text(def[k]))
@@ -95,11 +99,16 @@ func flags(def map[string]json.RawMessage, others []string, peers []int) []strin
 		out = append(out, fmt.Sprintf("hides %d characters (Unicode tags, zero-width or bidi controls, private-use characters, terminal escapes); mcpx removes them before a client sees it", n))
 	}
 	desc, _ := hidden.String(text(def["description"]))
-	out = append(out, hidden.Suspicious(desc, others)...)
+	if raw, err := json.Marshal(def); err == nil {
+		findings = scan.Capability(raw, others)
+		for _, f := range findings {
+			out = append(out, f.String())
+		}
+	}
 	if hidden.Outlier(len(desc), peers) {
 		out = append(out, fmt.Sprintf("its description (%d bytes) is far longer than the server's others", len(desc)))
 	}
-	return out
+	return out, findings
 }
 
 // fields splits a canonical definition into its members.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/mcpx/mcpx/scan"
 )
 
 // Status says how a definition differs from the approved one.
@@ -85,7 +87,9 @@ func (r *Review) WithheldCount() int {
 // server sent them, before any cleaning: hidden text added to a
 // description is a change) with its pins. The first time a server lists
 // anything it has no pins: what it lists is trusted, and recorded with
-// the next write of the first uses (see [Store]), unless mode is off or
+// the next write of the first uses (see [Store]), except what the
+// scanner (package scan) flags, which is new until approved; unless mode
+// is off or
 // the pins cannot be written: then it is served unpinned and the failure
 // is logged once. A server that lists nothing (not connected yet) is
 // compared with nothing.
@@ -115,20 +119,28 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 		case fu == nil && (s.unwritable != nil || s.closed):
 			return r // served unpinned
 		case fu == nil:
-			s.pending[server] = &firstUse{tools: tools, prompts: prompts, seen: time.Now()}
+			clean, cleanPrompts := unflagged(tools), unflagged(prompts)
+			s.pending[server] = &firstUse{tools: clean, prompts: cleanPrompts, seen: time.Now()}
 			s.scheduleLocked()
-			s.last[server] = key
-			return r
+			if len(clean) == len(tools) && len(cleanPrompts) == len(prompts) {
+				s.last[server] = key
+				return r
+			}
+			// What the scanner flags at first sight is not pinned: it
+			// is compared with the pins to be, so it is new, and
+			// withheld in mode pin until approved.
+			fu := s.pending[server]
+			fu.rec = fu.make()
 		case first(fu.tools) == key.tools && first(fu.prompts) == key.prompts && len(fu.tools) == key.nt && len(fu.prompts) == key.np:
 			s.last[server] = key
 			return r
 		}
 		// Other lists before the first ones were written: compared with
 		// those, as they will be pinned.
-		if fu.rec == nil {
+		if fu := s.pending[server]; fu.rec == nil {
 			fu.rec = fu.make()
 		}
-		pins = fu.rec
+		pins = s.pending[server].rec
 	}
 	r.Pinned = true
 	r.Changes = s.compareLocked(pins, r)
@@ -141,6 +153,31 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 
 // first is the address of the first element of l, nil when it is empty:
 // with the length, what tells the same snapshot of a list from another.
+// unflagged are the definitions of l the scanner finds nothing in: what
+// a first sight may pin without asking. Scanning is done once per first
+// use of a server, off the call path.
+func unflagged(l []json.RawMessage) []json.RawMessage {
+	var out []json.RawMessage
+	for i, raw := range l {
+		if len(scan.Capability(raw, nil)) == 0 {
+			if out == nil && i > 0 {
+				out = append(make([]json.RawMessage, 0, len(l)), l[:i]...)
+			}
+			if out != nil {
+				out = append(out, raw)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]json.RawMessage, 0, len(l)), l[:i]...)
+		}
+	}
+	if out == nil {
+		return l
+	}
+	return out
+}
+
 func first(l []json.RawMessage) *json.RawMessage {
 	if len(l) == 0 {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/hidden"
+	"github.com/mcpx/mcpx/scan"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -180,8 +181,15 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		for _, raw := range clients[i].Tools() {
 			checkTool(s.Name, raw, exposed, add)
 		}
-		for _, f := range flagDescriptions(cat, s.Name) {
+		for _, f := range scan.Text("instructions", clients[i].Instructions(), scan.Context{}) {
+			add("warning", "its instructions to the model: %s", f)
+		}
+		warnings, errors := flagDescriptions(cat, s.Name)
+		for _, f := range warnings {
 			add("warning", "%s", f)
+		}
+		for _, f := range errors {
+			add("error", "%s", f)
 		}
 		if n := cat.Withheld()[s.Name]; n > 0 {
 			r.Withheld = n
@@ -339,30 +347,43 @@ func printFindings(w io.Writer, fs []finding) {
 	}
 }
 
-// flagDescriptions names the tools of server whose descriptions look
-// aimed at the model rather than at the user: flagged for a person to
-// read, never blocked.
-func flagDescriptions(cat *aggregator.Catalog, server string) []string {
+// flagDescriptions names the tools of server whose texts look aimed at
+// the model rather than at the user, each finding once with its tool,
+// field, family and evidence: what the scanner (package scan) finds in
+// the tools served, and in those withheld (new, changed, or flagged at
+// first sight), which are errors until `mcpx trust` approves them.
+func flagDescriptions(cat *aggregator.Catalog, server string) (warnings, errors []string) {
 	var others []string
 	var lengths []int
 	for _, e := range cat.Tools {
 		lengths = append(lengths, len(e.Description))
 		if e.Server != server {
-			others = append(others, e.Name)
+			others = append(others, e.Name, e.Original)
 		}
 	}
-	var flags []string
 	for _, e := range cat.Tools {
 		if e.Server != server {
 			continue
 		}
-		why := hidden.Suspicious(e.Description, others)
-		if hidden.Outlier(len(e.Description), lengths) {
-			why = append(why, fmt.Sprintf("is %d bytes, far longer than the other tools'", len(e.Description)))
+		for _, f := range scan.Capability(e.JSON, others) {
+			warnings = append(warnings, fmt.Sprintf("tool %q: %s", e.Name, f))
 		}
-		if len(why) > 0 {
-			flags = append(flags, fmt.Sprintf("tool %q: its description looks aimed at the model: %s", e.Name, strings.Join(why, "; ")))
+		if hidden.Outlier(len(e.Description), lengths) {
+			warnings = append(warnings, fmt.Sprintf("tool %q: its description is %d bytes, far longer than the other tools'", e.Name, len(e.Description)))
 		}
 	}
-	return flags
+	r := cat.Reviews[server]
+	if r == nil {
+		return warnings, errors
+	}
+	for _, d := range r.Diffs(others) {
+		if _, withheld := r.Withheld(d.Kind, d.Name); withheld && len(d.Findings) > 0 {
+			var why []string
+			for _, f := range d.Findings {
+				why = append(why, f.String())
+			}
+			errors = append(errors, fmt.Sprintf("%s %q withheld: %s; `mcpx trust %s` shows it", d.Kind, d.Name, strings.Join(why, "; "), server))
+		}
+	}
+	return warnings, errors
 }

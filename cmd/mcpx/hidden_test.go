@@ -74,7 +74,7 @@ func TestHiddenTextRemoved(t *testing.T) {
 	for _, s := range rep.Servers {
 		var flagged []string
 		for _, f := range s.Findings {
-			if strings.Contains(f.Message, "looks aimed at the model") {
+			if strings.HasPrefix(f.Message, "tool ") && strings.Contains(f.Message, " in ") {
 				flagged = append(flagged, f.Message)
 			}
 		}
@@ -83,9 +83,11 @@ func TestHiddenTextRemoved(t *testing.T) {
 			if s.Hidden != 15 {
 				t.Errorf("doctor: fx has %d hidden characters, want 15", s.Hidden)
 			}
-			if len(flagged) != 1 || !strings.Contains(flagged[0], "fx_sneaky") || !strings.Contains(flagged[0], "mentions other_echo") ||
-				!strings.Contains(flagged[0], "~/.ssh") || !strings.Contains(flagged[0], "<important>") {
-				t.Errorf("doctor: fx's flags = %q, want fx_sneaky's naming other_echo, ~/.ssh and <important>", flagged)
+			all := strings.Join(flagged, "\n")
+			for _, want := range []string{`tool "fx_sneaky": exfiltration in description: "~/.ssh"`, `tool "fx_sneaky": shadowing in description: "other_echo`} {
+				if !strings.Contains(all, want) {
+					t.Errorf("doctor: fx's findings %q lack %q", flagged, want)
+				}
 			}
 		case "other":
 			if s.Hidden != 0 || len(flagged) != 0 {

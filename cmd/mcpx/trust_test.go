@@ -221,7 +221,7 @@ func TestTrustWithholdsChanges(t *testing.T) {
 		t.Errorf("echo's new description is not shown as the server wrote it: %+v", echo.Fields)
 	}
 	flags := strings.Join(echo.Flags, "; ")
-	for _, want := range []string{"hides 3 characters", "says ~/.ssh", "mentions other_echo"} {
+	for _, want := range []string{"hides 3 characters", `exfiltration in description: "~/.ssh"`, `shadowing in description: "other_echo`} {
 		if !strings.Contains(flags, want) {
 			t.Errorf("echo's flags %q lack %q", flags, want)
 		}
