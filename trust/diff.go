@@ -51,6 +51,11 @@ type SchemaDiff struct {
 	RequiredRemoved []string `json:"requiredRemoved,omitempty"`
 	// Other names the schema's other keywords that changed.
 	Other []string `json:"other,omitempty"`
+	// Texts are the titles and descriptions in the schema, at any depth,
+	// whose text changed, old and new, by path
+	// ("properties.city.description"): what the model reads of a
+	// schema, which a reviewer must see to approve.
+	Texts []FieldDiff `json:"texts,omitempty"`
 }
 
 // Diffs describes r's changes for a person. others are the names other
@@ -179,5 +184,51 @@ func schemaDiff(field string, oldRaw, newRaw json.RawMessage) SchemaDiff {
 			d.Other = append(d.Other, k)
 		}
 	}
+	oldTexts, curTexts := schemaTexts(oldRaw), schemaTexts(newRaw)
+	paths := map[string]bool{}
+	for p := range oldTexts {
+		paths[p] = true
+	}
+	for p := range curTexts {
+		paths[p] = true
+	}
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		if oldTexts[p] != curTexts[p] {
+			d.Texts = append(d.Texts, FieldDiff{Field: p, Old: oldTexts[p], New: curTexts[p]})
+		}
+	}
 	return d
+}
+
+// schemaTexts are the titles and descriptions of a JSON Schema at any
+// depth, by their path in it.
+func schemaTexts(raw json.RawMessage) map[string]string {
+	out := map[string]string{}
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return out
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, sub := range v {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if s, ok := sub.(string); ok && (k == "title" || k == "description") {
+					out[p] = s
+					continue
+				}
+				walk(p, sub)
+			}
+		case []any:
+			for i, sub := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), sub)
+			}
+		}
+	}
+	walk("", v)
+	return out
 }

@@ -197,7 +197,7 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		}
 		if n := cat.Hidden[s.Name]; n > 0 {
 			r.Hidden = n
-			add("warning", "%d characters of hidden text (Unicode tags, zero-width or bidi controls, private-use characters, terminal escapes) removed from its titles and descriptions", n)
+			add("warning", "%d characters of hidden text (Unicode tags, zero-width or bidi controls, private-use characters, terminal escapes) removed from its titles and descriptions%s", n, hiddenIn(clients[i].Tools()))
 		}
 		rep.Servers = append(rep.Servers, r)
 	}
@@ -345,6 +345,23 @@ func printFindings(w io.Writer, fs []finding) {
 	for _, f := range fs {
 		fmt.Fprintf(w, "  %-7s %s\n", f.Level+":", f.Message)
 	}
+}
+
+// hiddenIn names the tools that hide text, with how much, as the server
+// names them: ": in sneaky (15), other (2)".
+func hiddenIn(tools []json.RawMessage) string {
+	var parts []string
+	for _, raw := range tools {
+		if _, n := hidden.Capability(raw); n > 0 {
+			var t struct{ Name string }
+			_ = json.Unmarshal(raw, &t)
+			parts = append(parts, fmt.Sprintf("%s (%d)", visible(t.Name), n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": in " + strings.Join(parts, ", ")
 }
 
 // flagDescriptions names the tools of server whose texts look aimed at

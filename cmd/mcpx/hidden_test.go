@@ -83,6 +83,13 @@ func TestHiddenTextRemoved(t *testing.T) {
 			if s.Hidden != 15 {
 				t.Errorf("doctor: fx has %d hidden characters, want 15", s.Hidden)
 			}
+			named := false
+			for _, f := range s.Findings {
+				named = named || strings.Contains(f.Message, "hidden text") && strings.Contains(f.Message, "in sneaky (15)")
+			}
+			if !named {
+				t.Errorf("doctor: fx's hidden-text warning does not name sneaky: %+v", s.Findings)
+			}
 			all := strings.Join(flagged, "\n")
 			for _, want := range []string{`tool "fx_sneaky": exfiltration in description: "~/.ssh"`, `tool "fx_sneaky": shadowing in description: "other_echo`} {
 				if !strings.Contains(all, want) {

@@ -209,6 +209,11 @@ func printTrustEntry(w io.Writer, e *trustEntry, pins *trust.Pins) {
 		}
 		for _, sd := range d.Schemas {
 			fmt.Fprintf(w, "      %s:%s\n", sd.Field, schemaLine(sd))
+			for _, f := range sd.Texts {
+				fmt.Fprintf(w, "        %s:\n", visible(f.Field))
+				printText(w, "          - ", f.Old)
+				printText(w, "          + ", f.New)
+			}
 		}
 		for _, f := range d.Flags {
 			fmt.Fprintf(w, "      ! %s\n", visible(f))
