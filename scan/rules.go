@@ -15,7 +15,7 @@ type rule struct {
 	// text must hold one of its words before re takes the time to run.
 	// Most honest text fails the first.
 	need [][]string
-	re   *regexp.Regexp
+	re   matcher
 	// generic marks a rule whose match counts only with another finding
 	// or a cue in the same text: an API key is also what an honest tool
 	// asks for.
@@ -23,6 +23,12 @@ type rule struct {
 }
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// A matcher finds a rule's matches: a regexp, or a wordSet where the
+// rule is a list of words and phrases.
+type matcher interface {
+	FindAllStringIndex(s string, n int) [][]int
+}
 
 // rules are read against normalised text: lower case, tags as "name:",
 // one space between words.
@@ -50,7 +56,11 @@ var rules = []rule{
 	{family: Exfiltration, need: [][]string{{".ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "authorized_keys", ".aws", "/etc/", ".npmrc", ".pypirc", ".netrc", "git-credentials", ".kube", "docker/config", "mcp.json", "claude_desktop", "_history", "keychain", "wallet.dat", ".gnupg", "cursor/"}},
 		re: re(`(~/|\$home/|/home/\w+/|/root/|%userprofile%\\?)?\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|\bauthorized_keys\b|\.aws/(credentials|config)\b|~/\.aws\b|/etc/(passwd|shadow|sudoers)\b|\.(npmrc|pypirc|netrc|git-credentials|bash_history|zsh_history)\b|\.kube/config\b|\.docker/config\.json\b|\bmcp\.json\b|\bclaude_desktop_config\b|\.cursor/mcp|\blogin keychain\b|\bwallet\.dat\b|\.gnupg\b`)},
 	{family: Exfiltration, generic: true, need: [][]string{{"key", "token", "credential", "password", "secret", "environment", "env", "cookie", "history", "system prompt", "conversation", "previous messages", "prior messages"}},
-		re: re(`\b(api[ _-]?keys?|access tokens?|auth(entication)? tokens?|bearer tokens?|secret keys?|private keys?|credentials|passwords?|secrets|environment variables|env vars?|process\.env|os\.environ|session cookies?|cookies|conversation history|chat history|previous messages|prior messages|system prompt|the whole conversation)\b|\.env\b`)},
+		re: newWordSet(`api-key api-keys apikey apikeys credentials password passwords secrets cookies`, ".env", "process.env", "os.environ",
+			"api key", "api keys", "api_key", "api_keys", "access token", "access tokens", "auth token", "auth tokens",
+			"authentication token", "authentication tokens", "bearer token", "bearer tokens", "secret key", "secret keys",
+			"private key", "private keys", "environment variables", "env var", "env vars", "session cookie", "session cookies",
+			"conversation history", "chat history", "previous messages", "prior messages", "system prompt", "the whole conversation")},
 
 	// Commands that download and run code, or destroy.
 	{family: Execution, need: [][]string{{"curl", "wget", "sh -c", "rm -", "base64", "powershell", "iex", "invoke-expression", "/dev/tcp", "mkfifo", "chmod", "eval", "mkfs", "nc -", "dd if"}},
@@ -72,11 +82,27 @@ var cues = []rule{
 
 // transfer are the verbs of moving data somewhere, for exfiltration of
 // generic secrets (an API key is also what an honest tool asks for).
-var transfer = re(`\b(send|sends|sent|pass|passes|append|appends|attach|attaches|upload|uploads|post|posts|forward|forwards|transmit|transmits|exfiltrate|exfiltrates|leak|leaks|embed|embeds|include|includes|insert|inserts|copy|copies|share|shares|email|emails|paste|dump|dumps|output|collect|collects|extract|extracts|read|reads|cat|print|prints|list|lists|give|provide)\b`)
+var transfer = newWordSet(`send sends sent pass passes append appends attach attaches upload uploads
+	post posts forward forwards transmit transmits exfiltrate exfiltrates leak leaks embed embeds include
+	includes insert inserts copy copies share shares email emails paste dump dumps output collect collects
+	extract extracts read reads cat print prints list lists give provide`)
 
-// context words: a match they come just before is an example, a quote
-// or a description of what a guard looks for, not an instruction.
-var (
-	documented = re(`\b(detects?|detecting|detection|detector|flags?|flagged|flagging|blocks?|blocked|blocking|catch(es)?|scans?|scanning|scanner|filters?|filtering|identif(y|ies)|recogni[sz]es?|classif(y|ies|ier)|such as|like|e\.g\.?|i\.e\.?|for example|for instance|(for|an|as an|see the) examples?|examples? (of|like|such|include)|patterns?|phrases?|phrasing|attacks?|injections?|jailbreaks?|signatures?|rules?|heuristics?|tests?|testing|expected( output)?|fixtures?|samples?|quoted?|quotes|strings?|containing|contains|matches|matching|warns? about|guards? against|protects? against|prevents?|refuses?|rejects?|strips?|removes?|sanitiz(e|es|ing)|redacts?|masks?|documentation|documents|explains?)\b`)
-	negated    = re(`\b(never|not|no|doesn't|does not|don't|won't|will not|cannot|can't|refuses to|without ever|neither|nor|is not|isn't|are not|aren't|nothing|none)\b`)
-)
+// documented are the words of a text that describes, quotes or guards
+// against an attack rather than making one: a match they come just
+// before in its sentence is not an instruction.
+var documented = newWordSet(`detect detects detecting detection detector flag flags flagged flagging
+	block blocks blocked blocking catch catches scan scans scanning scanner filter filters filtering identify
+	identifies recognize recognizes recognise recognises classify classifies classifier like pattern patterns
+	phrase phrases phrasing attack attacks injection injections jailbreak jailbreaks signature signatures
+	rule rules heuristic heuristics test tests testing expected fixture fixtures sample samples quote quoted
+	quotes string strings containing contains matches matching prevent prevents refuse refuses reject rejects
+	strip strips remove removes sanitize sanitizes sanitizing redact redacts mask masks documentation documents
+	explain explains warn warns`,
+	"such as", "for example", "for instance", "as an example", "an example", "examples of", "examples like",
+	"examples such", "examples include", "warns about", "guards against", "guard against", "protects against",
+	"protect against")
+
+// negated are the words that turn what follows them around ("never
+// reads ~/.ssh").
+var negated = newWordSet(`never not no doesn't don't won't cannot can't neither nor isn't aren't
+	nothing none refuses`, "without ever")
