@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpx/mcpx/hidden"
 )
 
 // A segment is one text the rules read: the field as written, once
@@ -102,11 +104,15 @@ func printable(s string) bool {
 	return spaces > 0 && letters*3 >= len(s)
 }
 
-// normalize is what the rules match against: HTML entities decoded,
+// normalize is what the rules match against: hidden text removed (as
+// package hidden removes it before a client sees it), HTML entities decoded,
 // markup tags turned into their names between spaces (so "<IMPORTANT>"
 // reads "important:"), compatibility and confusable letters folded to
 // ASCII, lower case, and runs of white space made one space.
 func normalize(s string) string {
+	// Hidden text first: an escape or a zero-width space inside a word
+	// must not split it for the rules, nor reach a terminal in evidence.
+	s, _ = hidden.String(s)
 	if strings.Contains(s, "&") {
 		s = html.UnescapeString(s)
 	}

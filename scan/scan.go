@@ -412,9 +412,9 @@ func quoted(t string, s, e int) bool {
 
 // evidence is the matched span, bounded, with where it was decoded from.
 func evidence(seg segment, t string, s, e int) string {
-	ev := t[s:e]
+	ev := t[s:e] // normalised: no hidden text or escapes left in it
 	if len(ev) > 120 {
-		ev = ev[:120]
+		ev = strings.ToValidUTF8(ev[:120], "")
 	}
 	if seg.via != "" {
 		return "(" + seg.via + ") " + ev

@@ -94,8 +94,9 @@ func (r *Review) WithheldCount() int {
 // is logged once. A server that lists nothing (not connected yet) is
 // compared with nothing.
 //
-// A first use costs the review nothing but a note: its definitions are
-// read when written, off the catalog's path. The review of a pinned
+// A first use costs the review a scan of each definition (tens of
+// microseconds each, once per server) and a note: its definitions are
+// pinned when written, off the catalog's path. The review of a pinned
 // server reads each definition once (its fingerprint is cached by its
 // bytes) and is kept for the next rebuild over the same lists.
 func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessage) *Review {
@@ -154,28 +155,13 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 // first is the address of the first element of l, nil when it is empty:
 // with the length, what tells the same snapshot of a list from another.
 // unflagged are the definitions of l the scanner finds nothing in: what
-// a first sight may pin without asking. Scanning is done once per first
-// use of a server, off the call path.
+// a first sight may pin without asking.
 func unflagged(l []json.RawMessage) []json.RawMessage {
-	var out []json.RawMessage
-	for i, raw := range l {
-		if len(scan.Capability(raw, nil)) == 0 {
-			if out == nil && i > 0 {
-				out = append(make([]json.RawMessage, 0, len(l)), l[:i]...)
-			}
-			if out != nil {
-				out = append(out, raw)
-			}
-			continue
-		}
-		if out == nil {
-			out = append(make([]json.RawMessage, 0, len(l)), l[:i]...)
-		}
-	}
-	if out == nil {
+	flagged := func(raw json.RawMessage) bool { return len(scan.Capability(raw, nil)) > 0 }
+	if !slices.ContainsFunc(l, flagged) {
 		return l
 	}
-	return out
+	return slices.DeleteFunc(slices.Clone(l), flagged)
 }
 
 func first(l []json.RawMessage) *json.RawMessage {
