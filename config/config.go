@@ -43,7 +43,8 @@ const BrowserServerName = "browser"
 type Config struct {
 	// File is the file loaded; "" when none was found (not an error).
 	File string
-	// Servers are the upstream servers, sorted by Name.
+	// Servers are the upstream servers in the order the file gives them:
+	// of two that offer the same exposed name, the first keeps it.
 	Servers []Server
 	// Browser is nil when the file has no browser section.
 	Browser *Browser

@@ -3,10 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/url"
-	"slices"
 	"strings"
 	"unicode"
 )
@@ -26,7 +24,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{file: file, lookup: o.LookupEnv, cfg: &Config{File: file}}
+	p := &parser{file: file, lookup: o.LookupEnv, cfg: &Config{File: file}, order: serverOrder(file, data)}
 	p.topLimits(tree)
 	p.lifecycle(tree)
 	p.servers(tree)
@@ -61,6 +59,8 @@ type parser struct {
 	lookup func(string) (string, bool)
 	cfg    *Config
 	errs   []error
+	// order is the server names as the file writes them.
+	order []string
 }
 
 func (p *parser) fail(server, field, msg string) {
@@ -73,7 +73,7 @@ func (p *parser) warn(server, field, msg string) {
 }
 
 // servers reads "servers" and its alias "mcpServers" (Claude Desktop,
-// Cursor, Claude Code).
+// Cursor, Claude Code), keeping the order the file gives them.
 func (p *parser) servers(tree map[string]any) {
 	raw := map[string]any{}
 	from := map[string]string{}
@@ -87,7 +87,7 @@ func (p *parser) servers(tree map[string]any) {
 			p.fail("", section, "want an object of servers, not "+kind(v))
 			continue
 		}
-		for _, name := range slices.Sorted(maps.Keys(m)) {
+		for _, name := range orderNames(m, p.order) {
 			switch {
 			case name == "":
 				p.fail("", section, "empty server name")
@@ -102,7 +102,7 @@ func (p *parser) servers(tree map[string]any) {
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(raw)) {
+	for _, name := range orderNames(raw, p.order) {
 		if s, ok := p.server(name, raw[name]); ok {
 			p.cfg.Servers = append(p.cfg.Servers, s)
 		}

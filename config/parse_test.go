@@ -43,15 +43,12 @@ func mustParse(t testing.TB, file, data string, env map[string]string) *Config {
 
 var fullEnv = map[string]string{"MY_KEY": "k-123", "TOKEN": "tok-456", "MCPX_BROWSER_TOKEN": "btok-789"}
 
-// fullWant is what testdata/full.{json,yaml,toml} mean.
+// fullWant is what testdata/full.{json,yaml,toml} mean: each lists its
+// servers in the same order, which Servers keeps.
 func fullWant(file string) *Config {
 	c := &Config{
 		File: file,
 		Servers: []Server{
-			{
-				Name: "Legacy", Transport: TransportSSE, URL: "https://example.com/api/sse",
-				Prefix: "", Enabled: false, Timeout: 30 * time.Second,
-			},
 			{
 				Name: "everything", Transport: TransportStdio, Command: "npx",
 				Args:    []string{"-y", "@modelcontextprotocol/server-everything", "--key=k-123"},
@@ -67,6 +64,10 @@ func fullWant(file string) *Config {
 				Headers: map[string]string{"Authorization": "Bearer tok-456", "X-Trace": "on"},
 				Prefix:  "remote", Enabled: true, Timeout: 2500 * time.Millisecond,
 				Prompts: Filter{Deny: []string{"*"}},
+			},
+			{
+				Name: "Legacy", Transport: TransportSSE, URL: "https://example.com/api/sse",
+				Prefix: "", Enabled: false, Timeout: 30 * time.Second,
 			},
 		},
 		Browser: &Browser{
@@ -211,8 +212,9 @@ func TestAlias(t *testing.T) {
 	for _, s := range cfg.Servers {
 		names = append(names, s.Name)
 	}
-	// Names keep their case, so Shared and shared are two servers.
-	if want := []string{"Shared", "a", "b", "shared"}; !reflect.DeepEqual(names, want) {
+	// Names keep their case, so Shared and shared are two servers; they
+	// keep the file's order too, "servers" before "mcpServers" here.
+	if want := []string{"b", "Shared", "a", "shared"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("servers %q, want %q", names, want)
 	}
 }
@@ -246,10 +248,10 @@ func TestVSCodeFile(t *testing.T) {
 		{Name: "Perplexity", Transport: TransportStdio, Command: "npx",
 			Args: []string{"-y", "server-perplexity-ask"}, Env: map[string]string{"PERPLEXITY_API_KEY": "pplx-1"},
 			Prefix: "Perplexity", Enabled: true, Timeout: DefaultTimeout},
-		{Name: "events", Transport: TransportSSE, URL: "http://localhost:8080/events",
-			Prefix: "events", Enabled: true, Timeout: DefaultTimeout},
 		{Name: "github", Transport: TransportHTTP, URL: "https://api.githubcopilot.com/mcp/",
 			Prefix: "github", Enabled: true, Timeout: DefaultTimeout},
+		{Name: "events", Transport: TransportSSE, URL: "http://localhost:8080/events",
+			Prefix: "events", Enabled: true, Timeout: DefaultTimeout},
 	}
 	withDefaultLimits(want)
 	if !reflect.DeepEqual(cfg.Servers, want) {
@@ -267,7 +269,7 @@ func TestClaudeCodeFile(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("transports %v, want %v", got, want)
 	}
-	if h := cfg.Servers[2].Headers["Authorization"]; h != "Bearer ntn" {
+	if h := cfg.Servers[1].Headers["Authorization"]; cfg.Servers[1].Name != "notion" || h != "Bearer ntn" {
 		t.Errorf("notion Authorization = %q", h)
 	}
 	if len(cfg.Warnings) != 0 {
