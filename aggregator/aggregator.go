@@ -276,6 +276,10 @@ func (a *Aggregator) StartServers(names []string) {
 	}
 }
 
+// firstSightHold bounds how long the first sights of a start wait for
+// the servers still coming up before they are written.
+const firstSightHold = 30 * time.Second
+
 // readyAfter marks the catalog ready once every upstream has a catalog
 // to show, or has finished its first connect attempt, or ReadyTimeout
 // passed.
@@ -284,6 +288,23 @@ func (a *Aggregator) StartServers(names []string) {
 // answers a client's initialize while it reads their remembered catalogs
 // and reviews their pins.
 func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
+	if a.opts.Trust != nil {
+		// The first sights of this start are written once every server
+		// has come up (or firstSightHold passed), each scanned against
+		// the names all of them bring.
+		release := a.opts.Trust.Hold()
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			defer release()
+			ctx, cancel := context.WithTimeout(a.ctx, firstSightHold)
+			defer cancel()
+			upstream.WaitReady(ctx, upstreams)
+			if a.ctx.Err() == nil {
+				a.Rebuild()
+			}
+		}()
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()

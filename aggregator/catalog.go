@@ -13,6 +13,7 @@ import (
 	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/scan"
 	"github.com/mcpx/mcpx/search"
 	"github.com/mcpx/mcpx/trust"
 )
@@ -101,6 +102,8 @@ type Catalog struct {
 	run        bool
 	proxyOnce  sync.Once
 	proxyEntry *Entry
+	namesOnce  sync.Once
+	names      *scan.Names
 
 	// filtered are the tools and prompts the config's filters keep out.
 	filtered []*Filtered
@@ -153,11 +156,12 @@ func build(members []*member, sep string, pins *trust.Store, ix *search.Builder)
 	reserved := &Entry{Kind: KindTool, Name: proxytool.Name, Server: mcpxServer}
 	c.tools[proxytool.Name] = reserved
 	templates := map[string]*Entry{}
+	names := memberNames(members, sep)
 	for _, m := range members {
 		name := m.src.Name()
 		tools, prompts := m.src.Tools(), m.src.Prompts()
 		if pins != nil && m.trust != "" {
-			r := pins.Review(name, m.trust, tools, prompts)
+			r := pins.Review(name, m.trust, tools, prompts, names)
 			if c.Reviews == nil {
 				c.Reviews = map[string]*trust.Review{}
 			}

@@ -70,8 +70,11 @@ func (f Finding) String() string {
 type Context struct {
 	// Others are the names of other servers' tools, as their servers
 	// name them and as the catalog exposes them: a text that tells the
-	// model how to use one shadows it.
-	Others []string
+	// model how to use one shadows it. nil: none known.
+	Others *Names
+	// Server is the server whose text is scanned: its own names in
+	// Others do not count.
+	Server string
 	// ReadOnly is set for a tool marked readOnlyHint.
 	ReadOnly bool
 }
@@ -89,14 +92,14 @@ func Text(field, s string, c Context) []Finding {
 }
 
 // Capability scans the texts of an MCP tool, prompt, resource or
-// template object. others are the other servers' tool names (see
-// [Context]).
-func Capability(raw json.RawMessage, others []string) []Finding {
+// template object of server. others holds the catalog's tool names (see
+// [Context]; nil: none known).
+func Capability(raw json.RawMessage, server string, others *Names) []Finding {
 	var obj map[string]any
 	if json.Unmarshal(raw, &obj) != nil {
 		return nil
 	}
-	c := Context{Others: others}
+	c := Context{Others: others, Server: server}
 	if ann, ok := obj["annotations"].(map[string]any); ok {
 		c.ReadOnly, _ = ann["readOnlyHint"].(bool)
 	}
@@ -228,58 +231,6 @@ func scanSegment(field string, seg segment, c Context) []Finding {
 		return cueHits
 	}
 	return nil
-}
-
-// shadowing finds another server's tool named in a sentence that tells
-// the model how to use it.
-func shadowing(field string, seg segment, c Context) []Finding {
-	var out []Finding
-	t := seg.text
-	for _, name := range c.Others {
-		n := strings.ToLower(name)
-		if !distinctive(name) || !strings.Contains(t, n) {
-			continue
-		}
-		for i := strings.Index(t, n); i >= 0; {
-			end := i + len(n)
-			if wordAt(t, i, end) {
-				sent := sentence(t, i, end)
-				if m := shadowDirective.FindStringIndex(sent); m != nil && !inSentenceBefore(t, i, documented) && !negatedDirective(sent, m[0]) {
-					out = append(out, Finding{Field: field, Family: Shadowing, Severity: High, Evidence: evidence(seg, t, i, end) + " / " + sent[m[0]:m[1]]})
-					break
-				}
-			}
-			next := strings.Index(t[end:], n)
-			if next < 0 {
-				break
-			}
-			i = end + next
-		}
-	}
-	return out
-}
-
-var shadowDirective = re(`\b(pass|send|forward|give|hand|feed) (it|them|this|that|these|the \w+|its \w+|their \w+) (on )?to\b|\b(instead of|rather than|always|never use|do not use|don't use|stop using|you must|change|changes|modify|modifies|override|overrides|redirect|redirects|replace|replaces|intercept|intercepts|bcc|cc|also send|all (emails|messages|requests|calls|queries|results)|make sure|ensure)\b`)
-
-// negatedDirective reports whether the directive at i in sent is
-// negated just before it ("does not change send_email").
-func negatedDirective(sent string, i int) bool {
-	return before(sent, i, negated, 16)
-}
-
-// distinctive reports whether a tool name is unlikely to be an English
-// word in a description: it has an underscore, a hyphen, a digit or an
-// inner capital.
-func distinctive(name string) bool {
-	if len(name) < 4 {
-		return false
-	}
-	for i, r := range name {
-		if r == '_' || r == '-' || r >= '0' && r <= '9' || i > 0 && r >= 'A' && r <= 'Z' {
-			return true
-		}
-	}
-	return false
 }
 
 // wordAt reports whether t[i:end] is a whole word.

@@ -29,7 +29,7 @@ func TestFirstUsesWrittenInOneWrite(t *testing.T) {
 		const n = 1000
 		for i := range n {
 			name := fmt.Sprintf("s%d", i)
-			if r := s.Review(name, ModePin, raws(tool("a"), tool("b")), nil); r.Pinned || r.WithheldCount() != 0 {
+			if r := s.Review(name, ModePin, raws(tool("a"), tool("b")), nil, nil); r.Pinned || r.WithheldCount() != 0 {
 				t.Fatalf("first use of %s: %+v", name, r)
 			}
 			if i%100 == 0 {
@@ -56,7 +56,7 @@ func TestFirstUsesWrittenInOneWrite(t *testing.T) {
 		}
 		// Reviews after the write, of the same lists, write nothing more.
 		for i := range n {
-			s.Review(fmt.Sprintf("s%d", i), ModePin, raws(tool("a"), tool("b")), nil)
+			s.Review(fmt.Sprintf("s%d", i), ModePin, raws(tool("a"), tool("b")), nil, nil)
 		}
 		time.Sleep(time.Second)
 		synctest.Wait()
@@ -78,7 +78,7 @@ func TestFirstUsesWaitAtMostMaxDelay(t *testing.T) {
 		defer s.Close()
 		start := time.Now()
 		for i := 0; time.Since(start) < 2050*time.Millisecond; i++ {
-			s.Review(fmt.Sprintf("s%d", i), ModePin, raws(tool("a")), nil)
+			s.Review(fmt.Sprintf("s%d", i), ModePin, raws(tool("a")), nil, nil)
 			time.Sleep(150 * time.Millisecond)
 			synctest.Wait()
 			if got, want := writes.Load(), int32(0); time.Since(start) < 2*time.Second && got != want {
@@ -102,7 +102,7 @@ func TestApprovalWrittenBeforeItReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Review("fx", ModePin, raws(echo), nil)
+	s.Review("fx", ModePin, raws(echo), nil, nil)
 	if err := s.Close(); err != nil { // writes fx's first use
 		t.Fatal(err)
 	}
@@ -112,8 +112,8 @@ func TestApprovalWrittenBeforeItReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Review("fresh", ModePin, raws(add), nil)
-	r := s.Review("fx", ModePin, raws(echoNew), nil)
+	s.Review("fresh", ModePin, raws(add), nil, nil)
+	r := s.Review("fx", ModePin, raws(echoNew), nil, nil)
 	if r.WithheldCount() != 1 {
 		t.Fatalf("changed echo: withheld %d, want 1", r.WithheldCount())
 	}
@@ -125,7 +125,7 @@ func TestApprovalWrittenBeforeItReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := after.Review("fx", ModePin, raws(echoNew), nil); r.WithheldCount() != 0 || !r.Pinned {
+	if r := after.Review("fx", ModePin, raws(echoNew), nil, nil); r.WithheldCount() != 0 || !r.Pinned {
 		t.Errorf("the approval is not in the file: %+v", r.Changes)
 	}
 	if after.Pinned("fresh") == nil {
@@ -133,7 +133,7 @@ func TestApprovalWrittenBeforeItReturns(t *testing.T) {
 	}
 
 	// A first use still waiting when the process dies is not in the file.
-	s.Review("late", ModePin, raws(add), nil)
+	s.Review("late", ModePin, raws(add), nil, nil)
 	again, err := Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -156,8 +156,8 @@ func TestAnotherProcessRecordsFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mine.Review("fx", ModePin, raws(echoNew), nil)
-	theirs.Review("fx", ModePin, raws(echo), nil)
+	mine.Review("fx", ModePin, raws(echoNew), nil, nil)
+	theirs.Review("fx", ModePin, raws(echo), nil, nil)
 	if err := theirs.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +168,10 @@ func TestAnotherProcessRecordsFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := check.Review("fx", ModePin, raws(echo), nil); r.WithheldCount() != 0 {
+	if r := check.Review("fx", ModePin, raws(echo), nil, nil); r.WithheldCount() != 0 {
 		t.Errorf("the other process's record was replaced: %+v", r.Changes)
 	}
-	if r := mine.Review("fx", ModePin, raws(echoNew, add), nil); r.WithheldCount() != 2 {
+	if r := mine.Review("fx", ModePin, raws(echoNew, add), nil, nil); r.WithheldCount() != 2 {
 		t.Errorf("withheld %d after the file's record won, want 2 (echo changed, add new)", r.WithheldCount())
 	}
 }
@@ -186,13 +186,13 @@ func TestCloseWritesFirstUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 50 {
-		s.Review(fmt.Sprintf("s%d", i), ModeWarn, raws(tool("a")), raws(greet))
+		s.Review(fmt.Sprintf("s%d", i), ModeWarn, raws(tool("a")), raws(greet), nil)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s.Review("after", ModePin, raws(tool("a")), nil)
+	s.Review("after", ModePin, raws(tool("a")), nil, nil)
 	if got := writes.Load(); got != 1 {
 		t.Errorf("%d writes, want 1", got)
 	}

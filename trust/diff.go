@@ -58,10 +58,10 @@ type SchemaDiff struct {
 	Texts []FieldDiff `json:"texts,omitempty"`
 }
 
-// Diffs describes r's changes for a person. others are the names other
-// servers' tools are exposed under: a new description that mentions one
-// is flagged.
-func (r *Review) Diffs(others []string) []Diff {
+// Diffs describes r's changes for a person. others holds the catalog's
+// tool names: a new description that tells the model how to use another
+// server's is flagged.
+func (r *Review) Diffs(others *scan.Names) []Diff {
 	var peers []int
 	if len(r.tools) > 0 {
 		for _, rec := range r.current().Tools {
@@ -86,7 +86,7 @@ func (r *Review) Diffs(others []string) []Diff {
 			d.Fields = append(d.Fields, FieldDiff{Field: k, Old: text(old[k]), New: text(cur[k])})
 		}
 		if c.Status != Removed {
-			d.Flags, d.Findings = flags(cur, others, peers)
+			d.Flags, d.Findings = flags(cur, r.Server, others, peers)
 		}
 		out = append(out, d)
 	}
@@ -94,7 +94,7 @@ func (r *Review) Diffs(others []string) []Diff {
 }
 
 // flags are the warnings about a new or changed definition's texts.
-func flags(def map[string]json.RawMessage, others []string, peers []int) (out []string, findings []scan.Finding) {
+func flags(def map[string]json.RawMessage, server string, others *scan.Names, peers []int) (out []string, findings []scan.Finding) {
 	n := 0
 	for _, k := range []string{"title", "description"} {
 		_, h := hidden.String(text(def[k]))
@@ -105,7 +105,7 @@ func flags(def map[string]json.RawMessage, others []string, peers []int) (out []
 	}
 	desc, _ := hidden.String(text(def["description"]))
 	if raw, err := json.Marshal(def); err == nil {
-		findings = scan.Capability(raw, others)
+		findings = scan.Capability(raw, server, others)
 		for _, f := range findings {
 			out = append(out, f.String())
 		}

@@ -89,17 +89,19 @@ func (r *Review) WithheldCount() int {
 // anything it has no pins: what it lists is trusted, and recorded with
 // the next write of the first uses (see [Store]), except what the
 // scanner (package scan) flags, which is new until approved; unless mode
-// is off or
-// the pins cannot be written: then it is served unpinned and the failure
-// is logged once. A server that lists nothing (not connected yet) is
-// compared with nothing.
+// is off or the pins cannot be written: then it is served unpinned and
+// the failure is logged once. A server that lists nothing (not connected
+// yet) is compared with nothing. others, called only at a first sight
+// (nil: none), gives the catalog's tool names, as their servers name them
+// and as they are exposed, so that a first text telling the model how to
+// use another server's tool (shadowing) is caught too.
 //
 // A first use costs the review a scan of each definition (tens of
 // microseconds each, once per server) and a note: its definitions are
 // pinned when written, off the catalog's path. The review of a pinned
 // server reads each definition once (its fingerprint is cached by its
 // bytes) and is kept for the next rebuild over the same lists.
-func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessage) *Review {
+func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessage, others func() *scan.Names) *Review {
 	r := &Review{Server: server, Mode: mode}
 	if mode == ModeOff || len(tools)+len(prompts) == 0 {
 		return r
@@ -108,20 +110,28 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 	key := lastReview{tools: first(tools), prompts: first(prompts), nt: len(tools), np: len(prompts), mode: mode}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	grew := s.namesGrewLocked(server, others)
 	if l, ok := s.last[server]; ok && l.gen == s.gen && l.tools == key.tools && l.prompts == key.prompts &&
-		l.nt == key.nt && l.np == key.np && l.mode == mode {
+		l.nt == key.nt && l.np == key.np && l.mode == mode && !grew {
 		return l.r
 	}
 	key.gen, key.r = s.gen, r
 	pins := s.pins[server]
 	if pins == nil {
 		fu := s.pending[server]
+		if grew {
+			s.rescanLocked(server, fu, others())
+		}
 		switch {
 		case fu == nil && (s.unwritable != nil || s.closed):
 			return r // served unpinned
 		case fu == nil:
-			clean, cleanPrompts := unflagged(tools), unflagged(prompts)
-			s.pending[server] = &firstUse{tools: clean, prompts: cleanPrompts, seen: time.Now()}
+			var names *scan.Names
+			if others != nil {
+				names = others()
+			}
+			clean, cleanPrompts := unflagged(server, tools, names), unflagged(server, prompts, names)
+			s.pending[server] = &firstUse{tools: clean, prompts: cleanPrompts, seen: time.Now(), names: names.Len()}
 			s.scheduleLocked()
 			if len(clean) == len(tools) && len(cleanPrompts) == len(prompts) {
 				s.last[server] = key
@@ -152,12 +162,44 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 	return r
 }
 
+// namesGrewLocked reports whether server's first sight is not yet
+// written and the catalog knows more tool names than when it was
+// scanned: servers start at their own pace, and a first text that
+// shadows a tool of a server that came up a moment later must not pass
+// for having been checked. s.mu must be held.
+func (s *Store) namesGrewLocked(server string, others func() *scan.Names) bool {
+	fu := s.pending[server]
+	return fu != nil && !fu.writing && others != nil && s.pins[server] == nil && others().Len() > fu.names
+}
+
+// rescanLocked takes out of fu what now shadows a tool of another
+// server; what it takes out is then new, and withheld. Only a definition
+// that names one is scanned again. s.mu must be held.
+func (s *Store) rescanLocked(server string, fu *firstUse, names *scan.Names) {
+	fu.names = names.Len()
+	keep := func(l []json.RawMessage) []json.RawMessage {
+		flagged := func(raw json.RawMessage) bool {
+			return names.Mentioned(raw, server) && len(scan.Capability(raw, server, names)) > 0
+		}
+		if !slices.ContainsFunc(l, flagged) {
+			return l
+		}
+		return slices.DeleteFunc(slices.Clone(l), flagged)
+	}
+	tools, prompts := keep(fu.tools), keep(fu.prompts)
+	if len(tools) != len(fu.tools) || len(prompts) != len(fu.prompts) {
+		fu.tools, fu.prompts = tools, prompts
+		fu.rec = fu.make()
+	}
+}
+
 // first is the address of the first element of l, nil when it is empty:
 // with the length, what tells the same snapshot of a list from another.
 // unflagged are the definitions of l the scanner finds nothing in: what
-// a first sight may pin without asking.
-func unflagged(l []json.RawMessage) []json.RawMessage {
-	flagged := func(raw json.RawMessage) bool { return len(scan.Capability(raw, nil)) > 0 }
+// a first sight may pin without asking. others holds the catalog's tool
+// names.
+func unflagged(server string, l []json.RawMessage, others *scan.Names) []json.RawMessage {
+	flagged := func(raw json.RawMessage) bool { return len(scan.Capability(raw, server, others)) > 0 }
 	if !slices.ContainsFunc(l, flagged) {
 		return l
 	}

@@ -105,6 +105,7 @@ type Store struct {
 	lastAt  time.Time   // and the last
 	timer   *time.Timer // writes pending; nil before the first
 	closed  bool
+	held    int    // Holds not released: first uses wait
 	changed func() // Watch's: a write found another process's pins
 	// watchCtx is Watch's; watching says its watch began, which waits
 	// for a review to find a change (pendingChanges).
@@ -136,6 +137,11 @@ type firstUse struct {
 	tools, prompts []json.RawMessage
 	seen           time.Time
 	rec            *Pins
+	// names is how many tool names the catalog knew when these were
+	// scanned (see Store.namesGrewLocked); writing says a write took
+	// them, so they stay as they are.
+	names   int
+	writing bool
 }
 
 type lastReview struct {
@@ -306,6 +312,9 @@ func (s *Store) update(change func(pins map[string]*Pins)) (external bool, err e
 	s.mu.Lock()
 	base, ours := s.pins, mark == s.mark
 	batch := maps.Clone(s.pending)
+	for _, fu := range batch {
+		fu.writing = true // as it is now: no rescan changes it
+	}
 	s.queued = 0 // what comes from here on waits for a write of its own
 	s.mu.Unlock()
 	if change == nil && len(batch) == 0 {
@@ -466,7 +475,7 @@ func (s *Store) dueLocked(now time.Time) time.Duration {
 // took the first uses queued before it), and is then armed again.
 func (s *Store) writePending() {
 	s.mu.Lock()
-	if len(s.pending) == 0 || s.closed {
+	if len(s.pending) == 0 || s.closed || s.held > 0 {
 		s.mu.Unlock()
 		return
 	}
@@ -501,6 +510,31 @@ func (s *Store) flush() {
 		// Another process's pins came with the file: the reviews made
 		// before are stale.
 		changed()
+	}
+}
+
+// Hold keeps the first uses from their write until release is called,
+// then writes them when due: while the servers of a start come up, a
+// first sight not yet written is scanned again against the tool names
+// the servers after it bring (see [Store.Review]), so that a server
+// seen first cannot shadow one that is slower to start. Flush and Close
+// write regardless. release may be called more than once.
+func (s *Store) Hold() (release func()) {
+	if s == nil {
+		return func() {}
+	}
+	s.mu.Lock()
+	s.held++
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.held--; s.held == 0 && len(s.pending) > 0 && !s.closed {
+				s.armLocked(time.Now())
+			}
+		})
 	}
 }
 

@@ -16,7 +16,7 @@ func TestWatchBeginsWithAChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Review("fx", ModePin, raws(echo), nil)
+	s.Review("fx", ModePin, raws(echo), nil, nil)
 	s.Flush()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -30,11 +30,11 @@ func TestWatchBeginsWithAChange(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s.Review("fx", ModePin, raws(echoKeys), nil) // the same definitions
+	s.Review("fx", ModePin, raws(echoKeys), nil, nil) // the same definitions
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines with nothing pending, %d before the watch", n, before)
 	}
-	if r := s.Review("fx", ModePin, raws(echoNew), nil); r.WithheldCount() != 1 {
+	if r := s.Review("fx", ModePin, raws(echoNew), nil, nil); r.WithheldCount() != 1 {
 		t.Fatalf("withheld %d, want 1", r.WithheldCount())
 	}
 	// Another process approves; the watch may still be starting, and
@@ -43,7 +43,7 @@ func TestWatchBeginsWithAChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Approve(other.Review("fx", ModePin, raws(echoNew), nil)); err != nil {
+	if err := other.Approve(other.Review("fx", ModePin, raws(echoNew), nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -51,7 +51,7 @@ func TestWatchBeginsWithAChange(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("an approval by another process was not seen")
 	}
-	if r := s.Review("fx", ModePin, raws(echoNew), nil); r.WithheldCount() != 0 {
+	if r := s.Review("fx", ModePin, raws(echoNew), nil, nil); r.WithheldCount() != 0 {
 		t.Errorf("after the approval: withheld %d", r.WithheldCount())
 	}
 }

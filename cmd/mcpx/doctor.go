@@ -370,19 +370,16 @@ func hiddenIn(tools []json.RawMessage) string {
 // the tools served, and in those withheld (new, changed, or flagged at
 // first sight), which are errors until `mcpx trust` approves them.
 func flagDescriptions(cat *aggregator.Catalog, server string) (warnings, errors []string) {
-	var others []string
+	others := cat.ToolNames()
 	var lengths []int
 	for _, e := range cat.Tools {
 		lengths = append(lengths, len(e.Description))
-		if e.Server != server {
-			others = append(others, e.Name, e.Original)
-		}
 	}
 	for _, e := range cat.Tools {
 		if e.Server != server {
 			continue
 		}
-		for _, f := range scan.Capability(e.JSON, others) {
+		for _, f := range scan.Capability(e.JSON, server, others) {
 			warnings = append(warnings, fmt.Sprintf("tool %q: %s", e.Name, f))
 		}
 		if hidden.Outlier(len(e.Description), lengths) {

@@ -36,24 +36,20 @@ func TestScanReferenceServers(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tools); err != nil {
 		t.Fatalf("list tools --json: %v\n%s", err, out)
 	}
-	var names []string
+	serverOf := func(name string) string { return strings.SplitN(name, "_", 2)[0] }
+	names := &scan.Names{}
 	for _, raw := range tools {
 		var tool struct{ Name string }
 		_ = json.Unmarshal(raw, &tool)
-		names = append(names, tool.Name)
+		names.Add(serverOf(tool.Name), tool.Name)
+		names.Add(serverOf(tool.Name), strings.SplitN(tool.Name, "_", 2)[1])
 	}
 	servers := map[string]int{}
 	for _, raw := range tools {
 		var tool struct{ Name string }
 		_ = json.Unmarshal(raw, &tool)
-		servers[strings.SplitN(tool.Name, "_", 2)[0]]++
-		var others []string
-		for _, n := range names {
-			if strings.SplitN(n, "_", 2)[0] != strings.SplitN(tool.Name, "_", 2)[0] {
-				others = append(others, n, strings.SplitN(n, "_", 2)[1])
-			}
-		}
-		if fs := scan.Capability(raw, others); len(fs) > 0 {
+		servers[serverOf(tool.Name)]++
+		if fs := scan.Capability(raw, serverOf(tool.Name), names); len(fs) > 0 {
 			t.Errorf("%s: %v", tool.Name, fs)
 		}
 	}

@@ -95,7 +95,7 @@ func trustRun(cmd *cobra.Command, ios *streams, g *globalFlags, o *trustOptions,
 		if r.Pending() == 0 && !(len(args) == 1 && hasChanges(r)) {
 			continue
 		}
-		entries = append(entries, &trustEntry{Server: name, Mode: r.Mode, Changes: r.Diffs(otherTools(cat, name)), review: r})
+		entries = append(entries, &trustEntry{Server: name, Mode: r.Mode, Changes: r.Diffs(cat.ToolNames()), review: r})
 	}
 	if !o.json {
 		if len(entries) == 0 {
@@ -155,18 +155,6 @@ func suggestServer(name string, names []string) string {
 		return "; did you mean " + near + "?"
 	}
 	return ""
-}
-
-// otherTools are the names other servers' tools are exposed under, which
-// a new description should not name.
-func otherTools(c *aggregator.Catalog, server string) []string {
-	var out []string
-	for _, e := range c.Tools {
-		if e.Server != server {
-			out = append(out, e.Name)
-		}
-	}
-	return out
 }
 
 // confirm asks on the terminal whether to approve; only "y" or "yes"
