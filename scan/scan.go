@@ -162,11 +162,12 @@ func scanSegment(field string, seg segment, c Context) []Finding {
 	}
 	var exfilGeneric [][2]int
 	spans := sentences(t)
-	for _, r := range rules {
-		if !holdsAll(t, r.need) {
+	all, per := needs.find(t, spans)
+	for i, r := range rules {
+		if !all.holds(needs.rules[i]) {
 			continue
 		}
-		for _, m := range r.find(t, spans, 4) {
+		for _, m := range r.find(t, spans, per, needs.rules[i], 4) {
 			s, e := m[0], m[1]
 			sent := sentence(t, s, e)
 			switch r.family {
@@ -196,10 +197,10 @@ func scanSegment(field string, seg segment, c Context) []Finding {
 	var cueHits []Finding
 	cueRules := map[int]bool{}
 	for i, r := range cues {
-		if !holdsAll(t, r.need) {
+		if !all.holds(needs.cues[i]) {
 			continue
 		}
-		for _, m := range r.find(t, spans, 2) {
+		for _, m := range r.find(t, spans, per, needs.cues[i], 2) {
 			if quoted(t, m[0], m[1]) || inSentenceBefore(t, m[0], documented) {
 				continue
 			}
@@ -242,13 +243,13 @@ func wordAt(t string, i, end int) bool {
 }
 
 // find returns up to n matches of r in t, read a sentence at a time:
-// only a sentence that holds r's words is matched against, which on a
-// long description is a few of them.
-func (r rule) find(t string, spans [][2]int, n int) [][2]int {
+// only a sentence that holds r's words (need, per: see needIndex.find)
+// is matched against, which on a long description is a few of them.
+func (r rule) find(t string, spans [][2]int, per, need []wordMask, n int) [][2]int {
 	var out [][2]int
-	for _, sp := range spans {
+	for k, sp := range spans {
 		sub := t[sp[0]:sp[1]]
-		if len(spans) > 1 && !holdsAll(sub, r.need) {
+		if len(spans) > 1 && !per[k].holds(need) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringIndex(sub, n-len(out)) {
@@ -279,16 +280,6 @@ func sentences(t string) [][2]int {
 		out = append(out, [2]int{start, len(t)})
 	}
 	return out
-}
-
-// holdsAll reports whether t holds a word of each list of need.
-func holdsAll(t string, need [][]string) bool {
-	for _, words := range need {
-		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(t, w) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // sentence is the sentence of t around [s, e), at most 300 bytes

@@ -10,6 +10,9 @@ import "strings"
 // after which it is safe for concurrent use.
 type Names struct {
 	owner map[string]string
+	// camel says a name is distinctive by an inner capital alone: only
+	// then must a word without a mark (see marked) be looked up.
+	camel bool
 }
 
 // several is the owner of a name more than one server has.
@@ -25,6 +28,9 @@ func (n *Names) Add(server, name string) {
 		n.owner = map[string]string{}
 	}
 	k := strings.ToLower(name)
+	if !marked(k) {
+		n.camel = true
+	}
 	if s, ok := n.owner[k]; ok && s != server {
 		n.owner[k] = several
 		return
@@ -43,6 +49,9 @@ func (n *Names) Len() int {
 // otherThan reports whether word names a tool of a server other than
 // server.
 func (n *Names) otherThan(word, server string) bool {
+	if !n.camel && !marked(word) {
+		return false
+	}
 	s, ok := n.owner[word]
 	return ok && s != server
 }
@@ -103,6 +112,14 @@ func shadowing(field string, seg segment, c Context) []Finding {
 	return nil
 }
 
+// marked reports whether a name holds a byte an English word does not:
+// an underscore, a hyphen, a dot or a digit.
+func marked(name string) bool {
+	return strings.ContainsFunc(name, func(r rune) bool {
+		return r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9'
+	})
+}
+
 // nameByte reports whether b may be part of a tool name as a text
 // writes it.
 func nameByte(b byte) bool {
@@ -153,7 +170,7 @@ func (n *Names) Mentioned(raw []byte, server string) bool {
 		for len(w) > 0 && (joiner(w[len(w)-1]) || w[len(w)-1] == '-') {
 			w = w[:len(w)-1]
 		}
-		if s, ok := n.owner[string(w)]; ok && s != server {
+		if n.otherThan(string(w), server) {
 			return true
 		}
 		for len(w) > 0 {
@@ -161,7 +178,7 @@ func (n *Names) Mentioned(raw []byte, server string) bool {
 			for i < len(w) && !joiner(w[i]) {
 				i++
 			}
-			if s, ok := n.owner[string(w[:i])]; ok && s != server {
+			if n.otherThan(string(w[:i]), server) {
 				return true
 			}
 			if i == len(w) {
