@@ -181,7 +181,7 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		for _, raw := range clients[i].Tools() {
 			checkTool(s.Name, raw, exposed, add)
 		}
-		for _, f := range scan.Text("instructions", clients[i].Instructions(), scan.Context{}) {
+		for _, f := range scan.Text("instructions", clients[i].Instructions(), scan.Context{Others: cat.ToolNames(), Server: s.Name}) {
 			add("warning", "its instructions to the model: %s", f)
 		}
 		warnings, errors := flagDescriptions(cat, s.Name)
@@ -364,11 +364,12 @@ func hiddenIn(tools []json.RawMessage) string {
 	return ": in " + strings.Join(parts, ", ")
 }
 
-// flagDescriptions names the tools of server whose texts look aimed at
-// the model rather than at the user, each finding once with its tool,
-// field, family and evidence: what the scanner (package scan) finds in
-// the tools served, and in those withheld (new, changed, or flagged at
-// first sight), which are errors until `mcpx trust` approves them.
+// flagDescriptions names the tools, prompts, resources and templates of
+// server whose texts look aimed at the model rather than at the user,
+// each finding once with its name, field, family and evidence: what the
+// scanner (package scan) finds in those served, and in those withheld
+// (new, changed, or flagged at first sight), which are errors until
+// `mcpx trust` approves them.
 func flagDescriptions(cat *aggregator.Catalog, server string) (warnings, errors []string) {
 	others := cat.ToolNames()
 	var lengths []int
@@ -384,6 +385,17 @@ func flagDescriptions(cat *aggregator.Catalog, server string) (warnings, errors 
 		}
 		if hidden.Outlier(len(e.Description), lengths) {
 			warnings = append(warnings, fmt.Sprintf("tool %q: its description is %d bytes, far longer than the other tools'", e.Name, len(e.Description)))
+		}
+	}
+	// Prompts, resources and templates are read by the model too.
+	for _, l := range [][]*aggregator.Entry{cat.Prompts, cat.Resources, cat.ResourceTemplates} {
+		for _, e := range l {
+			if e.Server != server {
+				continue
+			}
+			for _, f := range scan.Capability(e.JSON, server, others) {
+				warnings = append(warnings, fmt.Sprintf("%s %q: %s", e.Kind, e.Name, f))
+			}
 		}
 	}
 	r := cat.Reviews[server]
