@@ -20,6 +20,11 @@ type rule struct {
 	// or a cue in the same text: an API key is also what an honest tool
 	// asks for.
 	generic bool
+	// within, when set, bounds a match's length: a longer one does not
+	// count, and the search goes on from its second byte. It stands in
+	// for bounded gaps ([^.]{0,40}), which Go's regexp copies into the
+	// program once per count.
+	within int
 }
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
@@ -34,8 +39,8 @@ type matcher interface {
 // one space between words.
 var rules = []rule{
 	// Instruction override, in any of its wordings.
-	{family: Override, need: [][]string{{"ignore", "disregard", "forget", "overrid", "overrul", "bypass", "skip", "abandon", "discard", "set aside", "pay no attention", "follow", "supersede"}, {"instruction", "prompt", "rule", "direction", "guideline", "guidance", "message", "context", "directive", "constraint", "polic", "command", "order", "programming", "configuration", "restriction", "guardrail"}},
-		re: re(`\b(ignore|disregard|forget|override|overrule|bypass|skip|abandon|discard|set aside|pay no attention to|do not follow|don't follow|stop following|no longer follow|supersede)\b[^.!?]{0,40}?\b(previous|prior|above|earlier|preceding|former|original|existing|system|safety|developer|initial|foregoing|all other|any other|your)\b[^.!?]{0,24}?\b(instructions?|prompts?|rules|directions|guidelines|guidance|messages?|context|directives|constraints|polic(y|ies)|commands|orders|programming|configuration|restrictions|guardrails)\b`)},
+	{family: Override, within: 110, need: [][]string{{"ignore", "disregard", "forget", "overrid", "overrul", "bypass", "skip", "abandon", "discard", "set aside", "pay no attention", "follow", "supersede"}, {"instruction", "prompt", "rule", "direction", "guideline", "guidance", "message", "context", "directive", "constraint", "polic", "command", "order", "programming", "configuration", "restriction", "guardrail"}},
+		re: re(`\b(ignore|disregard|forget|override|overrule|bypass|skip|abandon|discard|set aside|pay no attention to|do not follow|don't follow|stop following|no longer follow|supersede)\b[^.!?]*?\b(previous|prior|above|earlier|preceding|former|original|existing|system|safety|developer|initial|foregoing|all other|any other|your)\b[^.!?]*?\b(instructions?|prompts?|rules|directions|guidelines|guidance|messages?|context|directives|constraints|polic(y|ies)|commands|orders|programming|configuration|restrictions|guardrails)\b`)},
 	{family: Override, need: [][]string{{"disregard", "forget", "ignore"}, {"everything", "all", "anything"}},
 		re: re(`\b(disregard|forget|ignore) (everything|all|anything)( (you('ve| have)? (were|was|been) told|above|before|else|said|prior))\b`)},
 	// Role markers: a message that pretends to come from the system.
@@ -48,7 +53,9 @@ var rules = []rule{
 	{family: Concealment, need: [][]string{{"not", "don't", "never", "avoid", "without"}, {"tell", "mention", "inform", "reveal", "disclos", "alert", "notif", "let on", "warn", "show", "report"}, {"user", "human", "operator", "person", "them", "anyone"}},
 		re: re(`\b(do not|don't|never|avoid|must not|should not|without)\b[^.!?]{0,24}?\b(tell|telling|mention|mentioning|inform|informing|reveal|revealing|disclose|disclosing|alert|alerting|notify|notifying|let on|warn|warning|show|showing|report|reporting)\b[^.!?]{0,20}?\b(the user|users|the human|the operator|the person|them|anyone)\b`)},
 	{family: Concealment, need: [][]string{{"silent", "secret", "quiet", "covert", "stealth", "invisibl", "discreet", "unnoticed"}},
-		re: re(`\b(silently|secretly|quietly|covertly|stealthily|invisibly|discreetly|unnoticed)\b[^.!?]{0,40}?\b(append|add|include|send|forward|copy|copie|upload|attach|read|collect|insert|embed|bcc|cc|post|transmit|change|modify|modifie|redirect|replace|call|run|execute|store|save|write|delete|log)(s|es|ed)?\b|\b(append|add|include|send|forward|copy|copie|upload|attach|read|collect|insert|embed|bcc|post|transmit|redirect|replace|call|run|execute)(s|es|ed)?\b[^.!?]{0,40}?\b(silently|secretly|quietly|covertly|stealthily|unnoticed)\b`)},
+		re: re(`\b(silently|secretly|quietly|covertly|stealthily|invisibly|discreetly|unnoticed)\b[^.!?]{0,40}?\b(append|add|include|send|forward|copy|copie|upload|attach|read|collect|insert|embed|bcc|cc|post|transmit|change|modify|modifie|redirect|replace|call|run|execute|store|save|write|delete|log)(s|es|ed)?\b`)},
+	{family: Concealment, need: [][]string{{"silent", "secret", "quiet", "covert", "stealth", "invisibl", "discreet", "unnoticed"}},
+		re: re(`\b(append|add|include|send|forward|copy|copie|upload|attach|read|collect|insert|embed|bcc|post|transmit|redirect|replace|call|run|execute)(s|es|ed)?\b[^.!?]{0,40}?\b(silently|secretly|quietly|covertly|stealthily|unnoticed)\b`)},
 	{family: Concealment, need: [][]string{{"hidden", "secret", "between us", "know", "notice", "hide", "visible", "shown"}},
 		re: re(`\bkeep (this|it|these|that|the \w+) (hidden|secret|confidential|between us)\b|\bthe user (must|should|need|does|will) not (know|see|be told|notice|find out)\b|\bwithout (the )?(user'?s?|their) (knowledge|noticing|awareness|consent)\b|\bhide (this|it|the \w+) from (the )?user\b|\bnot (visible|shown) to the user\b`)},
 
@@ -62,9 +69,13 @@ var rules = []rule{
 			"private key", "private keys", "environment variables", "env var", "env vars", "session cookie", "session cookies",
 			"conversation history", "chat history", "previous messages", "prior messages", "system prompt", "the whole conversation")},
 
-	// Commands that download and run code, or destroy.
+	// Commands that download and run code, or destroy. Their gaps are
+	// unbounded (the sentence bounds them): a bounded repetition is
+	// copied into the program once per count, and past 500 instructions
+	// Go's regexp leaves its backtracker for its slower NFA. For the same
+	// reason the silent-action rule above is two rules.
 	{family: Execution, need: [][]string{{"curl", "wget", "sh -c", "rm -", "base64", "powershell", "iex", "invoke-expression", "/dev/tcp", "mkfifo", "chmod", "eval", "mkfs", "nc -", "dd if"}},
-		re: re(`\b(curl|wget)\b[^|;\n]{0,200}\|\s*(sudo\s+)?(ba|z|da|k)?sh\b|\b(ba|z)?sh\s+-c\s+["'$(]|\brm\s+-(rf|fr|r|f)\s+(/|~|\*|\$home|--no-preserve-root)|\bbase64\s+(-d|--decode)\b[^|\n]{0,80}\|\s*(ba|z)?sh\b|\bpowershell\b[^.\n]{0,40}(-enc|-encodedcommand|-e\s|iex|invoke-expression)|\binvoke-expression\b|\biex\s*\(|/dev/tcp/|\bmkfifo\b|\bnc\s+(-e|-c)\s|\bchmod\s+\+x\b[^.\n]{0,80}(&&|;)\s*\./|\beval\s*\(\s*(atob|base64|decode)|\bmkfs\.\w+\s+/dev/|\bdd\s+if=\S+\s+of=/dev/(sd|nvme|hd)`)},
+		re: re(`\b(curl|wget)\b[^|;\n]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b|\b(ba|z)?sh\s+-c\s+["'$(]|\brm\s+-(rf|fr|r|f)\s+(/|~|\*|\$home|--no-preserve-root)|\bbase64\s+(-d|--decode)\b[^|\n]*\|\s*(ba|z)?sh\b|\bpowershell\b[^.\n]{0,40}(-enc|-encodedcommand|-e\s|iex|invoke-expression)|\binvoke-expression\b|\biex\s*\(|/dev/tcp/|\bmkfifo\b|\bnc\s+(-e|-c)\s|\bchmod\s+\+x\b[^.\n]*(&&|;)\s*\./|\beval\s*\(\s*(atob|base64|decode)|\bmkfs\.\w+\s+/dev/|\bdd\s+if=\S+\s+of=/dev/(sd|nvme|hd)`)},
 }
 
 // Cues: how a text addresses the model. Alone they are honest text's

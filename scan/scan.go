@@ -252,11 +252,34 @@ func (r rule) find(t string, spans [][2]int, per, need []wordMask, n int) [][2]i
 		if len(spans) > 1 && !per[k].holds(need) {
 			continue
 		}
-		for _, m := range r.re.FindAllStringIndex(sub, n-len(out)) {
-			out = append(out, [2]int{sp[0] + m[0], sp[0] + m[1]})
+		if r.within > 0 {
+			out = r.findWithin(sub, sp[0], out, n)
+		} else {
+			for _, m := range r.re.FindAllStringIndex(sub, n-len(out)) {
+				out = append(out, [2]int{sp[0] + m[0], sp[0] + m[1]})
+			}
 		}
 		if len(out) >= n {
 			break
+		}
+	}
+	return out
+}
+
+// findWithin adds to out the matches in sub (at off in the text) no
+// longer than r.within, until out holds n.
+func (r rule) findWithin(sub string, off int, out [][2]int, n int) [][2]int {
+	for from := 0; from < len(sub) && len(out) < n; {
+		m := r.re.FindAllStringIndex(sub[from:], 1)
+		if m == nil {
+			break
+		}
+		s, e := from+m[0][0], from+m[0][1]
+		if e-s <= r.within {
+			out = append(out, [2]int{off + s, off + e})
+			from = max(e, s+1)
+		} else {
+			from = s + 1
 		}
 	}
 	return out
