@@ -239,10 +239,10 @@ func TestRunOutput(t *testing.T) {
 }
 
 // TestRunTimeout: an endless loop, and a call that never answers, are
-// both stopped at the run's limit. Each runs on a VM already started (an
-// Engine's, warmed by a trivial run), so that what is timed is the run;
-// the allowance past the limit is 100 ms plus what that trivial run
-// took, so that a loaded machine does not fail it.
+// both stopped by the run's limit, with an error naming it. Each runs on
+// a VM already started (an Engine's, warmed by a trivial run). How soon
+// is not asserted (a loaded machine delays any interrupt): only that the
+// run ends far inside ten limits, which a limit not enforced fails.
 func TestRunTimeout(t *testing.T) {
 	const limit = 300 * time.Millisecond
 	for _, code := range []string{`for (;;) {}`, `while (true) { [1, 2, 3].map(x => x * 2) }`, `await proxy.call("slow", {})`} {
@@ -254,19 +254,13 @@ func TestRunTimeout(t *testing.T) {
 			}
 			idleAfter(t, e)
 			start := time.Now()
-			if r := e.Run(context.Background(), `2`, h); r.Err != nil {
-				t.Fatal(r.Err)
-			}
-			allowance := 100*time.Millisecond + time.Since(start)
-			idleAfter(t, e)
-			start = time.Now()
 			r := e.Run(context.Background(), code, h)
 			took := time.Since(start)
 			if r.Err == nil || !strings.Contains(r.Err.Error(), "time limit of 300ms") {
 				t.Fatalf("err %v, want the time limit", r.Err)
 			}
-			if took > limit+allowance {
-				t.Errorf("stopped after %s, want at most %s", took, limit+allowance)
+			if took > 10*limit {
+				t.Errorf("stopped after %s, want well within %s", took, 10*limit)
 			}
 		})
 	}
