@@ -31,6 +31,9 @@ type HTTP struct {
 	// Token is the bearer token clients must present; "" means none
 	// (allowed only on a loopback address). ${VAR} expands in it.
 	Token string
+	// Keys are the named API keys (http.keys), each let in besides the
+	// token and limited to its profile.
+	Keys []APIKey
 	// SessionTimeout ends a session that has had no request and no open
 	// stream for that long; zero means DefaultHTTPSessionTimeout (30m).
 	SessionTimeout time.Duration
@@ -72,7 +75,8 @@ func (p *parser) http(tree map[string]any) {
 			h.MaxBodyMemory = n
 		}
 	}
-	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory")
+	p.apiKeys(r)
+	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory", "keys")
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return

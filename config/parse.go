@@ -43,6 +43,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.settings(tree, &o)
 	p.trust(tree, &o)
 	p.profiles(tree, &o)
+	p.checkKeyProfiles()
 	p.warnUnknownTop(tree)
 	switch len(p.errs) {
 	case 0:
