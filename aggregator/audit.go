@@ -20,13 +20,13 @@ func audited(method string) bool {
 // (Options.Audit). It runs on the call's goroutine, so it only gathers
 // what the call has at hand; the recorder builds and writes the line on
 // its own goroutine. run is the code-mode run the call is part of ("":
-// none).
-func (a *Aggregator) audit(l *listener, start time.Time, run, server, method string, params, res json.RawMessage, err error) {
+// none), who the principal it came from.
+func (a *Aggregator) audit(l *listener, start time.Time, run, who, server, method string, params, res json.RawMessage, err error) {
 	rec := a.opts.Audit
 	if rec == nil {
 		return
 	}
-	c := audit.Call{Start: start, Run: run, Server: server, Method: method, Params: params, Result: res, Err: err}
+	c := audit.Call{Start: start, Run: run, Principal: who, Server: server, Method: method, Params: params, Result: res, Err: err}
 	var rpc *upstream.RPCError
 	if errors.As(err, &rpc) {
 		c.ErrorCode = rpc.Code

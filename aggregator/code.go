@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpx/mcpx/codemode"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/proxytool"
 )
 
@@ -77,7 +78,7 @@ func (c codeCatalog) Run(ctx context.Context, code string, verb func(context.Con
 	out := res.ToolResult()
 	if a.opts.Audit != nil {
 		params, _ := json.Marshal(map[string]any{"name": proxytool.Name, "arguments": map[string]string{"action": "run", "code": code}})
-		a.audit(l, start, id, mcpxServer, "tools/call", params, out, nil)
+		a.audit(l, start, id, principal.Of(ctx), mcpxServer, "tools/call", params, out, nil)
 	}
 	a.log.Debug("ran a script", "run", id, "calls", res.Calls, "failed", res.Err != nil)
 	return out

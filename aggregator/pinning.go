@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/audit"
+	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/trust"
 )
@@ -61,7 +62,7 @@ func (a *Aggregator) refused(ctx context.Context, l *listener, method string, pa
 	if p, _, err := rawjson.Replace(orEmpty(params), "name", []byte(quote(f.Original))); err == nil {
 		params = p
 	}
-	c := audit.Call{Start: time.Now(), Run: runOf(ctx), Server: f.Server, Method: method, Params: params, Outcome: outcome}
+	c := audit.Call{Start: time.Now(), Run: runOf(ctx), Principal: principal.Of(ctx), Server: f.Server, Method: method, Params: params, Outcome: outcome}
 	if l != nil && l.client != nil {
 		c.Client, c.Session = l.client.Name(), l.client.ID()
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -116,6 +117,7 @@ type outgoing struct {
 	end   func()          // ends the count of the client's calls; nil: no client
 	start time.Time       // zero: not audited
 	run   string          // the code-mode run it is part of (runOf)
+	who   string          // its principal (principal.Of)
 	call  *telemetry.Call // nil: telemetry off
 }
 
@@ -134,7 +136,7 @@ func (a *Aggregator) begin(ctx context.Context, l *listener, src Source, method 
 		o.call = &call
 	}
 	if audited(method) && a.opts.Audit != nil {
-		o.start, o.run = time.Now(), runOf(ctx)
+		o.start, o.run, o.who = time.Now(), runOf(ctx), principal.Of(ctx)
 	}
 	return ctx, sent, o
 }
@@ -146,7 +148,7 @@ func (o outgoing) finish(a *Aggregator, l *listener, src Source, method string, 
 		o.end()
 	}
 	if !o.start.IsZero() {
-		a.audit(l, o.start, o.run, src.Name(), method, params, res, err)
+		a.audit(l, o.start, o.run, o.who, src.Name(), method, params, res, err)
 	}
 	if o.call != nil {
 		endCall(*o.call, res, err)

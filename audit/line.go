@@ -19,8 +19,9 @@ type Call struct {
 	// Start and End bound the call; a zero End means when Record ran.
 	Start, End time.Time
 	// Client is the client's clientInfo name, Session its session id;
-	// both "" from the terminal.
-	Client, Session string
+	// both "" from the terminal. Principal is the API key serve --http
+	// let the client in with ("": none, or the shared token).
+	Client, Session, Principal string
 	// Server is the source the call went to.
 	Server string
 	// Method is tools/call, resources/read or prompts/get.
@@ -51,6 +52,7 @@ type Line struct {
 	Time        time.Time       `json:"time"`
 	Client      string          `json:"client,omitempty"`
 	Session     string          `json:"session,omitempty"`
+	Principal   string          `json:"principal,omitempty"`
 	Run         string          `json:"run,omitempty"`
 	Server      string          `json:"server"`
 	Method      string          `json:"method"`
@@ -97,7 +99,7 @@ func clip(name string) string {
 // arguments.
 func (c Call) line(mode Arguments) Line {
 	l := Line{
-		Time: c.Start.UTC(), Client: clip(c.Client), Session: c.Session, Run: c.Run, Server: c.Server, Method: c.Method,
+		Time: c.Start.UTC(), Client: clip(c.Client), Session: c.Session, Principal: c.Principal, Run: c.Run, Server: c.Server, Method: c.Method,
 		Outcome: c.outcome(), ErrorCode: c.ErrorCode, ResultBytes: max(len(c.Result), c.resultBytes),
 		DurationMS: float64(c.End.Sub(c.Start).Microseconds()) / 1000,
 	}

@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpx/mcpx/internal/principal"
 )
 
 // newTestProvider is Setup's tracer provider over an in-memory exporter,
@@ -54,7 +56,8 @@ func TestBatcherEndsSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, r := tel.StartRequest(context.Background(), "tools/call", []byte(`{"name":"fx_echo"}`), "s1", []byte(`7`))
+	// From a client let in with a named API key: the span names it.
+	ctx, r := tel.StartRequest(principal.With(context.Background(), "alice"), "tools/call", []byte(`{"name":"fx_echo"}`), "s1", []byte(`7`))
 	_, c := tel.StartCall(ctx, "fx", "tools/call", []byte(`{"name":"echo"}`))
 	c.End([]byte(`{"isError":true}`), nil, 0)
 	r.End(OutcomeError, -32603, "broken")
@@ -73,7 +76,7 @@ func TestBatcherEndsSpans(t *testing.T) {
 		status codes.Code
 	}{
 		"tools/call echo": {map[attribute.Key]string{AttrServer: "fx", AttrTool: "echo", AttrOutcome: "isError", AttrErrorType: "tool_error"}, codes.Error},
-		"tools/call fx_echo": {map[attribute.Key]string{AttrSession: "s1", AttrRequestID: "7", AttrOutcome: "error",
+		"tools/call fx_echo": {map[attribute.Key]string{AttrSession: "s1", AttrPrincipal: "alice", AttrRequestID: "7", AttrOutcome: "error",
 			AttrStatusCode: "-32603", AttrErrorType: "-32603"}, codes.Error},
 	}
 	for _, s := range spans {

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -117,6 +118,9 @@ func (t *Telemetry) StartRequest(ctx context.Context, method string, params []by
 	}
 	if session != "" {
 		r.attrs = append(r.attrs, AttrSession.String(session))
+	}
+	if p := principal.Of(ctx); p != "" {
+		r.attrs = append(r.attrs, AttrPrincipal.String(p))
 	}
 	if len(id) > 0 {
 		r.attrs = append(r.attrs, AttrRequestID.String(requestID(id)))

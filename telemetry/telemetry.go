@@ -31,6 +31,8 @@ const (
 	AttrOutcome = attribute.Key("mcpx.outcome")
 	// AttrState is an upstream's state (upstream.State: ready, failed, ...).
 	AttrState = attribute.Key("mcpx.state")
+	// AttrPrincipal is the API key a client of serve --http came with.
+	AttrPrincipal = attribute.Key("mcpx.principal")
 )
 
 // Metric names, as OTLP carries them; Prometheus shows dots as

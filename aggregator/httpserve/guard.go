@@ -1,8 +1,6 @@
 package httpserve
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net"
 	"net/http"
 	"net/url"
@@ -10,10 +8,10 @@ import (
 	"strings"
 )
 
-// guard applies the DNS-rebinding checks (Host, Origin) and the bearer
-// token, in that order, before any MCP handling; then the body gate
-// (body.go) reads the body, so that no request that fails them costs
-// the memory of its body.
+// guard applies the DNS-rebinding checks (Host, Origin) and the
+// credentials (the token, or a named API key: credentials.go), in that
+// order, before any MCP handling; then the body gate (body.go) reads the
+// body, so that no request that fails them costs the memory of its body.
 func (h *httpHandler) guard(next http.Handler) http.Handler {
 	next = h.bounded(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -25,14 +23,9 @@ func (h *httpHandler) guard(next http.Handler) http.Handler {
 			http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
 			return
 		}
-		if h.o.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			sum := sha256.Sum256([]byte(got))
-			if !ok || subtle.ConstantTimeCompare(sum[:], h.token[:]) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
-				http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-				return
-			}
+		r, ok := h.admit(w, r)
+		if !ok {
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -45,8 +45,14 @@ type Catalog interface {
 // Options configure [ListenAndServe].
 type Options struct {
 	// Token is the bearer token every request but /healthz must carry; ""
-	// means none, which ServeHTTP refuses on a non-loopback address.
+	// means none, which ServeHTTP refuses on a non-loopback address
+	// unless Keys gives keys.
 	Token string
+	// Keys, when set, returns the named API keys in force (the config's,
+	// following its reloads): a request may carry one of them instead of
+	// the token, and is then that key's principal, limited to its
+	// profile (credentials.go). Called at each request.
+	Keys func() []config.APIKey
 	// AllowedHosts and AllowedOrigins extend the Host and Origin headers
 	// accepted (see config.HTTP).
 	AllowedHosts, AllowedOrigins []string
@@ -118,8 +124,8 @@ func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) 
 		return fmt.Errorf("serve --http %s: %w", addr, err)
 	}
 	loopback := isLoopback(host)
-	if !loopback && o.Token == "" {
-		return fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token", addr, ErrTokenRequired)
+	if !loopback && o.Token == "" && (o.Keys == nil || len(o.Keys()) == 0) {
+		return fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token, or make API keys with mcpx keys add", addr, ErrTokenRequired)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

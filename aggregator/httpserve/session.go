@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/internal/principal"
 )
 
 // httpSession is one HTTP client: a legacy session of the core (the
@@ -28,9 +29,12 @@ type httpSession struct {
 	h      *httpHandler
 	legacy bool   // HTTP+SSE: every message goes to the one stream
 	view   string // the profile of the path it began at (/mcp/NAME); "": none
-	cancel context.CancelFunc
-	ready  chan struct{} // closed when core is set
-	done   chan struct{} // closed when the core has returned
+	// principal is the API key that opened it (""; the token or none):
+	// only requests with the same may use it.
+	principal string
+	cancel    context.CancelFunc
+	ready     chan struct{} // closed when core is set
+	done      chan struct{} // closed when the core has returned
 
 	// inMu makes the core handle one POST's messages at a time, in
 	// order, as a stdio read loop does a client's lines.
@@ -64,10 +68,11 @@ func newSessionID() string {
 // errSessionEnded is send's error for a session that ended.
 var errSessionEnded = errors.New("the session ended")
 
-// startSession starts a session core; nil when shutting down.
-func (h *httpHandler) startSession(legacy bool, view string) *httpSession {
-	ctx, cancel := context.WithCancel(h.ctx)
-	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, cancel: cancel,
+// startSession starts a session core for who, the principal of the
+// request that opens it; nil when shutting down.
+func (h *httpHandler) startSession(legacy bool, view, who string) *httpSession {
+	ctx, cancel := context.WithCancel(principal.With(h.ctx, who))
+	s := &httpSession{id: newSessionID(), h: h, legacy: legacy, view: view, principal: who, cancel: cancel,
 		ready: make(chan struct{}), done: make(chan struct{}), ended: make(chan struct{}),
 		byID: map[string]*stream{}, streams: map[string]*stream{}, bodies: map[string][]*hold{}, lastActive: time.Now()}
 	s.standalone = s.newStream(false)

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx/mcpx/internal/principal"
 )
 
 // The legacy HTTP+SSE transport (protocol 2024-11-05), for older clients:
@@ -19,7 +21,7 @@ func (h *httpHandler) sseStream(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed: GET /sse opens a session")
 		return
 	}
-	s := h.startSession(true, profileOf(r))
+	s := h.startSession(true, profileOf(r), principal.Of(r.Context()))
 	if s == nil {
 		httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
 		return
@@ -42,7 +44,7 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := h.lookup(r.URL.Query().Get("sessionId"))
-	if s == nil || !s.legacy {
+	if s == nil || !s.legacy || s.principal != principal.Of(r.Context()) {
 		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: open GET /sse first")
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/telemetry"
 )
@@ -62,7 +63,7 @@ func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		return nil
 	}
 	s := h.lookup(id)
-	if s == nil || s.legacy || s.view != profileOf(r) {
+	if s == nil || s.legacy || s.view != profileOf(r) || s.principal != principal.Of(r.Context()) {
 		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended or expired; initialize a new one")
 		return nil
 	}
@@ -161,7 +162,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "initialize must be sent alone")
 			return
 		}
-		if s = h.startSession(false, profileOf(r)); s == nil {
+		if s = h.startSession(false, profileOf(r), principal.Of(r.Context())); s == nil {
 			httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -42,6 +43,9 @@ type session struct {
 	// set, only the servers it names matter to the output.
 	summarize bool
 	about     []string
+	// keys are the http.keys in force: the first config's, then each
+	// reload's (serve --http checks every request against them).
+	keys atomic.Pointer[[]config.APIKey]
 }
 
 // open loads the config and starts every upstream. Serve mode logs at info

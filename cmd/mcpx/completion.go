@@ -47,6 +47,7 @@ func addCompletions(root *cobra.Command, g *globalFlags) {
 		"remove":      firstServer,
 		"auth login":  firstServer,
 		"auth logout": firstServer,
+		"keys remove": keyNames(g),
 	} {
 		if cmd, _, err := root.Find(strings.Fields(path)); err == nil && cmd.Name() == strings.Fields(path)[len(strings.Fields(path))-1] {
 			cmd.ValidArgsFunction = f
@@ -82,6 +83,31 @@ func serverCompletions(g *globalFlags, prefix string) []cobra.Completion {
 		}
 	}
 	return out
+}
+
+// keyNames completes the first argument with the names of http.keys.
+func keyNames(g *globalFlags) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cfg := completionConfig(g)
+		if cfg == nil || len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, k := range cfg.HTTP.Keys {
+			if strings.HasPrefix(k.Name, prefix) {
+				out = append(out, cobra.CompletionWithDesc(k.Name, keySees(k)))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// keySees is what a key sees, as keys list says it.
+func keySees(k config.APIKey) string {
+	if k.Profile == "" {
+		return "everything"
+	}
+	return "profile " + k.Profile
 }
 
 // completionTimeout bounds how long completion asks a running mcpx

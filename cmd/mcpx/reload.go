@@ -24,7 +24,8 @@ func (s *session) watchConfig(ctx context.Context) (func(), error) {
 			next.Warnings = append(next.Warnings, guardRecursion(next, currentDepth(os.LookupEnv), self)...)
 		},
 		OnReload: func(next *config.Config, ch config.Changes) {
-			s.red.add(next.Secrets()) // before anything of next is logged
+			s.red.add(next.Secrets())     // before anything of next is logged
+			s.keys.Store(&next.HTTP.Keys) // a removed key is refused from now on
 			for _, warn := range next.Warnings {
 				s.log.Warn(warn)
 			}

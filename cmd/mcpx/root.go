@@ -123,6 +123,7 @@ interrupted.`,
 		newDoctorCmd(ios, g),
 		newLogCmd(ios),
 		newTrustCmd(ios, g),
+		newKeysCmd(ios, g),
 		newVersionCmd(ios),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

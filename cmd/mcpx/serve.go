@@ -144,7 +144,8 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	if withHTTP {
 		n++
 		step := shutdownStep(s.cfg)
-		opts := &httpserve.Options{Token: token, AllowedHosts: s.cfg.HTTP.AllowedHosts,
+		s.keys.Store(&s.cfg.HTTP.Keys)
+		opts := &httpserve.Options{Token: token, Keys: func() []config.APIKey { return *s.keys.Load() }, AllowedHosts: s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
 			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(),
 			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, MaxBodyMemory: s.cfg.HTTP.MaxBodyMemory, Drain: step,
