@@ -140,6 +140,7 @@ type Aggregator struct {
 	callers   *callers    // who calls which upstream, for its requests (route.go)
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
+	apiViews  apiViews    // the terminal API's catalog per profile (httpapi.go)
 	modern    modern      // the core serving modern requests (modern.go)
 	reported  map[string]bool
 	logins    loginAsks       // logins asked of clients (login.go)
@@ -288,10 +289,11 @@ const firstSightHold = 30 * time.Second
 // answers a client's initialize while it reads their remembered catalogs
 // and reviews their pins.
 func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
-	if a.opts.Trust != nil {
+	if a.opts.Trust != nil && a.parent == nil {
 		// The first sights of this start are written once every server
 		// has come up (or firstSightHold passed), each scanned against
-		// the names all of them bring.
+		// the names all of them bring. A session's or a view's catalog
+		// does not hold them: its start is not mcpx's.
 		release := a.opts.Trust.Hold()
 		a.wg.Add(1)
 		go func() {

@@ -1,14 +1,19 @@
 package aggregator
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"slices"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/upstream"
 )
 
 // The terminal API of `serve --http` under /mcpx/v1/, behind the same
@@ -26,6 +31,14 @@ import (
 func (a *Aggregator) APIHandler() http.Handler { return http.HandlerFunc(a.api) }
 
 func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
+	if p := principal.ProfileOf(r.Context()); p != "" && a.parent == nil {
+		// A client limited to a profile (a named API key's) is served
+		// the profile's catalog, as /mcp/NAME is.
+		if v := a.apiViews.get(a, p); v != nil {
+			v.api(w, r)
+			return
+		}
+	}
 	writeJSON := func(status int, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -37,7 +50,7 @@ func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(http.StatusOK, a.Catalog())
 	case r.URL.Path == "/mcpx/v1/servers" && r.Method == http.MethodGet:
 		a.waitReady(r.Context())
-		writeJSON(http.StatusOK, a.Upstreams())
+		writeJSON(http.StatusOK, a.shownUpstreams())
 	case r.URL.Path == "/mcpx/v1/call" && r.Method == http.MethodPost:
 		data, err := a.apiBody(w, r)
 		if err != nil {
@@ -72,6 +85,48 @@ func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		w.Write(b)
 	}
+}
+
+// shownUpstreams are the upstreams' statuses, of the servers the
+// profile a view shows (the terminal API of a profile's view).
+func (a *Aggregator) shownUpstreams() []upstream.Status {
+	all := a.root().Upstreams()
+	p := a.profile()
+	if p == nil {
+		return all
+	}
+	return slices.DeleteFunc(all, func(s upstream.Status) bool { return !p.Includes(s.Name) })
+}
+
+// apiViews are the catalogs the terminal API serves a profile from,
+// one per profile, started on first use and closed with the aggregator.
+type apiViews struct {
+	mu sync.Mutex
+	by map[string]*Aggregator
+}
+
+// get returns a's view through profile, started with a's context; nil
+// when a is not started or the config has no such profile.
+func (v *apiViews) get(a *Aggregator, profile string) *Aggregator {
+	if ok, _ := a.HasProfile(profile); !ok || a.ctx == nil {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c := v.by[profile]; c != nil {
+		return c
+	}
+	c := a.childCatalog(nil, profile)
+	c.Start(a.ctx)
+	context.AfterFunc(a.ctx, func() {
+		a.children.Delete(c)
+		c.Close()
+	})
+	if v.by == nil {
+		v.by = map[string]*Aggregator{}
+	}
+	v.by[profile] = c
+	return c
 }
 
 // apiBody returns the body of an API request: as package httpserve read

@@ -16,10 +16,8 @@ import (
 // API keys in force (Options.Keys, read at each request, so that a key
 // removed from the config is refused from the next one). It answers 401
 // or 403 and reports false for a request it refuses; else it returns the
-// request carrying its principal (core.WithPrincipal), and, for a key
-// bound to a profile, addressed to that profile: /mcp and /sse become
-// /mcp/P and /sse/P, another profile's path is refused, and so are the
-// terminal API and the metrics, which are not a profile's.
+// request carrying its principal (principal.With), limited to the key's
+// profile when it has one (limit).
 func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	var keys []config.APIKey
 	if h.o.Keys != nil {
@@ -50,6 +48,15 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Reque
 	if key.Profile == "" {
 		return r, true
 	}
+	return limit(w, r, key)
+}
+
+// limit addresses a request with a key bound to a profile to that
+// profile: /mcp and /sse become /mcp/P and /sse/P, another profile's
+// path is refused, the terminal API is limited to it
+// (principal.WithProfile), and what is the whole server's (the metrics)
+// is refused.
+func limit(w http.ResponseWriter, r *http.Request, key *config.APIKey) (*http.Request, bool) {
 	path := r.URL.Path
 	switch {
 	case path == "/mcp" || path == "/sse":
@@ -62,6 +69,10 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Reque
 	case path == "/messages" || path == "/sse/messages":
 		// A session's: the session was opened under the key's profile,
 		// and only the key that opened it may use it (sse.go).
+	case strings.HasPrefix(path, "/mcpx/v1/"):
+		// The terminal API shows the key's profile alone (the
+		// aggregator's API reads it from the context).
+		r = r.WithContext(principal.WithProfile(r.Context(), key.Profile))
 	default:
 		httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: key "+key.Name+" sees profile "+key.Profile+" only; "+path+" needs the token or a key without a profile")
 		return nil, false

@@ -20,9 +20,9 @@ func TestAdmitKeys(t *testing.T) {
 	var mu sync.Mutex
 	keys := []config.APIKey{{Name: "alice", Hash: aliceHash, Profile: "read"}, {Name: "ci", Hash: ciHash}}
 	current := func() []config.APIKey { mu.Lock(); defer mu.Unlock(); return keys }
-	var seenPath, seenWho string
+	var seenPath, seenWho, seenProfile string
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seenPath, seenWho = r.URL.Path, principal.Of(r.Context())
+		seenPath, seenWho, seenProfile = r.URL.Path, principal.Of(r.Context()), principal.ProfileOf(r.Context())
 		w.WriteHeader(299)
 	})
 	for _, bound := range []struct {
@@ -43,7 +43,7 @@ func TestAdmitKeys(t *testing.T) {
 			{"/sse", "Bearer " + aliceKey, 299, "/sse/read", "alice", ""},
 			{"/messages", "Bearer " + aliceKey, 299, "/messages", "alice", ""},
 			{"/mcp/dev", "Bearer " + aliceKey, 403, "", "", "key alice sees profile read only"},
-			{"/mcpx/v1/catalog", "Bearer " + aliceKey, 403, "", "", "needs the token or a key without a profile"},
+			{"/mcpx/v1/catalog", "Bearer " + aliceKey, 299, "/mcpx/v1/catalog", "alice", ""},
 			{"/metrics", "Bearer " + aliceKey, 403, "", "", "needs the token"},
 			{"/mcp", "Bearer " + ciKey, 299, "/mcp", "ci", ""},
 			{"/mcpx/v1/catalog", "Bearer " + ciKey, 299, "/mcpx/v1/catalog", "ci", ""},
@@ -64,6 +64,14 @@ func TestAdmitKeys(t *testing.T) {
 			}
 			if strings.Contains(w.Body.String(), aliceKey) || strings.Contains(w.Body.String(), ciKey) {
 				t.Errorf("an answer shows a key: %q", w.Body.String())
+			}
+		}
+		// The terminal API is limited to alice's profile, not ci's.
+		for key, want := range map[string]string{aliceKey: "read", ciKey: ""} {
+			r := httptest.NewRequest("GET", "/mcpx/v1/catalog", nil)
+			r.Host, r.Header["Authorization"] = "127.0.0.1", []string{"Bearer " + key}
+			if g.ServeHTTP(httptest.NewRecorder(), r); seenProfile != want {
+				t.Errorf("%s: the API is limited to %q, want %q", bound.name, seenProfile, want)
 			}
 		}
 		if bound.token != "" {

@@ -22,3 +22,21 @@ func Of(ctx context.Context) string {
 	p, _ := ctx.Value(key{}).(string)
 	return p
 }
+
+type profileKey struct{}
+
+// WithProfile returns ctx limited to profile ("": ctx as it is): the
+// only part of the catalog its principal may see, where a request's path
+// does not say (the terminal API).
+func WithProfile(ctx context.Context, profile string) context.Context {
+	if profile == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, profileKey{}, profile)
+}
+
+// ProfileOf is the profile ctx is limited to; "" for none.
+func ProfileOf(ctx context.Context) string {
+	p, _ := ctx.Value(profileKey{}).(string)
+	return p
+}
