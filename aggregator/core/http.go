@@ -297,9 +297,11 @@ func acceptsSSE(h http.Header) bool {
 // writeError answers a request with e alone, with the status the
 // transport gives its code.
 func writeError(w http.ResponseWriter, id json.RawMessage, e *Error) {
+	msg := response(id, nil, e)
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(httpStatus(e))
-	w.Write(response(id, nil, e))
+	w.Write(msg)
 }
 
 // streamWriter writes one request's answer: plain JSON when nothing
@@ -387,7 +389,25 @@ func (sw *streamWriter) finish(id, res json.RawMessage, e *Error) {
 		return
 	}
 	sw.w.Header().Set("Content-Type", "application/json")
-	writeAnswer(sw.w, id, res)
+	writeWhole(sw.w, id, res)
+}
+
+// writeWhole writes the answer as plain JSON with its Content-Length, in
+// as few writes as the answer allows: a replica killed while it answers
+// then leaves the balancer an answer not begun (which it retries) rather
+// than one cut after its headers, which net/http sends early for a
+// chunked body. An answer small enough goes out in one write when the
+// handler returns.
+func writeWhole(w http.ResponseWriter, id, res json.RawMessage) {
+	if len(res) < bigAnswer {
+		msg := response(id, res, nil)
+		w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+		w.Write(msg)
+		return
+	}
+	head := jsonrpc.AppendResult(make([]byte, 0, jsonrpc.ResultSize(id, nil)), id, nil)
+	w.Header().Set("Content-Length", strconv.Itoa(len(head)+len(res)))
+	writeAnswer(w, id, res)
 }
 
 func flush(w http.ResponseWriter) {
