@@ -64,17 +64,28 @@ func shadowing(field string, seg segment, c Context) []Finding {
 		return nil
 	}
 	t := seg.text
-	try := func(i, end int) []Finding {
-		if end-i < 4 || !c.Others.otherThan(t[i:end], c.Server) {
-			return nil
+	var found []Finding
+	eachName(t, func(i, end int) bool {
+		if !c.Others.otherThan(t[i:end], c.Server) {
+			return false
 		}
 		sent := sentence(t, i, end)
 		m := shadowDirective.FindStringIndex(sent)
 		if m == nil || inSentenceBefore(t, i, documented) || negatedDirective(sent, m[0]) {
-			return nil
+			return false
 		}
-		return []Finding{{Field: field, Family: Shadowing, Severity: High, Evidence: evidence(seg, t, i, end) + " / " + sent[m[0]:m[1]]}}
-	}
+		found = []Finding{{Field: field, Family: Shadowing, Severity: High, Evidence: evidence(seg, t, i, end) + " / " + sent[m[0]:m[1]]}}
+		return true
+	})
+	return found
+}
+
+// eachName calls f with the span of every word of t (lower case) that
+// may be a tool name, at least 4 bytes: each run of name characters,
+// trimmed of the joiners and hyphens around it, then, when joiners join
+// it ("a.b", "fs/read_file"), each of its parts. It stops when f
+// reports true.
+func eachName(t string, f func(i, end int) bool) {
 	for i := 0; i < len(t); {
 		if !nameByte(t[i]) {
 			i++
@@ -84,7 +95,6 @@ func shadowing(field string, seg segment, c Context) []Finding {
 		for end < len(t) && nameByte(t[end]) {
 			end++
 		}
-		next := end
 		s, e := i, end
 		for s < e && joiner(t[s]) {
 			s++
@@ -92,8 +102,8 @@ func shadowing(field string, seg segment, c Context) []Finding {
 		for e > s && (joiner(t[e-1]) || t[e-1] == '-') {
 			e--
 		}
-		if f := try(s, e); f != nil {
-			return f
+		if e-s >= 4 && f(s, e) {
+			return
 		}
 		if strings.ContainsAny(t[s:e], "./:") {
 			for p := s; p < e; {
@@ -101,15 +111,14 @@ func shadowing(field string, seg segment, c Context) []Finding {
 				for q < e && !joiner(t[q]) {
 					q++
 				}
-				if f := try(p, q); f != nil {
-					return f
+				if q-p >= 4 && f(p, q) {
+					return
 				}
 				p = q + 1
 			}
 		}
-		i = next
+		i = end
 	}
-	return nil
 }
 
 // marked reports whether a name holds a byte an English word does not:
@@ -139,18 +148,13 @@ func negatedDirective(sent string, i int) bool {
 }
 
 // distinctive reports whether a tool name is unlikely to be an English
-// word in a description: it has an underscore, a hyphen, a dot, a digit or an
-// inner capital.
+// word in a description: it is marked (an underscore, a hyphen, a dot or
+// a digit) or has an inner capital.
 func distinctive(name string) bool {
 	if len(name) < 4 {
 		return false
 	}
-	for i, r := range name {
-		if r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || i > 0 && r >= 'A' && r <= 'Z' {
-			return true
-		}
-	}
-	return false
+	return marked(name) || strings.ContainsFunc(name[1:], func(r rune) bool { return r >= 'A' && r <= 'Z' })
 }
 
 // Mentioned reports whether raw, read as plain bytes, holds a word that
@@ -161,52 +165,26 @@ func (n *Names) Mentioned(raw []byte, server string) bool {
 	if n.Len() == 0 {
 		return false
 	}
-	var word []byte
-	check := func() bool {
-		w := word
-		for len(w) > 0 && joiner(w[0]) {
-			w = w[1:]
-		}
-		for len(w) > 0 && (joiner(w[len(w)-1]) || w[len(w)-1] == '-') {
-			w = w[:len(w)-1]
-		}
-		if n.otherThan(string(w), server) {
-			return true
-		}
-		for len(w) > 0 {
-			i := 0
-			for i < len(w) && !joiner(w[i]) {
-				i++
-			}
-			if n.otherThan(string(w[:i]), server) {
-				return true
-			}
-			if i == len(w) {
-				break
-			}
-			w = w[i+1:]
-		}
-		return false
-	}
+	// Lower case, and a JSON escape (\n, \u0041) a break between words.
+	t := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); i++ {
 		b := raw[i]
-		if b >= 'A' && b <= 'Z' {
+		switch {
+		case b >= 'A' && b <= 'Z':
 			b += 'a' - 'A'
-		}
-		if nameByte(b) {
-			word = append(word, b)
-			continue
-		}
-		if b == '\\' && i+1 < len(raw) { // a JSON escape ends a word
-			i++
-			if raw[i] == 'u' {
+		case b == '\\' && i+1 < len(raw):
+			if i++; raw[i] == 'u' {
 				i += 4
 			}
+			b = ' '
 		}
-		if len(word) >= 4 && check() {
-			return true
-		}
-		word = word[:0]
+		t = append(t, b)
 	}
-	return len(word) >= 4 && check()
+	text := string(t)
+	found := false
+	eachName(text, func(i, end int) bool {
+		found = n.otherThan(text[i:end], server)
+		return found
+	})
+	return found
 }
