@@ -177,35 +177,41 @@ func (s *Store) namesGrewLocked(server string, others func() *scan.Names) bool {
 // that names one is scanned again. s.mu must be held.
 func (s *Store) rescanLocked(server string, fu *firstUse, names *scan.Names) {
 	fu.names = names.Len()
-	keep := func(l []json.RawMessage) []json.RawMessage {
-		flagged := func(raw json.RawMessage) bool {
-			return names.Mentioned(raw, server) && len(scan.Capability(raw, server, names)) > 0
-		}
-		if !slices.ContainsFunc(l, flagged) {
-			return l
-		}
-		return slices.DeleteFunc(slices.Clone(l), flagged)
+	flagged := func(raw json.RawMessage) bool {
+		return names.Mentioned(raw, server) && len(scan.Capability(raw, server, names)) > 0
 	}
-	tools, prompts := keep(fu.tools), keep(fu.prompts)
+	tools, prompts := without(fu.tools, flagged), without(fu.prompts, flagged)
 	if len(tools) != len(fu.tools) || len(prompts) != len(fu.prompts) {
 		fu.tools, fu.prompts = tools, prompts
 		fu.rec = fu.make()
 	}
 }
 
-// first is the address of the first element of l, nil when it is empty:
-// with the length, what tells the same snapshot of a list from another.
 // unflagged are the definitions of l the scanner finds nothing in: what
 // a first sight may pin without asking. others holds the catalog's tool
 // names.
 func unflagged(server string, l []json.RawMessage, others *scan.Names) []json.RawMessage {
-	flagged := func(raw json.RawMessage) bool { return len(scan.Capability(raw, server, others)) > 0 }
-	if !slices.ContainsFunc(l, flagged) {
-		return l
-	}
-	return slices.DeleteFunc(slices.Clone(l), flagged)
+	return without(l, func(raw json.RawMessage) bool { return len(scan.Capability(raw, server, others)) > 0 })
 }
 
+// without is l less the definitions flagged reports, l itself when it
+// reports none. Each is asked about once: flagged is a scan.
+func without(l []json.RawMessage, flagged func(json.RawMessage) bool) []json.RawMessage {
+	i := slices.IndexFunc(l, flagged)
+	if i < 0 {
+		return l
+	}
+	out := slices.Clone(l[:i])
+	for _, raw := range l[i+1:] {
+		if !flagged(raw) {
+			out = append(out, raw)
+		}
+	}
+	return out
+}
+
+// first is the address of the first element of l, nil when it is empty:
+// with the length, what tells the same snapshot of a list from another.
 func first(l []json.RawMessage) *json.RawMessage {
 	if len(l) == 0 {
 		return nil
