@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -116,12 +115,7 @@ func (v *apiViews) get(a *Aggregator, profile string) *Aggregator {
 	if c := v.by[profile]; c != nil {
 		return c
 	}
-	c := a.childCatalog(nil, profile)
-	c.Start(a.ctx)
-	context.AfterFunc(a.ctx, func() {
-		a.children.Delete(c)
-		c.Close()
-	})
+	c := a.startView(a.ctx, profile)
 	if v.by == nil {
 		v.by = map[string]*Aggregator{}
 	}

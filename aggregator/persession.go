@@ -81,11 +81,17 @@ func (a *Aggregator) sessionClients() []*upstream.Client {
 // catalog's modern core. Package httpserve serves the modern requests of
 // /mcp/NAME from it: a modern request belongs to no session.
 func (a *Aggregator) StartView(ctx context.Context, view string) func() (*core.Server, error) {
+	return a.startView(ctx, view).Modern
+}
+
+// startView starts a catalog shown through profile view over a's
+// servers, following a's reloads, closed when ctx ends.
+func (a *Aggregator) startView(ctx context.Context, view string) *Aggregator {
 	c := a.childCatalog(nil, view)
 	c.Start(ctx)
 	context.AfterFunc(ctx, func() {
 		a.children.Delete(c)
 		c.Close()
 	})
-	return c.Modern
+	return c
 }

@@ -39,11 +39,8 @@ func newKeysAddCmd(ios *streams, g *globalFlags) *cobra.Command {
 				return editFailed(ios, err)
 			}
 			fmt.Fprintln(ios.Out, key)
-			sees := "the whole catalog"
-			if g.profile != "" {
-				sees = "profile " + g.profile
-			}
-			fmt.Fprintf(ios.Err, "added key %s (%s) to %s: it is shown this once; a client sends it as \"Authorization: Bearer <key>\"\n", args[0], sees, file)
+			fmt.Fprintf(ios.Err, "added key %s (sees %s) to %s: it is shown this once; a client sends it as \"Authorization: Bearer <key>\"\n",
+				args[0], keySees(config.APIKey{Profile: g.profile}), file)
 			return nil
 		},
 	}
