@@ -96,7 +96,7 @@ func TestKeysServeHTTP(t *testing.T) {
 	}
 
 	// The terminal API (mcpx list --server-url) shows alice her profile.
-	out, errOut, code = runWithEnv(t, []string{"MCPX_HTTP_TOKEN=" + alice}, "list", "tools", "--server-url", srv.url, "--json")
+	out, errOut, code = runPinned(t, []string{"MCPX_HTTP_TOKEN=" + alice}, "list", "tools", "--server-url", srv.url, "--json")
 	var listed []struct{ Name string }
 	if err := json.Unmarshal([]byte(out), &listed); err != nil || code != 0 || len(listed) == 0 {
 		t.Fatalf("list --server-url as alice: %d %v\n%s%s", code, err, out, errOut)
@@ -106,11 +106,11 @@ func TestKeysServeHTTP(t *testing.T) {
 			t.Errorf("list --server-url as alice shows %s", tool.Name)
 		}
 	}
-	out, _, _ = runWithEnv(t, []string{"MCPX_HTTP_TOKEN=" + alice}, "servers", "--server-url", srv.url, "--json")
+	out, _, _ = runPinned(t, []string{"MCPX_HTTP_TOKEN=" + alice}, "servers", "--server-url", srv.url, "--json")
 	if !strings.Contains(out, `"name": "a"`) || strings.Contains(out, `"name": "b"`) {
 		t.Errorf("servers --server-url as alice:\n%s", out)
 	}
-	if _, errOut, code := runWithEnv(t, []string{"MCPX_HTTP_TOKEN=" + alice}, "call", "b_echo", `{"message":"x"}`, "--server-url", srv.url); code == 0 {
+	if _, errOut, code := runPinned(t, []string{"MCPX_HTTP_TOKEN=" + alice}, "call", "b_echo", `{"message":"x"}`, "--server-url", srv.url); code == 0 {
 		t.Errorf("alice called b_echo through the terminal API: %s", errOut)
 	}
 
@@ -170,17 +170,6 @@ func TestKeysServeHTTP(t *testing.T) {
 	if strings.Contains(srv.stderr.String(), alice) || strings.Contains(srv.stderr.String(), ci) {
 		t.Error("serve's log shows a key")
 	}
-}
-
-// runWithEnv runs the mcpx binary with env added.
-func runWithEnv(t *testing.T, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := mcpxCommand(args...)
-	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	_ = cmd.Run()
-	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 }
 
 func allPrefixed(names []string, prefix string) bool {
