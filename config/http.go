@@ -42,6 +42,9 @@ type HTTP struct {
 	// and Retry-After. At least MaxMessageBytes; zero means
 	// DefaultHTTPBodyMemory(MaxMessageBytes).
 	MaxBodyMemory int64
+	// UI serves the dashboard at /ui (http.ui); nil means on. Use
+	// [HTTP.UIOn] to read it.
+	UI *bool
 	// Problem says why serve --http must not start although the file
 	// loaded: a ${VAR} the section uses is not set ("TOKEN is not set
 	// (http.token)"). Empty when there is none.
@@ -75,8 +78,11 @@ func (p *parser) http(tree map[string]any) {
 			h.MaxBodyMemory = n
 		}
 	}
+	if on, ok := r.boolean("ui"); ok {
+		h.UI = &on
+	}
 	p.apiKeys(r)
-	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory", "keys")
+	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory", "keys", "ui")
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return
@@ -86,3 +92,7 @@ func (p *parser) http(tree map[string]any) {
 		p.warn("", "http", h.Problem+": serve --http refuses to start until it is set")
 	}
 }
+
+// UIOn reports whether serve --http serves the dashboard at /ui: unless
+// the file says http.ui: false.
+func (h HTTP) UIOn() bool { return h.UI == nil || *h.UI }

@@ -40,3 +40,20 @@ func TestDefaultHTTPBodyMemory(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPUI(t *testing.T) {
+	for in, want := range map[string]bool{
+		``:                        true, // on unless turned off
+		`"http": {"ui": true},`:   true,
+		`"http": {"ui": false},`:  false,
+		`"http": {"token": "x"},`: true,
+	} {
+		cfg := mustParse(t, "mcpx.json", `{`+in+` "servers": {}}`, nil)
+		if got := cfg.HTTP.UIOn(); got != want {
+			t.Errorf("%s: UIOn() = %v, want %v", in, got, want)
+		}
+	}
+	if _, err := Parse("mcpx.json", []byte(`{"http": {"ui": "off"}}`), nil); err == nil || !strings.Contains(err.Error(), "http.ui") {
+		t.Errorf("ui: \"off\": error %v, want one naming http.ui", err)
+	}
+}
