@@ -45,6 +45,7 @@ type Providers struct {
 	// without Options.Pull.
 	MetricsHandler http.Handler
 
+	pull     *sdkmetric.ManualReader // MetricsHandler's reader, for Numbers; nil without Pull
 	shutdown []func(context.Context) error
 }
 
@@ -146,6 +147,7 @@ func Setup(ctx context.Context, opts *Options) (*Providers, error) {
 		r := sdkmetric.NewManualReader()
 		mopts = append(mopts, sdkmetric.WithReader(r))
 		p.MetricsHandler = promHandler{reader: r, log: o.Logger}
+		p.pull = r
 	}
 	mp := sdkmetric.NewMeterProvider(mopts...)
 	p.MeterProvider = mp
