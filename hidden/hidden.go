@@ -17,6 +17,7 @@ package hidden
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -258,4 +259,22 @@ func cleanSchema(v any) int {
 		}
 	}
 	return n
+}
+
+// Visible shows each character a person could not see, or that would
+// drive a terminal, as <U+XXXX>: how a reviewer (mcpx trust, the
+// dashboard) is shown what a server wrote.
+func Visible(s string) string {
+	if _, n := String(s); n == 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if _, n := String(string(r)); n > 0 {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

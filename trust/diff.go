@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/scan"
@@ -231,4 +232,26 @@ func schemaTexts(raw json.RawMessage) map[string]string {
 	}
 	walk("", v)
 	return out
+}
+
+// Summary says what changed in a schema, in one line for a person
+// ("properties added: city; now required: city"), or "changed" when only
+// its texts did. Names go through hidden.Visible.
+func (d SchemaDiff) Summary() string {
+	var parts []string
+	add := func(what string, names []string) {
+		if len(names) > 0 {
+			parts = append(parts, what+" "+hidden.Visible(strings.Join(names, ", ")))
+		}
+	}
+	add("properties added:", d.Added)
+	add("properties removed:", d.Removed)
+	add("properties changed:", d.Changed)
+	add("now required:", d.RequiredAdded)
+	add("no longer required:", d.RequiredRemoved)
+	add("other keywords changed:", d.Other)
+	if len(parts) == 0 {
+		return "changed"
+	}
+	return strings.Join(parts, "; ")
 }

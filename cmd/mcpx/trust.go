@@ -221,38 +221,8 @@ func printText(w io.Writer, prefix, text string) {
 }
 
 // schemaLine says what changed in a schema.
-func schemaLine(d trust.SchemaDiff) string {
-	var parts []string
-	add := func(what string, names []string) {
-		if len(names) > 0 {
-			parts = append(parts, what+" "+visible(strings.Join(names, ", ")))
-		}
-	}
-	add("properties added:", d.Added)
-	add("properties removed:", d.Removed)
-	add("properties changed:", d.Changed)
-	add("now required:", d.RequiredAdded)
-	add("no longer required:", d.RequiredRemoved)
-	add("other keywords changed:", d.Other)
-	if len(parts) == 0 {
-		return " changed"
-	}
-	return " " + strings.Join(parts, "; ")
-}
+func schemaLine(d trust.SchemaDiff) string { return " " + d.Summary() }
 
 // visible shows each character a person could not see, or that would
 // drive the terminal, as <U+XXXX>.
-func visible(s string) string {
-	if _, n := hidden.String(s); n == 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if _, n := hidden.String(string(r)); n > 0 {
-			fmt.Fprintf(&b, "<U+%04X>", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func visible(s string) string { return hidden.Visible(s) }
