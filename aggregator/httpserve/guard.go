@@ -15,12 +15,7 @@ import (
 func (h *httpHandler) guard(next http.Handler) http.Handler {
 	next = h.bounded(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) {
-			http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
-			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
-			http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
+		if !h.rebindingChecked(w, r) {
 			return
 		}
 		r, ok := h.admit(w, r)
@@ -29,6 +24,20 @@ func (h *httpHandler) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// rebindingChecked applies the DNS-rebinding checks: a request whose
+// Host or Origin is not allowed is answered 403 and it reports false.
+func (h *httpHandler) rebindingChecked(w http.ResponseWriter, r *http.Request) bool {
+	if !h.hostAllowed(r.Host) {
+		http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
+		http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 // hostAllowed accepts the bound address's own name, the loopback names

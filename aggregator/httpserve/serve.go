@@ -72,6 +72,10 @@ type Options struct {
 	// API, if set, is served under /mcpx/v1/ (the aggregator's
 	// APIHandler), behind the same checks as /mcp.
 	API http.Handler
+	// UI, if set, is served at /ui and under /ui/ (the dashboard), behind
+	// the same checks as /mcp, where a login's cookie (uisession.go) also
+	// admits; nil means no dashboard (404).
+	UI http.Handler
 	// Logger gets the transport's own lines; nil means none.
 	Logger *slog.Logger
 	// MaxMessageBytes bounds a request body: one over it is refused with
@@ -178,6 +182,7 @@ type httpHandler struct {
 	wg       sync.WaitGroup // session cores
 	views    profileViews   // the catalogs of modern requests on /mcp/NAME
 	bodies   *bodyBudget    // what request bodies may hold (body.go)
+	uiLogins uiSessions     // the dashboard's logins (uisession.go)
 }
 
 // bodyDefaults fills the body limits o leaves zero.
@@ -214,6 +219,11 @@ func newHandler(ctx context.Context, c Catalog, o Options, host string, loopback
 	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
 	if o.API != nil {
 		h.mux.Handle("/mcpx/v1/", h.guard(o.API))
+	}
+	if o.UI != nil {
+		ui := h.guardUI(o.UI)
+		h.mux.Handle("/ui", ui)
+		h.mux.Handle("/ui/", ui)
 	}
 	if o.Metrics != nil {
 		h.mux.Handle("/metrics", h.guard(o.Metrics))
