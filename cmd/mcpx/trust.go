@@ -116,7 +116,7 @@ func trustRun(cmd *cobra.Command, ios *streams, g *globalFlags, o *trustOptions,
 	}
 	if approve {
 		for _, e := range entries {
-			if err := s.pins.Approve(e.review); err != nil {
+			if err := s.agg.Approve(e.review); err != nil {
 				return err
 			}
 			e.Approved = true
