@@ -145,9 +145,13 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		n++
 		step := shutdownStep(s.cfg)
 		s.keys.Store(&s.cfg.HTTP.Keys)
+		ui, err := s.dashboardHandler()
+		if err != nil {
+			return err
+		}
 		opts := &httpserve.Options{Token: token, Keys: func() []config.APIKey { return *s.keys.Load() }, AllowedHosts: s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
-			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(),
+			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(), UI: ui,
 			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, MaxBodyMemory: s.cfg.HTTP.MaxBodyMemory, Drain: step,
 			OnListen: func(a net.Addr) {
 				s.log.Info("serving on http", "addr", a.String(), "mcp", "http://"+a.String()+"/mcp",
