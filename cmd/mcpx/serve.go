@@ -39,7 +39,8 @@ reloads as well.
 
 With --http [ADDR] (default ` + defaultHTTPAddr + `) one mcpx serves every client
 that connects, sharing the upstreams: MCP streamable HTTP at /mcp, the
-legacy HTTP+SSE transport at /sse and /messages, and /healthz. Requests
+legacy HTTP+SSE transport at /sse and /messages, /healthz, and a web
+dashboard at /ui (http.ui: false turns it off). Requests
 whose Host or Origin is not allowed get 403 (http.allowedHosts,
 http.allowedOrigins). A non-loopback ADDR needs a bearer token
 (--token-file, MCPX_HTTP_TOKEN or http.token). --stdio and --http may be
