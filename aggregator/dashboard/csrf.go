@@ -32,7 +32,8 @@ func (d *Dashboard) csrfToken(r *http.Request) string {
 // checkPost answers a state-changing request that is not a POST from
 // the dashboard's own page with its token, and reports false for it: a
 // POST whose Origin is another's or whose Sec-Fetch-Site is not
-// same-origin is refused before its token is looked at.
+// same-origin is refused before its token is looked at. It parses the
+// form, for the handler to read r.PostForm.
 func (d *Dashboard) checkPost(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -52,11 +53,13 @@ func (d *Dashboard) checkPost(w http.ResponseWriter, r *http.Request) bool {
 		http.Error(w, "forbidden: cross-site request (Sec-Fetch-Site)", http.StatusForbidden)
 		return false
 	}
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "the form could not be read: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
 	got := r.Header.Get(csrfHeader)
 	if got == "" {
-		if err := r.ParseForm(); err == nil {
-			got = r.PostForm.Get(csrfField)
-		}
+		got = r.PostForm.Get(csrfField)
 	}
 	if !hmac.Equal([]byte(got), []byte(d.csrfToken(r))) {
 		http.Error(w, "forbidden: missing or wrong CSRF token: reload the page", http.StatusForbidden)

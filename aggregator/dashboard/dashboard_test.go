@@ -218,3 +218,36 @@ func TestLiveParts(t *testing.T) {
 		}
 	}
 }
+
+// TestFormFields: a form's inputs follow the schema's types, through a
+// local $ref and past a null alternative; the arguments are sent as
+// those types, an optional empty field not at all.
+func TestFormFields(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","$defs":{"text":{"type":"string","description":"Text."}},
+		"properties":{"message":{"$ref":"#/$defs/text"},"repeat":{"anyOf":[{"type":"integer"},{"type":"null"}]},
+		"loud":{"type":["boolean","null"]},"mode":{"type":"string","enum":["a","b"]},"ratio":{"type":"number"},
+		"tags":{"type":"array","items":{"type":"string"}}},"required":["message"]}`)
+	fields := formFields(schema)
+	var got []string
+	for _, f := range fields {
+		got = append(got, f.Name+":"+f.Kind)
+	}
+	if want := "message:string loud:boolean mode:enum ratio:number repeat:integer tags:json"; strings.Join(got, " ") != want {
+		t.Fatalf("fields %q, want %q", got, want)
+	}
+	values := map[string]string{"message": "hi", "repeat": "2", "loud": "true", "mode": "", "ratio": "0.5", "tags": `["x"]`}
+	for i := range fields {
+		fields[i].Value = values[fields[i].Name]
+	}
+	args, err := arguments(fields, "")
+	if err != nil || string(args) != `{"loud":true,"message":"hi","ratio":0.5,"repeat":2,"tags":["x"]}` {
+		t.Errorf("arguments: %s %v", args, err)
+	}
+	fields[4].Value = "two"
+	if _, err := arguments(fields, ""); err == nil || !strings.Contains(err.Error(), "repeat") {
+		t.Errorf("a bad integer: %v", err)
+	}
+	if args, err := arguments(fields, `{"message":"raw"}`); err != nil || string(args) != `{"message":"raw"}` {
+		t.Errorf("raw arguments: %s %v", args, err)
+	}
+}

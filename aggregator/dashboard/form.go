@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,33 +28,27 @@ func (f field) Input() string { return "arg." + f.Name }
 // properties first, then by name.
 func formFields(schema json.RawMessage) []field {
 	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
+		Properties  map[string]json.RawMessage `json:"properties"`
+		Required    []string                   `json:"required"`
+		Defs        map[string]json.RawMessage `json:"$defs"`
+		Definitions map[string]json.RawMessage `json:"definitions"`
 	}
 	if json.Unmarshal(schema, &s) != nil {
 		return nil
 	}
+	defs := func(ref string) json.RawMessage {
+		if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+			return s.Defs[name]
+		}
+		if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok {
+			return s.Definitions[name]
+		}
+		return nil
+	}
 	var out []field
 	for name, raw := range s.Properties {
-		var p struct {
-			Type        any    `json:"type"`
-			Enum        []any  `json:"enum"`
-			Description string `json:"description"`
-		}
-		json.Unmarshal(raw, &p)
-		f := field{Name: name, Kind: "json", Required: slices.Contains(s.Required, name), Description: p.Description}
-		typ, _ := p.Type.(string)
-		switch {
-		case len(p.Enum) > 0 && typ == "string":
-			f.Kind = "enum"
-			for _, v := range p.Enum {
-				if s, ok := v.(string); ok {
-					f.Enum = append(f.Enum, s)
-				}
-			}
-		case typ == "string" || typ == "number" || typ == "integer" || typ == "boolean":
-			f.Kind = typ
-		}
+		f := field{Name: name, Kind: "json", Required: slices.Contains(s.Required, name)}
+		f.Kind, f.Enum, f.Description = kindOf(raw, defs, 0)
 		out = append(out, f)
 	}
 	slices.SortFunc(out, func(a, b field) int {
@@ -66,6 +61,71 @@ func formFields(schema json.RawMessage) []field {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return out
+}
+
+// property is what a form reads of a property's schema.
+type property struct {
+	Type        any               `json:"type"`
+	Enum        []any             `json:"enum"`
+	Description string            `json:"description"`
+	Ref         string            `json:"$ref"`
+	AnyOf       []json.RawMessage `json:"anyOf"`
+	OneOf       []json.RawMessage `json:"oneOf"`
+}
+
+// kindOf is the input a property's schema asks for: a simple type,
+// through a local $ref and past a "null" alternative (a type list, or
+// anyOf/oneOf); json for anything else.
+func kindOf(raw json.RawMessage, defs func(string) json.RawMessage, depth int) (kind string, enum []string, desc string) {
+	var p property
+	if json.Unmarshal(raw, &p) != nil || depth > 4 {
+		return "json", nil, ""
+	}
+	if p.Ref != "" {
+		k, e, d := kindOf(defs(p.Ref), defs, depth+1)
+		return k, e, cmp.Or(p.Description, d)
+	}
+	var types []string
+	switch t := p.Type.(type) {
+	case string:
+		types = []string{t}
+	case []any:
+		for _, v := range t {
+			if s, ok := v.(string); ok && s != "null" {
+				types = append(types, s)
+			}
+		}
+	}
+	if len(types) == 0 {
+		for _, alt := range slices.Concat(p.AnyOf, p.OneOf) {
+			var a property
+			json.Unmarshal(alt, &a)
+			if a.Type == "null" {
+				continue
+			}
+			k, e, d := kindOf(alt, defs, depth+1)
+			types, enum, desc = append(types, k), e, d
+		}
+		if len(types) == 1 {
+			return types[0], enum, cmp.Or(p.Description, desc)
+		}
+		return "json", nil, p.Description
+	}
+	if len(types) != 1 {
+		return "json", nil, p.Description
+	}
+	switch typ := types[0]; {
+	case typ == "string" && len(p.Enum) > 0:
+		for _, v := range p.Enum {
+			if s, ok := v.(string); ok {
+				enum = append(enum, s)
+			}
+		}
+		return "enum", enum, p.Description
+	case typ == "string" || typ == "number" || typ == "integer" || typ == "boolean":
+		return typ, nil, p.Description
+	}
+	return "json", nil, p.Description
 }
 
 // arguments are the call's arguments: raw when given (a JSON object
