@@ -98,7 +98,7 @@ func New(opts *Options) (*Dashboard, error) {
 	}
 	rand.Read(d.secret[:]) // never fails (crypto/rand)
 	for _, name := range []string{"servers", "tools", "tool", "trust", "activity", "numbers"} {
-		t, err := template.New("layout.tmpl").Funcs(funcs).ParseFS(templateFS, "templates/layout.tmpl", "templates/"+name+".tmpl")
+		t, err := template.New("layout.tmpl").Funcs(funcs()).ParseFS(templateFS, "templates/layout.tmpl", "templates/"+name+".tmpl")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: template %s: %w", name, err)
 		}

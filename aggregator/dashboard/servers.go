@@ -15,27 +15,29 @@ import (
 )
 
 // funcs are the templates' helpers.
-var funcs = template.FuncMap{
-	"visible": hidden.Visible,
-	"era":     func(s upstream.Status) upstream.Era { return upstream.EraOf(s.ProtocolVersion) },
-	"clip": func(n int, s string) string {
-		if len(s) <= n {
-			return s
-		}
-		cut := n
-		for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a character
-			cut--
-		}
-		return s[:cut] + "…"
-	},
-	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
-	"ms":    func(v float64) string { return fmt.Sprintf("%.1f ms", v) },
-	"pct": func(part, whole int64) string {
-		if whole == 0 {
-			return "0%"
-		}
-		return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
-	},
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"visible": hidden.Visible,
+		"era":     func(s upstream.Status) upstream.Era { return upstream.EraOf(s.ProtocolVersion) },
+		"clip": func(n int, s string) string {
+			if len(s) <= n {
+				return s
+			}
+			cut := n
+			for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a character
+				cut--
+			}
+			return s[:cut] + "…"
+		},
+		"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
+		"ms":    func(v float64) string { return fmt.Sprintf("%.1f ms", v) },
+		"pct": func(part, whole int64) string {
+			if whole == 0 {
+				return "0%"
+			}
+			return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
+		},
+	}
 }
 
 // serverRow is one upstream on the servers page.
