@@ -134,3 +134,30 @@ func TestDashboardOff(t *testing.T) {
 		t.Errorf("GET /ui/ with http.ui false: %d %s, want 404", code, body)
 	}
 }
+
+// TestDashboardLogin: with a token set, a browser is sent to the login
+// page, logs in with the token, and then sees the dashboard; the cookie
+// it got is HttpOnly (no script reads it) and is not the token.
+func TestDashboardLogin(t *testing.T) {
+	token := "dashboard-test-token-0123456789"
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx")}})
+	srv := startHTTP(t, cfg, nil, "--token-file", writeTemp(t, token))
+	tab := openTab(t)
+	tab.open(srv.url+"/ui/", "Token or API key")
+	if u := string(tab.eval(`location.pathname`)); u != `"/ui/login"` {
+		t.Errorf("without a login the dashboard is at %s, want /ui/login", u)
+	}
+	tab.eval(`document.querySelector('[name="token"]').value = "wrong"; document.querySelector('form button').click(); true`)
+	tab.waitText("not accepted", "after a wrong token")
+	tab.eval(fmt.Sprintf(`document.querySelector('[name="token"]').value = %q; document.querySelector('form button').click(); true`, token))
+	tab.waitText(`fx\s+ready`, "after logging in")
+	if c := string(tab.eval(`document.cookie`)); c != `""` {
+		t.Errorf("script reads the cookie %s: want it HttpOnly", c)
+	}
+	if html := tab.html(); strings.Contains(html, token) {
+		t.Errorf("the page shows the token")
+	}
+	if _, _, body := do(t, "GET", srv.url+"/ui/servers", nil, ""); !strings.Contains(body, `name="token"`) || strings.Contains(body, "fx") {
+		t.Errorf("GET /ui/servers without the cookie did not end at the login page:\n%s", body)
+	}
+}
