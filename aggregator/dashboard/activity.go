@@ -30,12 +30,18 @@ func (d *Dashboard) activity(w http.ResponseWriter, r *http.Request, cat Catalog
 		a.Servers = append(a.Servers, s.Name)
 	}
 	profile := principal.ProfileOf(r.Context()) != ""
+	// A line names the tool as its server does; the filter takes that
+	// name or the exposed one.
+	tool := func(l audit.Line) bool { return l.Tool == a.Tool || l.Prompt == a.Tool || l.URI == a.Tool }
+	if e, ok := cat.Catalog().Tool(a.Tool); ok {
+		tool = func(l audit.Line) bool { return l.Tool == a.Tool || l.Server == e.Server && l.Tool == e.Original }
+	}
 	if !a.Off {
 		lines, err := audit.Last(d.o.AuditPath, activityLines, func(l audit.Line) bool {
 			// A profile's view shows the calls to its own servers only.
 			return (!profile || allowed[l.Server]) &&
 				(a.Server == "" || l.Server == a.Server) &&
-				(a.Tool == "" || l.Tool == a.Tool || l.Prompt == a.Tool || l.URI == a.Tool) &&
+				(a.Tool == "" || tool(l)) &&
 				(a.Principal == "" || l.Principal == a.Principal)
 		})
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -249,5 +251,39 @@ func TestFormFields(t *testing.T) {
 	}
 	if args, err := arguments(fields, `{"message":"raw"}`); err != nil || string(args) != `{"message":"raw"}` {
 		t.Errorf("raw arguments: %s %v", args, err)
+	}
+}
+
+// TestActivity: the activity page shows the trail's lines filtered by
+// server, tool and principal (an exposed tool name: TestDashboard in
+// cmd/mcpx, over a real catalog), and a
+// profile's view only the calls to its servers.
+func TestActivity(t *testing.T) {
+	d, _ := newTest(t, 1)
+	d.o.AuditPath = filepath.Join(t.TempDir(), "audit.jsonl")
+	trail := `{"server":"a","method":"tools/call","tool":"tool_0","principal":"alice","outcome":"ok"}
+{"server":"b","method":"tools/call","tool":"secret_b_tool","principal":"ci","outcome":"error"}
+{"server":"a","method":"tools/call","tool":"other","principal":"ci","outcome":"ok"}
+`
+	if err := os.WriteFile(d.o.AuditPath, []byte(trail), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(ctx context.Context, query string) int {
+		t.Helper()
+		body := get(t, d, "/ui/activity?part=live&"+query, ctx, nil).Body.String()
+		return strings.Count(body, "<tr class=\"outcome-")
+	}
+	bg := context.Background()
+	for q, want := range map[string]int{"": 3, "server=b": 1, "principal=ci": 2, "tool=tool_0": 1, "tool=nothing": 0} {
+		if got := rows(bg, q); got != want {
+			t.Errorf("activity?%s: %d rows, want %d", q, got, want)
+		}
+	}
+	onlyA := principal.WithProfile(bg, "only-a")
+	if got := rows(onlyA, ""); got != 2 {
+		t.Errorf("profile only-a: %d rows, want a's 2", got)
+	}
+	if body := get(t, d, "/ui/activity", onlyA, nil).Body.String(); strings.Contains(body, "secret_b_tool") {
+		t.Errorf("profile only-a sees a call to b")
 	}
 }

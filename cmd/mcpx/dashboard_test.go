@@ -65,7 +65,7 @@ func TestDashboard(t *testing.T) {
 	tab.waitText(`Result[\s\S]*hello from the page`, "after trying other_echo")
 
 	// The activity page shows a call made meanwhile, without a reload.
-	tab.open(ui+"/activity?server=other", "Activity")
+	tab.open(ui+"/activity?server=other&tool=other_echo", "Activity")
 	tab.waitText(`other\s+tools/call`, "activity page") // the call from the form
 	tab.eval(`window.notReloaded = true`)
 	rows := func() int {
