@@ -112,6 +112,8 @@ func New(opts *Options) (*Dashboard, error) {
 	return d, nil
 }
 
+// ServeHTTP serves the pages, their live parts (?part=live), the
+// buttons' POSTs and the static files.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w.Header())
 	if strings.HasPrefix(r.URL.Path, "/ui/static/") {

@@ -19,6 +19,10 @@
       busy = true;
       try {
         const res = await fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } });
+        if (res.redirected) {
+          location.assign(res.url); // the login ended: to the login page
+          return;
+        }
         if (res.ok) {
           const html = await res.text();
           if (html !== el.innerHTML) {
