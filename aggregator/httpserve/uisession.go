@@ -235,6 +235,10 @@ func (h *httpHandler) uiLogin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden: a login must come from this server's own page", http.StatusForbidden)
 		return
 	}
+	if !h.needsCredentials() {
+		http.Redirect(w, r, "/ui/", http.StatusSeeOther) // nothing to log in with
+		return
+	}
 	if err := r.ParseForm(); err != nil {
 		show(http.StatusBadRequest, "the form could not be read")
 		return
