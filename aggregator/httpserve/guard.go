@@ -15,8 +15,7 @@ import (
 func (h *httpHandler) guard(next http.Handler) http.Handler {
 	next = h.bounded(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) {
-			http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
+		if h.refuseHost(w, r) {
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
@@ -29,6 +28,26 @@ func (h *httpHandler) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// hostChecked applies the Host check alone, for what is public: the
+// resource metadata a client reads before it has credentials.
+func (h *httpHandler) hostChecked(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.refuseHost(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseHost answers 403 to a request whose Host is not allowed.
+func (h *httpHandler) refuseHost(w http.ResponseWriter, r *http.Request) bool {
+	if h.hostAllowed(r.Host) {
+		return false
+	}
+	http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
+	return true
 }
 
 // hostAllowed accepts the bound address's own name, the loopback names
