@@ -36,6 +36,9 @@ func TestOAuthResourceServer(t *testing.T) {
 			},
 		}},
 	})
+	if out, _, _ := runCLI(t, "", "doctor", "--config", cfg); !strings.Contains(out, "http.oauth: the issuer "+as.Base+"/ publishes 1 signing keys ("+as.Base+"/jwks)") {
+		t.Errorf("doctor does not say the issuer's keys are there:\n%s", out)
+	}
 	srv := startHTTP(t, cfg, []string{"XDG_STATE_HOME=" + state})
 	url := srv.url + "/mcp"
 	meta := `{"_meta":` + modernMeta(`{}`) + `}`
@@ -159,5 +162,16 @@ func TestOAuthResourceServer(t *testing.T) {
 	}
 	if strings.Contains(srv.stderr.String(), parts[2]) {
 		t.Error("serve's log shows a token")
+	}
+}
+
+// TestDoctorOAuthIssuerDown: doctor says when serve --http could not
+// check a single access token.
+func TestDoctorOAuthIssuerDown(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"a": fx()},
+		"http": map[string]any{"oauth": map[string]any{"issuer": "http://127.0.0.1:1/"}}})
+	out, _, code := runCLI(t, "", "doctor", "--config", cfg)
+	if code != 1 || !strings.Contains(out, "http.oauth: the issuer's metadata") || !strings.Contains(out, "would refuse every access token") {
+		t.Errorf("doctor with the issuer down: exit %d\n%s", code, out)
 	}
 }

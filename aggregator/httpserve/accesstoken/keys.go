@@ -96,6 +96,19 @@ func (s *keySet) find(ctx context.Context, kid string) ([]jose.JSONWebKey, error
 	}
 }
 
+// Probe fetches the issuer's keys now, as a token would, and says how
+// many signing keys there are and where they came from: what mcpx doctor
+// checks.
+func (c *Checker) Probe(ctx context.Context) (keys int, from string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	ks, _, err := c.keys.fetch(ctx)
+	c.keys.mu.Lock()
+	from = c.keys.url
+	c.keys.mu.Unlock()
+	return len(ks), from, err
+}
+
 // refresh fetches the keys after delay and ends the fetch under way.
 func (s *keySet) refresh(ctx context.Context, delay time.Duration, done chan struct{}) {
 	if delay > 0 {
