@@ -2,6 +2,7 @@ package codemode
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -188,4 +189,32 @@ func (e *Engine) quiet() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.settling == 0
+}
+
+// TestStartsStatement: only a word no expression can begin with skips
+// the try as an expression; names that begin with one do not.
+func TestStartsStatement(t *testing.T) {
+	for code, want := range map[string]bool{
+		"return 1":             true,
+		"\n  const x = 1; x":   true,
+		"for(;;){}":            true,
+		"returned + 1":         false,
+		"constant":             false,
+		"proxy.list()":         false,
+		"{a: 1}":               false,
+		"(async () => 1)()":    false,
+		"letters.length":       false,
+		"function f() {}; f()": true,
+	} {
+		if got := startsStatement(code); got != want {
+			t.Errorf("startsStatement(%q) = %v, want %v", code, got, want)
+		}
+	}
+	// The value is the same either way.
+	h := Host{Proxy: func(context.Context, json.RawMessage) json.RawMessage { return nil }}
+	for code, want := range map[string]string{"constructor.name": `"Object"`, "return 4": "4", "5": "5", "let v = 6; v": "null"} {
+		if r := Run(context.Background(), code, h, Limits{}); r.Err != nil || string(r.Value) != want {
+			t.Errorf("%q: %s %v, want %s", code, r.Value, r.Err, want)
+		}
+	}
 }

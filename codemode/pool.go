@@ -13,7 +13,7 @@ const idleMachines = 2
 // machineRuns bounds the runs one VM serves, so that what a run may
 // leave that no check sees (strings in the runtime's symbol registry)
 // cannot pile up.
-const machineRuns = 256
+const machineRuns = 1024
 
 // An Engine runs scripts within one set of limits, on VMs it keeps
 // between runs. A VM serves one run at a time and is checked after each
@@ -80,19 +80,49 @@ func (e *Engine) take(ctx context.Context) (*machine, error) {
 }
 
 // keep checks m after a run and keeps it for the next one when it is fit
-// and an idle slot is free; otherwise it closes m.
+// and an idle slot is free; otherwise it closes m. A VM closed because it
+// served its runs, or failed its check, is replaced here, off the path of
+// any run: starting one costs as much as dozens of short runs
+// (BenchmarkRunOneCall against BenchmarkEngineOneCall), which the run
+// after it would otherwise wait for.
 func (e *Engine) keep(m *machine) {
 	fit := m.settle(machineRuns)
 	e.mu.Lock()
-	e.settling--
-	if fit && len(e.idle) < idleMachines {
+	kept := fit && len(e.idle) < idleMachines
+	if kept {
 		e.idle = append(e.idle, m)
-		m = nil
 	}
-	close(e.changed)
-	e.changed = make(chan struct{})
+	// A replacement counts as settling until it is ready, so that a run
+	// waits for it rather than starting one of its own.
+	replace := !kept && len(e.idle)+e.settling-1 < idleMachines
+	if !replace {
+		e.settling--
+		e.signalLocked()
+	}
 	e.mu.Unlock()
-	if m != nil {
+	if !kept {
 		m.close()
 	}
+	if !replace {
+		return
+	}
+	e.started.Add(1)
+	fresh, err := newMachine(e.lim.Memory)
+	e.mu.Lock()
+	e.settling--
+	if err == nil && len(e.idle) < idleMachines {
+		e.idle = append(e.idle, fresh)
+		fresh = nil
+	}
+	e.signalLocked()
+	e.mu.Unlock()
+	if fresh != nil {
+		fresh.close()
+	}
+}
+
+// signalLocked wakes the runs waiting for a VM; e.mu is held.
+func (e *Engine) signalLocked() {
+	close(e.changed)
+	e.changed = make(chan struct{})
 }

@@ -60,12 +60,14 @@
   // that writing to the frozen built-ins or to an undeclared name throws
   // instead of doing nothing.
   const AsyncFunction = Reflect.getPrototypeOf(async function () {}).constructor;
+  // expr is "" when the engine knows the script is statements.
   const compile = (expr, body) => {
-    try {
-      return new AsyncFunction('"use strict";\nreturn (\n' + expr + "\n);");
-    } catch {
-      return new AsyncFunction('"use strict";\n' + body);
+    if (expr !== "") {
+      try {
+        return new AsyncFunction('"use strict";\nreturn (\n' + expr + "\n);");
+      } catch {}
     }
+    return new AsyncFunction('"use strict";\n' + body);
   };
   // finish reports the script's outcome: its value as JSON, or what it
   // threw.

@@ -34,6 +34,8 @@ type HTTP struct {
 	// Keys are the named API keys (http.keys), each let in besides the
 	// token and limited to its profile.
 	Keys []APIKey
+	// OAuth, when set, lets in OAuth 2.1 access tokens (http.oauth).
+	OAuth *OAuth
 	// SessionTimeout ends a session that has had no request and no open
 	// stream for that long; zero means DefaultHTTPSessionTimeout (30m).
 	SessionTimeout time.Duration
@@ -82,7 +84,8 @@ func (p *parser) http(tree map[string]any) {
 		h.UI = &on
 	}
 	p.apiKeys(r)
-	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory", "keys", "ui")
+	p.oauth(r)
+	r.warnUnknown("allowedHosts", "allowedOrigins", "token", "sessionTimeout", "maxBodyMemory", "keys", "oauth", "ui")
 	if r.err != nil {
 		p.errs = append(p.errs, r.err)
 		return

@@ -44,6 +44,7 @@ func Parse(file string, data []byte, opts *LoadOptions) (*Config, error) {
 	p.trust(tree, &o)
 	p.profiles(tree, &o)
 	p.checkKeyProfiles()
+	p.checkOAuthProfiles()
 	p.warnUnknownTop(tree)
 	switch len(p.errs) {
 	case 0:

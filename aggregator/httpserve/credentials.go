@@ -8,22 +8,28 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/internal/principal"
 )
 
-// admit checks a request's credentials: the token, or one of the named
-// API keys in force (Options.Keys, read at each request, so that a key
-// removed from the config is refused from the next one). It answers 401
-// or 403 and reports false for a request it refuses; else it returns the
-// request carrying its principal (principal.With), limited to the key's
-// profile when it has one (limit).
+// admit checks a request's credentials: the token, one of the named API
+// keys in force (Options.Keys, read at each request, so that a key
+// removed from the config is refused from the next one), or an OAuth
+// access token (Options.OAuth). It answers 401 or 403 and reports false
+// for a request it refuses; else it returns the request carrying its
+// principal (principal.With), limited to the key's or token's profile
+// when it has one (limit).
 func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	var keys []config.APIKey
 	if h.o.Keys != nil {
 		keys = h.o.Keys()
 	}
-	if h.o.Token == "" && len(keys) == 0 && h.loopback {
+	var rs *accesstoken.Checker
+	if h.o.OAuth != nil {
+		rs = h.o.OAuth()
+	}
+	if h.o.Token == "" && len(keys) == 0 && rs == nil && h.loopback {
 		return r, true // a loopback listener with no credentials set
 	}
 	got, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -39,16 +45,51 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Reque
 			key = &keys[i]
 		}
 	}
-	if key == nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
-		httpError(w, http.StatusUnauthorized, mcp.INVALID_REQUEST, "unauthorized: a valid bearer token is required: the token or a named API key")
+	if key != nil {
+		return h.enter(w, r, key.Name, key.Profile, "key "+key.Name)
+	}
+	if rs != nil {
+		return h.admitToken(w, r, rs, got, bearer)
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
+	httpError(w, http.StatusUnauthorized, mcp.INVALID_REQUEST, "unauthorized: a valid bearer token is required: the token or a named API key")
+	return nil, false
+}
+
+// admitToken checks an OAuth access token (accesstoken.Checker); a
+// request without one, or with one refused, gets the challenge that
+// names the resource's metadata, so that a client can find where to get
+// one (MCP authorization, RFC 9728 §5.1).
+func (h *httpHandler) admitToken(w http.ResponseWriter, r *http.Request, rs *accesstoken.Checker, raw string, bearer bool) (*http.Request, bool) {
+	res := rs.ResourceOf(r, r.URL.Path)
+	if !bearer || raw == "" {
+		w.Header().Set("WWW-Authenticate", rs.Challenge(res, nil))
+		httpError(w, http.StatusUnauthorized, mcp.INVALID_REQUEST, "unauthorized: a bearer token is required: an access token from "+rs.Config().Issuer+" (see "+res.MetadataURL+"), the token or a named API key")
 		return nil, false
 	}
-	r = r.WithContext(principal.With(r.Context(), key.Name))
-	if key.Profile == "" {
+	tok, err := rs.Check(r.Context(), raw, res.Audiences()...)
+	if err != nil {
+		e := accesstoken.AsError(err)
+		if e == nil { // the request ended while the issuer's keys were fetched
+			httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "the access token could not be checked: "+err.Error())
+			return nil, false
+		}
+		w.Header().Set("WWW-Authenticate", rs.Challenge(res, e))
+		h.o.Logger.Debug("access token refused", "error", e.Error())
+		httpError(w, e.Status(), mcp.INVALID_REQUEST, "access token refused: "+e.Description)
+		return nil, false
+	}
+	return h.enter(w, r, tok.Principal, tok.Profile, "token of "+tok.Principal)
+}
+
+// enter lets a request in as principal who, limited to profile ("": the
+// whole catalog); what names the credential in a refusal.
+func (h *httpHandler) enter(w http.ResponseWriter, r *http.Request, who, profile, what string) (*http.Request, bool) {
+	r = r.WithContext(principal.With(r.Context(), who))
+	if profile == "" {
 		return r, true
 	}
-	return limit(w, r, key)
+	return limit(w, r, profile, what)
 }
 
 // limit addresses a request with a key bound to a profile to that
@@ -56,25 +97,25 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Reque
 // path is refused, the terminal API is limited to it
 // (principal.WithProfile), and what is the whole server's (the metrics)
 // is refused.
-func limit(w http.ResponseWriter, r *http.Request, key *config.APIKey) (*http.Request, bool) {
+func limit(w http.ResponseWriter, r *http.Request, profile, what string) (*http.Request, bool) {
 	path := r.URL.Path
 	switch {
 	case path == "/mcp" || path == "/sse":
-		path += "/" + key.Profile
+		path += "/" + profile
 	case strings.HasPrefix(path, "/mcp/") || strings.HasPrefix(path, "/sse/") && path != "/sse/messages":
-		if profileOf(r) != key.Profile {
-			httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: key "+key.Name+" sees profile "+key.Profile+" only (at /mcp or /mcp/"+key.Profile+")")
+		if profileOf(r) != profile {
+			httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: "+what+" sees profile "+profile+" only (at /mcp or /mcp/"+profile+")")
 			return nil, false
 		}
 	case path == "/messages" || path == "/sse/messages":
 		// A session's: the session was opened under the key's profile,
 		// and only the key that opened it may use it (sse.go).
-	case strings.HasPrefix(path, "/mcpx/v1/"):
-		// The terminal API shows the key's profile alone (the
-		// aggregator's API reads it from the context).
-		r = r.WithContext(principal.WithProfile(r.Context(), key.Profile))
+	case strings.HasPrefix(path, "/mcpx/v1/") || path == "/ui" || strings.HasPrefix(path, "/ui/"):
+		// The terminal API and the dashboard show the key's profile
+		// alone (they read it from the context).
+		r = r.WithContext(principal.WithProfile(r.Context(), profile))
 	default:
-		httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: key "+key.Name+" sees profile "+key.Profile+" only; "+path+" needs the token or a key without a profile")
+		httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: "+what+" sees profile "+profile+" only; "+path+" needs the token or a credential without a profile")
 		return nil, false
 	}
 	if path != r.URL.Path {
@@ -83,4 +124,19 @@ func limit(w http.ResponseWriter, r *http.Request, key *config.APIKey) (*http.Re
 		r = r2
 	}
 	return r, true
+}
+
+// resourceMetadata serves the protected resource's metadata (RFC 9728)
+// when http.oauth is set; a public document, as a client reads it before
+// it has a token.
+func (h *httpHandler) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	var rs *accesstoken.Checker
+	if h.o.OAuth != nil {
+		rs = h.o.OAuth()
+	}
+	if rs == nil {
+		http.NotFound(w, r)
+		return
+	}
+	rs.ServeMetadata(w, r, func(name string) bool { ok, _ := h.c.HasProfile(name); return ok })
 }

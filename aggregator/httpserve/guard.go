@@ -29,14 +29,33 @@ func (h *httpHandler) guard(next http.Handler) http.Handler {
 // rebindingChecked applies the DNS-rebinding checks: a request whose
 // Host or Origin is not allowed is answered 403 and it reports false.
 func (h *httpHandler) rebindingChecked(w http.ResponseWriter, r *http.Request) bool {
-	if !h.hostAllowed(r.Host) {
-		http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
+	if h.refuseHost(w, r) {
 		return false
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
 		http.Error(w, "forbidden: Origin "+quote(origin)+" is not allowed (http.allowedOrigins)", http.StatusForbidden)
 		return false
 	}
+	return true
+}
+
+// hostChecked applies the Host check alone, for what is public: the
+// resource metadata a client reads before it has credentials.
+func (h *httpHandler) hostChecked(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.refuseHost(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseHost answers 403 to a request whose Host is not allowed.
+func (h *httpHandler) refuseHost(w http.ResponseWriter, r *http.Request) bool {
+	if h.hostAllowed(r.Host) {
+		return false
+	}
+	http.Error(w, "forbidden: Host "+quote(r.Host)+" is not allowed (http.allowedHosts)", http.StatusForbidden)
 	return true
 }
 

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/internal/waitfor"
 )
@@ -53,6 +54,13 @@ type Options struct {
 	// the token, and is then that key's principal, limited to its
 	// profile (credentials.go). Called at each request.
 	Keys func() []config.APIKey
+	// OAuth, when set, returns the OAuth resource server in force (the
+	// config's http.oauth, following its reloads; nil when it has none):
+	// a request may carry an access token it accepts, and is then the
+	// token's principal, limited to its profile; the resource's metadata
+	// is served at /.well-known/oauth-protected-resource. Called at each
+	// request.
+	OAuth func() *accesstoken.Checker
 	// AllowedHosts and AllowedOrigins extend the Host and Origin headers
 	// accepted (see config.HTTP).
 	AllowedHosts, AllowedOrigins []string
@@ -128,8 +136,8 @@ func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) 
 		return fmt.Errorf("serve --http %s: %w", addr, err)
 	}
 	loopback := isLoopback(host)
-	if !loopback && o.Token == "" && (o.Keys == nil || len(o.Keys()) == 0) {
-		return fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token, or make API keys with mcpx keys add", addr, ErrTokenRequired)
+	if !loopback && o.Token == "" && (o.Keys == nil || len(o.Keys()) == 0) && (o.OAuth == nil || o.OAuth() == nil) {
+		return fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token, make API keys with mcpx keys add, or set http.oauth", addr, ErrTokenRequired)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -217,6 +225,8 @@ func newHandler(ctx context.Context, c Catalog, o Options, host string, loopback
 	h.mux.Handle("/sse/messages", h.guard(http.HandlerFunc(h.sseMessage)))
 	h.mux.Handle("/sse/", h.guard(h.profiled(http.HandlerFunc(h.sseStream))))
 	h.mux.Handle("/messages", h.guard(http.HandlerFunc(h.sseMessage)))
+	h.mux.Handle(accesstoken.MetadataPath, h.hostChecked(http.HandlerFunc(h.resourceMetadata)))
+	h.mux.Handle(accesstoken.MetadataPath+"/", h.hostChecked(http.HandlerFunc(h.resourceMetadata)))
 	if o.API != nil {
 		h.mux.Handle("/mcpx/v1/", h.guard(o.API))
 	}

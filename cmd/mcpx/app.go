@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/audit"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/telemetry"
@@ -46,6 +47,8 @@ type session struct {
 	// keys are the http.keys in force: the first config's, then each
 	// reload's (serve --http checks every request against them).
 	keys atomic.Pointer[[]config.APIKey]
+	// oauth is http.oauth's resource server in force (setOAuth).
+	oauth atomic.Pointer[accesstoken.Checker]
 }
 
 // open loads the config and starts every upstream. Serve mode logs at info

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/hidden"
 	"github.com/mcpx/mcpx/scan"
@@ -47,7 +49,7 @@ load or the profile is unknown.`,
 			}
 			s.summarize = false
 			defer s.close()
-			rep := diagnose(s.cfg, s.agg)
+			rep := diagnose(cmd.Context(), s.cfg, s.agg)
 			if err := rep.print(ios.Out, o.json); err != nil {
 				return err
 			}
@@ -117,13 +119,16 @@ type doctorReport struct {
 func estimateTokens(n int) int { return (n + 3) / 4 }
 
 // diagnose checks the config and what the aggregator found.
-func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
+func diagnose(ctx context.Context, cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 	rep := &doctorReport{File: cfg.File, Expose: string(cfg.Expose)}
 	if cfg.Profile != nil {
 		rep.Profile = cfg.Profile.Name
 	}
 	if cfg.File == "" {
 		rep.Config = append(rep.Config, finding{Level: "warning", Message: "no config file found: the catalog is empty"})
+	}
+	if o := cfg.HTTP.OAuth; o != nil {
+		rep.Config = append(rep.Config, oauthFinding(ctx, *o))
 	}
 	perServer := map[string][]finding{}
 	for _, w := range cfg.Warnings {
@@ -231,6 +236,16 @@ func diagnose(cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
 		rep.Verdict = "all good"
 	}
 	return rep
+}
+
+// oauthFinding says whether serve --http can check access tokens: the
+// issuer's keys are fetched as the first token would fetch them.
+func oauthFinding(ctx context.Context, o config.OAuth) finding {
+	n, from, err := accesstoken.New(o, nil).Probe(ctx)
+	if err != nil {
+		return finding{Level: "error", Message: fmt.Sprintf("http.oauth: %v: serve --http would refuse every access token", err)}
+	}
+	return finding{Level: "ok", Message: fmt.Sprintf("http.oauth: the issuer %s publishes %d signing keys (%s)", o.Issuer, n, from)}
 }
 
 func serverFindings(rs []serverReport) [][]finding {

@@ -150,6 +150,7 @@ func modernMeta(caps string) string {
 // rpcReply is a JSON-RPC answer as a test reads it.
 type rpcReply struct {
 	status int
+	header http.Header
 	ID     json.RawMessage
 	Result map[string]json.RawMessage
 	Error  *struct {
@@ -200,7 +201,7 @@ func tryPost(c *http.Client, url string, id int, method, name, params string, hd
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return rpcReply{status: resp.StatusCode}, fmt.Errorf("%s %s: HTTP %d, reading the answer: %v", method, name, resp.StatusCode, err)
+		return rpcReply{status: resp.StatusCode, header: resp.Header}, fmt.Errorf("%s %s: HTTP %d, reading the answer: %v", method, name, resp.StatusCode, err)
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		var last []byte
@@ -211,7 +212,7 @@ func tryPost(c *http.Client, url string, id int, method, name, params string, hd
 		}
 		raw = last
 	}
-	r := rpcReply{status: resp.StatusCode}
+	r := rpcReply{status: resp.StatusCode, header: resp.Header}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return r, fmt.Errorf("%s %s: HTTP %d, answer %q: %v", method, name, resp.StatusCode, raw, err)
 	}

@@ -26,6 +26,7 @@ func (s *session) watchConfig(ctx context.Context) (func(), error) {
 		OnReload: func(next *config.Config, ch config.Changes) {
 			s.red.add(next.Secrets())     // before anything of next is logged
 			s.keys.Store(&next.HTTP.Keys) // a removed key is refused from now on
+			s.setOAuth(next.HTTP.OAuth)
 			for _, warn := range next.Warnings {
 				s.log.Warn(warn)
 			}

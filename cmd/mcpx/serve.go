@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpx/mcpx/aggregator/httpserve"
+	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/nbpipe"
 )
@@ -150,7 +152,9 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		if err != nil {
 			return err
 		}
-		opts := &httpserve.Options{Token: token, Keys: func() []config.APIKey { return *s.keys.Load() }, AllowedHosts: s.cfg.HTTP.AllowedHosts,
+		s.setOAuth(s.cfg.HTTP.OAuth)
+		opts := &httpserve.Options{Token: token, Keys: func() []config.APIKey { return *s.keys.Load() }, OAuth: s.oauth.Load,
+			AllowedHosts:   s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
 			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(), UI: ui,
 			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, MaxBodyMemory: s.cfg.HTTP.MaxBodyMemory, Drain: step,
@@ -289,4 +293,17 @@ func httpToken(file string) (string, error) {
 		return t, nil
 	}
 	return strings.TrimSpace(os.Getenv("MCPX_HTTP_TOKEN")), nil
+}
+
+// setOAuth puts http.oauth's resource server in force, keeping the one in
+// force, and the issuer's keys it holds, when the section is unchanged.
+func (s *session) setOAuth(c *config.OAuth) {
+	if c == nil {
+		s.oauth.Store(nil)
+		return
+	}
+	if cur := s.oauth.Load(); cur != nil && reflect.DeepEqual(cur.Config(), *c) {
+		return
+	}
+	s.oauth.Store(accesstoken.New(*c, nil))
 }

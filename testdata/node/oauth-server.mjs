@@ -14,7 +14,10 @@
 // IDs that are URLs are client ID metadata documents, fetched on first use,
 // and the metadata says client_id_metadata_document_supported);
 // OAUTH_NO_SCOPE_HINT=1 (the 401 challenge names no scope, so a client
-// falls back to the resource metadata's scopes_supported).
+// falls back to the resource metadata's scopes_supported); OAUTH_JWT=1
+// (access tokens are JWTs, RFC 9068, signed RS256 with a key the metadata's
+// jwks_uri publishes at /jwks: what a resource server such as
+// `mcpx serve --http` with http.oauth checks).
 //
 // /open is the same MCP server without any authorization; /sse (with
 // /messages) is it over the older HTTP+SSE transport, behind the same
@@ -34,12 +37,18 @@
 //                      issAdvertised (authorization_response_iss_parameter_supported),
 //                      offlineAccess (offline_access in the authorization
 //                      server's scopes_supported)
+//   POST /test/rotate  (OAUTH_JWT) a new signing key, which /jwks serves
+//                      from now on in place of the old one
+//   POST /test/mint    (OAUTH_JWT) {"claims": {...}, "header": {...}}: a
+//                      JWT signed with the current key, with these claims
+//                      merged over a good token's ({"aud": ...} required)
+//                      and these header fields; {"token": "..."}
 //   POST /test/migrate {"to": "http://127.0.0.1:PORT"}: the resource moves
 //                      to the authorization server of another instance of
 //                      this program; its metadata names that issuer, the
 //                      tokens this one issued get 401, and the other's are
 //                      checked with it (GET /test/introspect?token=...)
-import { randomUUID, randomBytes } from "node:crypto";
+import { randomUUID, randomBytes, generateKeyPairSync, sign as cryptoSign } from "node:crypto";
 import express from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -75,13 +84,33 @@ const basicClientID = (h) =>
   h?.startsWith("Basic ") ? decodeURIComponent(Buffer.from(h.slice(6), "base64").toString().split(":")[0]) : undefined;
 
 const token = () => randomBytes(24).toString("base64url");
+
+// The signing key of JWT access tokens (OAUTH_JWT=1), with its key ID.
+const jwtMode = process.env.OAUTH_JWT === "1";
+let signingKey;
+const rotate = () => {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  signingKey = { privateKey, jwk: { ...publicKey.export({ format: "jwk" }), kid: randomBytes(8).toString("hex"), alg: "RS256", use: "sig" } };
+};
+if (jwtMode) rotate();
+const b64 = (v) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");
+function signJWT(claims, header = {}) {
+  const input = `${b64({ alg: "RS256", typ: "at+jwt", kid: signingKey.jwk.kid, ...header })}.${b64(claims)}`;
+  return `${input}.${cryptoSign("RSA-SHA256", Buffer.from(input), signingKey.privateKey).toString("base64url")}`;
+}
+// jwtClaims are an access token's claims (RFC 9068 §2.2).
+const jwtClaims = (clientId, scopes, resource, exp) => ({
+  iss: `${issuerBase}/`, sub: "user-1", aud: resource, client_id: clientId, scope: scopes.join(" "),
+  exp, iat: Math.floor(Date.now() / 1000), jti: randomUUID(),
+});
 const idToken = (email) =>
   [{ alg: "none", typ: "JWT" }, { sub: "user-1", email }].map((p) => Buffer.from(JSON.stringify(p)).toString("base64url")).join(".") + ".";
 
 function issue(clientId, scopes, resource) {
-  const a = token();
+  const expiresAt = Math.floor(Date.now() / 1000) + ttl;
+  const a = jwtMode ? signJWT(jwtClaims(clientId, scopes, resource, expiresAt)) : token();
   const r = token();
-  access.set(a, { clientId, scopes, expiresAt: Math.floor(Date.now() / 1000) + ttl, resource });
+  access.set(a, { clientId, scopes, expiresAt, resource });
   refresh.set(r, { clientId, scopes, resource });
   return { access_token: a, token_type: "Bearer", expires_in: ttl, refresh_token: r, scope: scopes.join(" "), id_token: idToken("alice@example.test") };
 }
@@ -172,6 +201,7 @@ const server = app.listen(0, "127.0.0.1", () => {
       if (process.env.OAUTH_CIMD === "1") more.client_id_metadata_document_supported = true;
       if (settings.issAdvertised) more.authorization_response_iss_parameter_supported = true;
       if (settings.offlineAccess) more.scopes_supported = [...(body.scopes_supported ?? []), "offline_access"];
+      if (jwtMode) more.jwks_uri = `${base}/jwks`;
       return json({ ...body, ...more });
     };
     next();
@@ -218,6 +248,19 @@ const server = app.listen(0, "127.0.0.1", () => {
   );
 
   app.get("/test/log", (_req, res) => res.json(log));
+  app.get("/jwks", (_req, res) => {
+    if (!jwtMode) return res.status(404).end();
+    res.json({ keys: [signingKey.jwk] });
+  });
+  app.post("/test/rotate", (_req, res) => {
+    rotate();
+    res.json({ kid: signingKey.jwk.kid });
+  });
+  app.post("/test/mint", express.json(), (req, res) => {
+    const good = jwtClaims("minted", ["mcp:read"], undefined, Math.floor(Date.now() / 1000) + ttl);
+    const claims = Object.fromEntries(Object.entries({ ...good, ...req.body.claims }).filter(([, v]) => v !== null));
+    res.json({ token: signJWT(claims, req.body.header) });
+  });
   app.post("/test/config", express.json(), (req, res) => {
     Object.assign(settings, req.body);
     res.json(settings);

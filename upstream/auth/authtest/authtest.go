@@ -152,7 +152,29 @@ func (s *Server) MigrateTo(t testing.TB, other *Server) {
 	s.control(t, "migrate", map[string]string{"to": other.Base})
 }
 
+// Rotate gives the server a new signing key (OAUTH_JWT=1): its JWK Set
+// serves it from now on, in place of the old one.
+func (s *Server) Rotate(t testing.TB) { s.control(t, "rotate", nil) }
+
+// Mint returns a JWT access token signed with the server's current key
+// (OAUTH_JWT=1): a good token's claims with claims merged over them (a
+// nil value removes one; aud must be given) and header's fields in its
+// header.
+func (s *Server) Mint(t testing.TB, claims, header map[string]any) string {
+	t.Helper()
+	var out struct{ Token string }
+	s.call(t, "mint", map[string]any{"claims": claims, "header": header}, &out)
+	return out.Token
+}
+
 func (s *Server) control(t testing.TB, what string, body any) {
+	t.Helper()
+	s.call(t, what, body, nil)
+}
+
+// call POSTs body to /test/what and reads the answer into out (nil: not
+// read).
+func (s *Server) call(t testing.TB, what string, body, out any) {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -162,9 +184,14 @@ func (s *Server) control(t testing.TB, what string, body any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("/test/%s: %s", what, resp.Status)
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("/test/%s: %v", what, err)
+		}
 	}
 }
 

@@ -26,11 +26,14 @@ type ResourceMetadata struct {
 // Metadata is an authorization server's metadata (RFC 8414 §2, or OpenID
 // Connect Discovery), the fields mcpx uses.
 type Metadata struct {
-	Issuer                            string   `json:"issuer"`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
-	TokenEndpoint                     string   `json:"token_endpoint"`
-	RegistrationEndpoint              string   `json:"registration_endpoint,omitempty"`
-	RevocationEndpoint                string   `json:"revocation_endpoint,omitempty"`
+	Issuer                string `json:"issuer"`
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
+	TokenEndpoint         string `json:"token_endpoint"`
+	RegistrationEndpoint  string `json:"registration_endpoint,omitempty"`
+	RevocationEndpoint    string `json:"revocation_endpoint,omitempty"`
+	// JWKSURI is where the server's signing keys are (RFC 7517 JWK Set):
+	// what a resource server checks the JWTs it issues with.
+	JWKSURI                           string   `json:"jwks_uri,omitempty"`
 	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
@@ -163,6 +166,14 @@ func serverMetadataURLs(issuer *url.URL) []string {
 		root + "/.well-known/openid-configuration" + path,
 		root + path + "/.well-known/openid-configuration",
 	}
+}
+
+// ServerMetadata reads the metadata of the authorization server issuer
+// (RFC 8414, then OpenID Connect Discovery); its issuer must be the one
+// asked for. With none at any well-known URL, it gives the default
+// endpoints, and no JWKSURI.
+func ServerMetadata(ctx context.Context, hc *http.Client, issuer string) (*Metadata, error) {
+	return serverMetadata(ctx, hc, issuer)
 }
 
 // serverMetadata reads the metadata of the authorization server issuer;
