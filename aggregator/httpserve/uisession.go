@@ -124,7 +124,7 @@ func (h *httpHandler) uiCookieSession(r *http.Request) (*http.Request, bool) {
 // key: everywhere but a loopback listener with neither set (as admit
 // decides).
 func (h *httpHandler) needsCredentials() bool {
-	return h.o.Token != "" || (h.o.Keys != nil && len(h.o.Keys()) > 0) || !h.loopback
+	return h.o.Token != "" || (h.o.Keys != nil && len(h.o.Keys()) > 0) || (h.o.OAuth != nil && h.o.OAuth() != nil) || !h.loopback
 }
 
 // guardUI guards the dashboard: the DNS-rebinding checks as every path
@@ -254,16 +254,36 @@ func (h *httpHandler) uiLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := &uiSession{sum: sha256.Sum256([]byte(cred)), expires: time.Now().Add(uiSessionTTL)}
-	if name := principal.Of(admitted.Context()); name != "" {
-		sess.key = name
-	} else {
+	switch name := principal.Of(admitted.Context()); {
+	case name == "":
 		sess.token = true
+	case h.isKey(name, sess.sum):
+		sess.key = name
+	default:
+		// An OAuth access token: a login would outlive its expiry and
+		// its revocation, which only its issuer knows.
+		show(http.StatusUnauthorized, "an OAuth access token cannot log in here: give the token or a named API key")
+		return
 	}
 	id := h.uiLogins.add(sess)
 	http.SetCookie(w, &http.Cookie{Name: uiCookie, Value: id, Path: "/ui", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int(uiSessionTTL / time.Second)})
 	h.o.Logger.Info("dashboard login", "principal", sess.key)
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+// isKey reports whether name is a named API key in force whose hash is
+// sum.
+func (h *httpHandler) isKey(name string, sum [32]byte) bool {
+	if h.o.Keys == nil {
+		return false
+	}
+	for _, k := range h.o.Keys() {
+		if k.Name == name && subtle.ConstantTimeCompare(sum[:], k.Hash[:]) == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // uiLogout ends the login of the cookie a POST carries.

@@ -18,12 +18,13 @@ import (
 // credential, a cross-site login and a removed key's cookie are refused.
 func TestUILogin(t *testing.T) {
 	ciKey, ciHash := config.NewAPIKey()
+	aliceKey, aliceHash := config.NewAPIKey()
 	var mu sync.Mutex
-	keys := []config.APIKey{{Name: "ci", Hash: ciHash}}
+	keys := []config.APIKey{{Name: "ci", Hash: ciHash}, {Name: "alice", Hash: aliceHash, Profile: "read"}}
 	current := func() []config.APIKey { mu.Lock(); defer mu.Unlock(); return keys }
-	var seenWho string
+	var seenWho, seenProfile string
 	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seenWho = principal.Of(r.Context())
+		seenWho, seenProfile = principal.Of(r.Context()), principal.ProfileOf(r.Context())
 		w.WriteHeader(299)
 	})
 	h := newHandler(t.Context(), stubCatalog{}, Options{Token: "secret", Keys: current, UI: ui, API: ui}, "10.0.0.1", false)
@@ -85,6 +86,10 @@ func TestUILogin(t *testing.T) {
 	ci := login(ciKey)
 	if w := do("GET", "/ui/servers", ci, nil, nil); w.Code != 299 || seenWho != "ci" {
 		t.Fatalf("GET with ci's login: %d as %q, want ci", w.Code, seenWho)
+	}
+	alice := login(aliceKey)
+	if w := do("GET", "/ui/servers", alice, nil, nil); w.Code != 299 || seenWho != "alice" || seenProfile != "read" {
+		t.Fatalf("GET with alice's login: %d as %q in profile %q, want alice in read", w.Code, seenWho, seenProfile)
 	}
 	mu.Lock()
 	keys = nil
