@@ -1,6 +1,7 @@
 package httpserve
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/internal/principal"
 )
 
@@ -42,10 +44,15 @@ type uiSessions struct {
 // checked again at each request, so that a key removed from the config
 // ends its logins at once.
 type uiSession struct {
-	sum     [32]byte
-	token   bool   // made with the shared token
-	key     string // else the name of the API key
-	expires time.Time
+	sum   [32]byte
+	token bool   // made with the shared token
+	key   string // else the name of the API key
+	// oauth is set for a login made with an OAuth access token: it lasts
+	// no longer than the token and as long as http.oauth is set, as
+	// who, limited to profile.
+	oauth        bool
+	who, profile string
+	expires      time.Time
 }
 
 // add records a login and returns its id.
@@ -107,6 +114,13 @@ func (h *httpHandler) uiCookieSession(r *http.Request) (*http.Request, bool) {
 			return r, false
 		}
 		return r, true
+	}
+	if sess.oauth {
+		if h.o.OAuth == nil || h.o.OAuth() == nil {
+			h.uiLogins.remove(c.Value)
+			return r, false
+		}
+		return r.WithContext(principal.WithProfile(principal.With(r.Context(), sess.who), sess.profile)), true
 	}
 	if h.o.Keys != nil {
 		for _, k := range h.o.Keys() {
@@ -260,16 +274,39 @@ func (h *httpHandler) uiLogin(w http.ResponseWriter, r *http.Request) {
 	case h.isKey(name, sess.sum):
 		sess.key = name
 	default:
-		// An OAuth access token: a login would outlive its expiry and
-		// its revocation, which only its issuer knows.
-		show(http.StatusUnauthorized, "an OAuth access token cannot log in here: give the token or a named API key")
-		return
+		// An OAuth access token: the login ends when the token expires.
+		tok := h.accessToken(r, cred)
+		if tok == nil {
+			show(http.StatusUnauthorized, "not accepted: give the token, a named API key or an access token")
+			return
+		}
+		sess.oauth, sess.who, sess.profile = true, tok.Principal, tok.Profile
+		if tok.Expiry.Before(sess.expires) {
+			sess.expires = tok.Expiry
+		}
 	}
 	id := h.uiLogins.add(sess)
 	http.SetCookie(w, &http.Cookie{Name: uiCookie, Value: id, Path: "/ui", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int(uiSessionTTL / time.Second)})
-	h.o.Logger.Info("dashboard login", "principal", sess.key)
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int(time.Until(sess.expires) / time.Second)})
+	h.o.Logger.Info("dashboard login", "principal", cmp.Or(sess.key, sess.who))
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+// accessToken is what the OAuth access token raw says, as admit checked
+// it; nil when http.oauth is not set or refuses it.
+func (h *httpHandler) accessToken(r *http.Request, raw string) *accesstoken.Token {
+	if h.o.OAuth == nil {
+		return nil
+	}
+	rs := h.o.OAuth()
+	if rs == nil {
+		return nil
+	}
+	tok, err := rs.Check(r.Context(), raw, rs.ResourceOf(r, "/mcp").Audiences()...)
+	if err != nil {
+		return nil
+	}
+	return tok
 }
 
 // isKey reports whether name is a named API key in force whose hash is

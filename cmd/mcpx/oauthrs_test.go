@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -141,6 +142,39 @@ func TestOAuthResourceServer(t *testing.T) {
 		}
 	}
 
+	// The dashboard: an access token logs in, and its login sees the
+	// token's profile.
+	uiLogin := func(tok string) (int, []*http.Cookie) {
+		req, _ := http.NewRequest("POST", srv.url+"/ui/login", strings.NewReader("token="+tok))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", srv.url)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Cookies()
+	}
+	if code, cookies := uiLogin(as.Mint(t, map[string]any{"aud": url, "exp": time.Now().Add(-time.Hour).Unix()}, nil)); code != 401 || len(cookies) > 0 {
+		t.Errorf("dashboard login with an expired token: HTTP %d, cookies %v", code, cookies)
+	}
+	code, cookies := uiLogin(reader)
+	if code != http.StatusSeeOther || len(cookies) != 1 || cookies[0].MaxAge <= 0 || cookies[0].MaxAge > 3600 {
+		t.Fatalf("dashboard login with an access token: HTTP %d, cookies %+v; want one lasting no longer than the token", code, cookies)
+	}
+	req, _ = http.NewRequest("GET", srv.url+"/ui/servers", nil)
+	req.AddCookie(cookies[0])
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), `data-server="a"`) || strings.Contains(string(page), `data-server="b"`) {
+		t.Errorf("the dashboard of a reader's login: HTTP %d, want server a alone:\n%s", resp.StatusCode, page)
+	}
+
 	// A new signing key: its first token is let in.
 	as.Rotate(t)
 	if r := post(t, url, "tools/list", "", meta, as_(as.Mint(t, map[string]any{"aud": url}, nil))); r.status != 200 {
@@ -175,3 +209,6 @@ func TestDoctorOAuthIssuerDown(t *testing.T) {
 		t.Errorf("doctor with the issuer down: exit %d\n%s", code, out)
 	}
 }
+
+// noRedirect is a client that shows redirects instead of following them.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
