@@ -103,6 +103,9 @@ type Catalog struct {
 	proxyOnce  sync.Once
 	proxyEntry *Entry
 	namesOnce  sync.Once
+	// listedOnce makes listedLen: the bytes of a tools/list of every tool.
+	listedOnce sync.Once
+	listedLen  int
 	names      *scan.Names
 
 	// filtered are the tools and prompts the config's filters keep out.

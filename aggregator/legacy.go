@@ -77,8 +77,8 @@ func (c legacyCatalog) Ready(ctx context.Context, method string) {
 	c.a.waitBuilt(ctx)
 }
 
-func (c legacyCatalog) List(_ context.Context, method string) (json.RawMessage, error) {
-	return c.a.ListResult(method), nil
+func (c legacyCatalog) List(ctx context.Context, method string) (json.RawMessage, error) {
+	return c.a.listFor(ctx, method), nil
 }
 
 // Call answers a request of the client cl, whose listener Join made.
@@ -112,7 +112,10 @@ func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string,
 	}
 	l, _ := cl.Member.(*listener)
 	if name == proxytool.Name && a.exposeProxy() {
-		return a.proxyFor(l).Send(ctx, params, func(res json.RawMessage) { done(res, nil) })
+		return a.proxyFor(l).Send(ctx, params, func(res json.RawMessage) {
+			a.countProxyAnswer(ctx, res)
+			done(res, nil)
+		})
 	}
 	if !a.served(name) {
 		return nil, false

@@ -62,7 +62,7 @@ func (c coreCatalog) List(ctx context.Context, method string) (json.RawMessage, 
 	} else {
 		a.waitBuilt(ctx)
 	}
-	return a.ListResult(method), nil
+	return a.listFor(ctx, method), nil
 }
 
 func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {

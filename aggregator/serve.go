@@ -193,7 +193,9 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
 			a.refusedProxyCall(ctx, l, params)
-			return a.proxyFor(l).Call(ctx, params), nil
+			res := a.proxyFor(l).Call(ctx, params)
+			a.countProxyAnswer(ctx, res)
+			return res, nil
 		case !a.served(name) && a.exposeDirect():
 			// A server that waits for a login says so at once: waiting for
 			// it to connect would not help.

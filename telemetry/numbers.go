@@ -17,7 +17,15 @@ type Numbers struct {
 	Servers []ServerNumbers
 	// Total adds them up.
 	Total ServerNumbers
+	// TokensListed and TokensServed are MetricProxyTokens' two kinds:
+	// what the tool listings clients got through the proxy would have
+	// cost in full, and what they and the proxy's answers cost.
+	TokensListed, TokensServed int64
 }
+
+// TokensSaved is what the proxy saved its clients, in tokens: none when
+// its answers cost more than the listings they replaced.
+func (n Numbers) TokensSaved() int64 { return max(0, n.TokensListed-n.TokensServed) }
 
 // ServerNumbers are one server's totals since mcpx started.
 type ServerNumbers struct {
@@ -56,6 +64,7 @@ func collectNumbers(ctx context.Context, r *sdkmetric.ManualReader) (Numbers, er
 	if err := r.Collect(ctx, &rm); err != nil {
 		return Numbers{}, err
 	}
+	var out Numbers
 	by := map[string]*ServerNumbers{}
 	get := func(s string) *ServerNumbers {
 		if by[s] == nil {
@@ -67,6 +76,17 @@ func collectNumbers(ctx context.Context, r *sdkmetric.ManualReader) (Numbers, er
 		for _, m := range sm.Metrics {
 			switch d := m.Data.(type) {
 			case metricdata.Sum[int64]:
+				if m.Name == MetricProxyTokens {
+					for _, pt := range d.DataPoints {
+						switch kind, _ := pt.Attributes.Value(AttrTokens); kind.AsString() {
+						case TokensListed:
+							out.TokensListed += pt.Value
+						case TokensServed:
+							out.TokensServed += pt.Value
+						}
+					}
+					continue
+				}
 				if m.Name != MetricCalls {
 					continue
 				}
@@ -89,7 +109,6 @@ func collectNumbers(ctx context.Context, r *sdkmetric.ManualReader) (Numbers, er
 			}
 		}
 	}
-	var out Numbers
 	for _, n := range by {
 		out.Servers = append(out.Servers, *n)
 		out.Total.Calls += n.Calls

@@ -44,6 +44,18 @@ func TestNumbersTotalTheCallMetrics(t *testing.T) {
 	if n.Total.Calls != 3 || n.Total.Errors != 2 {
 		t.Errorf("total %+v, want 3 calls, 2 errors", n.Total)
 	}
+	if n.TokensListed != 0 || n.TokensSaved() != 0 {
+		t.Errorf("tokens before any listing: %+v", n)
+	}
+	tel.ProxyTokens(ctx, 1000, 40) // a listing through the proxy
+	tel.ProxyTokens(ctx, 0, 60)    // an answer of the proxy
+	if n, _ = collectNumbers(ctx, r); n.TokensListed != 1000 || n.TokensServed != 100 || n.TokensSaved() != 900 {
+		t.Errorf("tokens %d listed, %d served, %d saved; want 1000, 100, 900", n.TokensListed, n.TokensServed, n.TokensSaved())
+	}
+	tel.ProxyTokens(ctx, 0, 5000)
+	if n, _ = collectNumbers(ctx, r); n.TokensSaved() != 0 {
+		t.Errorf("answers that cost more than the listing saved %d", n.TokensSaved())
+	}
 	var none *Providers
 	if _, err := none.Numbers(ctx); !errors.Is(err, ErrNoMetrics) {
 		t.Errorf("Numbers without a reader: %v, want ErrNoMetrics", err)

@@ -29,6 +29,9 @@ const (
 	AttrServer = attribute.Key("mcpx.server")
 	// AttrOutcome is how a call ended: see [Outcome].
 	AttrOutcome = attribute.Key("mcpx.outcome")
+	// AttrTokens says what MetricProxyTokens counts: TokensListed or
+	// TokensServed.
+	AttrTokens = attribute.Key("mcpx.tokens")
 	// AttrState is an upstream's state (upstream.State: ready, failed, ...).
 	AttrState = attribute.Key("mcpx.state")
 	// AttrPrincipal is the API key a client of serve --http came with.
@@ -46,6 +49,15 @@ const (
 	MetricUpstreams        = "mcpx.upstreams"
 	MetricUpstreamRestarts = "mcpx.upstream.restarts"
 	MetricWithheld         = "mcpx.tools.withheld"
+	MetricProxyTokens      = "mcpx.proxy.tokens"
+)
+
+// The kinds of MetricProxyTokens (its AttrTokens): what the tool
+// listings clients read through the proxy would have cost listed in
+// full, and what they cost.
+const (
+	TokensListed = "listed"
+	TokensServed = "served"
 )
 
 // durationBuckets are the semantic conventions' boundaries for MCP
@@ -82,8 +94,11 @@ type Telemetry struct {
 	inflight inflight                // read by the gauges' callback
 	client   metric.Float64Histogram // upstream calls
 	server   metric.Float64Histogram // client requests
-	reg      metric.Registration     // the gauges' callback; nil without
-	sets     sets                    // the metrics' attribute sets
+	tokens   metric.Int64Counter     // MetricProxyTokens
+	listed   metric.AddOption        // its two series
+	served   metric.AddOption
+	reg      metric.Registration // the gauges' callback; nil without
+	sets     sets                // the metrics' attribute sets
 }
 
 // spanEnder ends spans later, off the path of the call they belong to:
@@ -109,7 +124,7 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 		return t, nil
 	}
 	m := mp.Meter(Scope)
-	var errs [7]error
+	var errs [8]error
 	t.calls, errs[0] = m.Int64Counter(MetricCalls, metric.WithUnit("{call}"),
 		metric.WithDescription("Calls sent to upstream servers, by server, method, tool or prompt, and outcome."))
 	inflight, err1 := m.Int64ObservableUpDownCounter(MetricInflight, metric.WithUnit("{call}"),
@@ -126,6 +141,10 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, g Gauges) (*Telemetry
 		metric.WithDescription("Times an upstream server was started again after it was lost."))
 	withheld, err6 := m.Int64ObservableGauge(MetricWithheld, metric.WithUnit("{tool}"),
 		metric.WithDescription("Tools withheld from clients until the user approves them, by server."))
+	t.tokens, errs[7] = m.Int64Counter(MetricProxyTokens, metric.WithUnit("{token}"),
+		metric.WithDescription("Tokens (bytes/4) of the tool listings clients got with expose proxy, and of the proxy's answers (served), against what listing every tool would have cost (listed): listed - served is what the proxy saved."))
+	t.listed = metric.WithAttributes(AttrTokens.String(TokensListed))
+	t.served = metric.WithAttributes(AttrTokens.String(TokensServed))
 	errs[1], errs[4], errs[5], errs[6] = err1, err4, err5, err6
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("telemetry: instruments: %w", err)
@@ -160,6 +179,21 @@ func observe(o metric.Observer, inst metric.Int64Observable, key attribute.Key, 
 func (t *Telemetry) Close() {
 	if t != nil && t.reg != nil {
 		t.reg.Unregister()
+	}
+}
+
+// ProxyTokens counts a listing or an answer a client got through the
+// proxy: what it cost (served) and what the client would have read
+// instead (listed; 0 for a proxy answer, which only costs).
+func (t *Telemetry) ProxyTokens(ctx context.Context, listed, served int64) {
+	if t == nil || !t.metrics {
+		return
+	}
+	if listed > 0 {
+		t.tokens.Add(ctx, listed, t.listed)
+	}
+	if served > 0 {
+		t.tokens.Add(ctx, served, t.served)
 	}
 }
 

@@ -116,7 +116,7 @@ type doctorReport struct {
 // estimateTokens estimates what text costs a model: about one token per
 // four bytes, the usual rate for English and JSON with common tokenizers.
 // It is an estimate, not any one model's count.
-func estimateTokens(n int) int { return (n + 3) / 4 }
+func estimateTokens(n int) int { return int(aggregator.EstimateTokens(n)) }
 
 // diagnose checks the config and what the aggregator found.
 func diagnose(ctx context.Context, cfg *config.Config, agg *aggregator.Aggregator) *doctorReport {
