@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/mcpx/mcpx/aggregator"
+	"github.com/mcpx/mcpx/internal/pagepolicy"
 	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/telemetry"
 	"github.com/mcpx/mcpx/trust"
@@ -115,7 +116,7 @@ func New(opts *Options) (*Dashboard, error) {
 // ServeHTTP serves the pages, their live parts (?part=live), the
 // buttons' POSTs and the static files.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	securityHeaders(w.Header())
+	pagepolicy.Set(w.Header())
 	if strings.HasPrefix(r.URL.Path, "/ui/static/") {
 		w.Header().Set("Cache-Control", "max-age=3600")
 		d.static.ServeHTTP(w, r)
@@ -148,15 +149,6 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-// securityHeaders are the headers of every answer: no script but the
-// dashboard's own file, nothing from elsewhere, no framing.
-func securityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "same-origin") // no-referrer would make a form's Origin "null"
 }
 
 // page is what the layout renders around a page's own data.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
+	"github.com/mcpx/mcpx/internal/pagepolicy"
 	"github.com/mcpx/mcpx/internal/principal"
 )
 
@@ -150,7 +151,7 @@ func (h *httpHandler) guardUI(next http.Handler) http.Handler {
 	next = h.bounded(next)
 	login := h.bounded(http.HandlerFunc(h.uiLogin))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		uiHeaders(w.Header())
+		pagepolicy.Set(w.Header())
 		if !h.rebindingChecked(w, r) {
 			return
 		}
@@ -180,15 +181,6 @@ func (h *httpHandler) guardUI(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// uiHeaders are the headers of every dashboard answer: no script but the
-// dashboard's own file, nothing from elsewhere, no framing.
-func uiHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "same-origin") // no-referrer would make a form's Origin "null"
 }
 
 // sameOrigin reports whether a state-changing request comes from a page
