@@ -127,6 +127,7 @@ type Aggregator struct {
 	uo   upstream.Options // for upstreams a reload adds
 
 	catalog   atomic.Pointer[Catalog]
+	early     atomic.Int64 // tools/list answered through the proxy before ready, not yet counted (tokens.go)
 	proxy     *proxytool.Proxy
 	browser   *browser.Client // nil without a browser section
 	relay     *relay.Local    // local mode: the relay hosted or joined; else nil

@@ -31,14 +31,26 @@ func (a *Aggregator) listFor(ctx context.Context, method string) json.RawMessage
 	}
 	// Listed through the proxy before the servers are up (a client lists
 	// at once): listing every tool would have waited for them, as expose
-	// direct does, and cost what the catalog holds then.
-	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listedWait)
-		defer cancel()
-		a.waitReady(ctx)
-		a.tel.ProxyTokens(ctx, EstimateTokens(a.Catalog().listedBytes()), served)
-	}()
+	// direct does, and cost what the catalog holds then. The answer's own
+	// cost is known now; the listings' are counted together once ready,
+	// by one goroutine however many there are.
+	a.tel.ProxyTokens(ctx, 0, served)
+	if a.early.Add(1) == 1 {
+		go a.countEarly(context.WithoutCancel(ctx))
+	}
 	return res
+}
+
+// countEarly waits for the catalog (at most listedWait) and counts every
+// listing made before it against it; started by the first of them.
+func (a *Aggregator) countEarly(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, listedWait)
+	defer cancel()
+	a.waitReady(ctx)
+	listed := EstimateTokens(a.Catalog().listedBytes())
+	// Swap leaves 0, so the next early listing starts a goroutine of its
+	// own: none is counted twice or lost.
+	a.tel.ProxyTokens(ctx, listed*a.early.Swap(0), 0)
 }
 
 // listedWait bounds the wait for the catalog a listing made before it
