@@ -18,8 +18,14 @@ import (
 // ends before its partners looked. It fails when STUB_FAIL names its step.
 const stubGo = `#!/usr/bin/env bash
 case "$*" in
+"test -race -list . ./cmd/mcpx/") printf '%s\n' TestA ExampleB BenchmarkX TestC "ok  	github.com/mcpx/mcpx/cmd/mcpx	0.1s"; exit 0 ;;
+"list ./...") printf '%s\n' github.com/mcpx/mcpx/audit github.com/mcpx/mcpx/cmd/mcpx github.com/mcpx/mcpx/jsonrpc; exit 0 ;;
 vet*) step=vet partners=test ;;
-"test -race"*) step=test partners="vet release" ;;
+*" -run ^("*")$ ./cmd/mcpx/") # one shard of cmd/mcpx: its only test names the step
+	args="$*" && step=${args##*-run ^(} && step=mcpx-${step%%)\$*} partners=test ;;
+*"cmd/mcpx"*) echo "stub: cmd/mcpx in a run of the other packages: $*" >&2; exit 2 ;;
+"test -race -count=1 -timeout 30m github.com/mcpx/mcpx/audit github.com/mcpx/mcpx/jsonrpc ./testdata/fixture/")
+	step=test partners="vet release mcpx-TestA mcpx-ExampleB mcpx-TestC" ;;
 *FuzzDecodeArgs*) step=fuzz-args partners=fuzz-valid ;;
 *FuzzValid*) step=fuzz-valid partners=fuzz-args ;;
 --check) step=release partners=test ;;
@@ -95,8 +101,9 @@ func runTestScript(t *testing.T, fail string) (string, int, []string) {
 }
 
 // TestTestScriptOverlapsSteps: scripts/test runs every step, go vet and
-// the release check beside the tests, and the two fuzz steps beside each
-// other.
+// the release check beside the tests, each of cmd/mcpx's tests in one of
+// three shards beside the other packages (which leave cmd/mcpx out), and
+// the two fuzz steps beside each other.
 func TestTestScriptOverlapsSteps(t *testing.T) {
 	out, code, calls := runTestScript(t, "")
 	if code != 0 {
@@ -105,6 +112,7 @@ func TestTestScriptOverlapsSteps(t *testing.T) {
 	for _, want := range []string{
 		"vet ran", "test ran", "fuzz-args ran", "fuzz-valid ran", "release ran",
 		"vet beside test", "test beside vet", "release beside test", "test beside release",
+		"mcpx-TestA ran", "mcpx-ExampleB ran", "mcpx-TestC ran", "test beside mcpx-TestC", "mcpx-TestA beside test",
 		"fuzz-args beside fuzz-valid", "fuzz-valid beside fuzz-args",
 	} {
 		if !slices.Contains(calls, want) {
@@ -118,7 +126,8 @@ func TestTestScriptOverlapsSteps(t *testing.T) {
 func TestTestScriptFailures(t *testing.T) {
 	for _, step := range []struct{ stub, name string }{
 		{"vet", "go vet"},
-		{"test", "go test"},
+		{"test", "go test (all but cmd/mcpx)"},
+		{"mcpx-ExampleB", "go test ./cmd/mcpx (2 of 3)"},
 		{"fuzz-args", "fuzz proxytool"},
 		{"fuzz-valid", "fuzz rawjson"},
 		{"release", "scripts/release --check"},
@@ -132,7 +141,7 @@ func TestTestScriptFailures(t *testing.T) {
 			if !strings.Contains(out, "output of the failing "+step.stub) || !strings.Contains(out, "failed: "+step.name) {
 				t.Errorf("the output does not show and name the failing %s:\n%s", step.name, out)
 			}
-			for _, other := range []string{"vet", "test", "fuzz-args", "fuzz-valid", "release"} {
+			for _, other := range []string{"vet", "test", "mcpx-TestA", "mcpx-ExampleB", "mcpx-TestC", "fuzz-args", "fuzz-valid", "release"} {
 				if !slices.Contains(calls, other+" ran") {
 					t.Errorf("%s did not run after %s failed: %q", other, step.stub, calls)
 				}
