@@ -207,3 +207,42 @@ func TestCloseWritesFirstUses(t *testing.T) {
 		t.Error("a review after Close was recorded")
 	}
 }
+
+// TestWrittenFirstUseHeldAsRead: once a first use is written, the store
+// holds its pins as a store opening the file reads them (it decodes what
+// it wrote, see update), and a review of the same lists still finds
+// nothing changed.
+func TestWrittenFirstUseHeldAsRead(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools := raws(tool("a"), `{"name":"b","description":"<b>bold</b> & more","inputSchema":{"type":"object","properties":{"z":{},"a":{}}}}`)
+	s.Review("srv", ModePin, tools, nil, nil)
+	s.Flush()
+	other, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, read := s.Pinned("srv"), other.Pinned("srv")
+	if held == nil || read == nil {
+		t.Fatalf("pins held %v, read %v: want both", held, read)
+	}
+	if !held.Approved.Equal(read.Approved) || len(held.Tools) != 2 {
+		t.Fatalf("held %+v, read %+v", held, read)
+	}
+	for name, rec := range read.Tools {
+		if got := held.Tools[name]; got.SHA256 != rec.SHA256 || string(got.Definition) != string(rec.Definition) {
+			t.Errorf("tool %s held as %s (%s), read as %s (%s)", name, got.Definition, got.SHA256, rec.Definition, rec.SHA256)
+		}
+	}
+	if r := s.Review("srv", ModePin, tools, nil, nil); len(r.Changes) != 0 {
+		t.Errorf("the same lists reviewed after the write: changes %+v", r.Changes)
+	}
+	s.Review("srv", ModePin, tools[:1], nil, nil) // another list: compared with the pins held
+	if r := s.Review("srv", ModePin, tools, nil, nil); !r.Pinned || len(r.Changes) != 0 {
+		t.Errorf("the first lists reviewed again: pinned %v, changes %+v", r.Pinned, r.Changes)
+	}
+}
