@@ -47,6 +47,10 @@ const hostName = "__mcpx_host"
 // the globals.
 const settleTime = 100 * time.Millisecond
 
+// interruptEvery is how often a run whose context ended is interrupted
+// again until it stops (see executeHere).
+const interruptEvery = 10 * time.Millisecond
+
 // gcRuns and gcBusy say when settle collects the garbage of the runs
 // before: every gcRuns runs, and after a run that kept the VM busy
 // longer than gcBusy.
@@ -164,16 +168,35 @@ func (m *machine) executeHere(ctx context.Context, code string, hs *host, lim Li
 	vm := m.vm
 	m.runs++
 	m.fit = false // until the run ends as a script may
-	stop := context.AfterFunc(ctx, vm.Interrupt)
+	// The engine clears a pending interrupt each time Go calls into it
+	// (the script, then each round of jobs), so one that lands just
+	// before a call would be lost and an endless loop would run on: once
+	// ctx ends, the run is interrupted again every interruptEvery until
+	// it is over.
+	ended := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		for {
+			vm.Interrupt()
+			select {
+			case <-ended:
+				return
+			case <-time.After(interruptEvery):
+			}
+		}
+	})
 	var out outcome
 	m.serve = func(args []any) (any, error) { return out.serve(ctx, hs, args) }
 	defer func() {
+		close(ended)
 		m.serve = nil
 		// An interrupt that fired after the run would stop the next one.
 		if !stop() {
 			m.fit = false
 		}
 	}()
+	if ctx.Err() != nil {
+		return nil, engineError(ctx, ctx.Err(), lim)
+	}
 	expr := ""
 	if !startsStatement(code) {
 		expr = strings.TrimRight(strings.TrimSpace(code), "; \t\r\n")

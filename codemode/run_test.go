@@ -276,6 +276,36 @@ func TestRunCancel(t *testing.T) {
 	}
 }
 
+// TestRunCancelledBeforeStart: a context that ends before the script
+// runs stops it too. The engine clears an interrupt when Go calls into
+// it, so one that landed just before the call was lost, and an endless
+// loop then ran on (TestRunCancel hung a CI run this way). Whether the
+// old code loses the interrupt here depends on timing; the run stopping
+// does not.
+func TestRunCancelledBeforeStart(t *testing.T) {
+	for _, engine := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		done := make(chan Result, 1)
+		go func() {
+			h := Host{Proxy: (&fakeProxy{}).proxy}
+			if engine {
+				done <- NewEngine(Limits{}).Run(ctx, `for (;;) {}`, h)
+				return
+			}
+			done <- Run(ctx, `for (;;) {}`, h, Limits{})
+		}()
+		select {
+		case r := <-done:
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "stopped") {
+				t.Errorf("engine %v: err %v, want stopped", engine, r.Err)
+			}
+		case <-time.After(20 * time.Second): // far past the 30s default would be a hang
+			t.Fatalf("engine %v: a run whose context had ended did not stop", engine)
+		}
+	}
+}
+
 func TestRunApprove(t *testing.T) {
 	var asked []Pending
 	approve := func(ctx context.Context, p Pending) error {
