@@ -107,6 +107,14 @@ func (s *Store) Review(server string, mode Mode, tools, prompts []json.RawMessag
 		return r
 	}
 	r.tools, r.prompts = tools, prompts
+	if s.wait() != nil {
+		// The pins cannot be read: nothing listed is known to be approved.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		r.Pinned = true
+		r.Changes = s.compareLocked(&Pins{Tools: map[string]Record{}, Prompts: map[string]Record{}}, r)
+		return r
+	}
 	key := lastReview{tools: first(tools), prompts: first(prompts), nt: len(tools), np: len(prompts), mode: mode}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -269,6 +277,9 @@ func (s *Store) compareLocked(approved *Pins, r *Review) []Change {
 func (s *Store) Approve(r *Review) error {
 	if r == nil || len(r.tools)+len(r.prompts) == 0 {
 		return nil
+	}
+	if err := s.wait(); err != nil {
+		return err
 	}
 	cur := r.current()
 	cur.Approved = time.Now().UTC()

@@ -68,6 +68,14 @@ type Options struct {
 	// OnWrite, when set, is called after each write of the pin file (a
 	// test counts them with it); nil: nothing.
 	OnWrite func()
+	// Background has Open return before the file is read: it is read on
+	// a goroutine, and every method that needs the pins waits for it.
+	// serve uses it so that initialize is answered while a large file
+	// (8 MB at 10,000 tools, 160-200 ms to decode) is read. A file that
+	// is not a pin file then fails the store, which [Store.Loaded]
+	// reports: until the process stops, every definition reviewed is
+	// new (withheld in mode pin) and nothing is written over the file.
+	Background bool
 }
 
 // Default delays of the first uses' write.
@@ -128,6 +136,11 @@ type Store struct {
 	last map[string]lastReview
 
 	writeMu sync.Mutex // one write of the file at a time in this process
+
+	// loaded is closed once the file has been read (nil: Open read it);
+	// loadErr is what that read found wrong, set before.
+	loaded  chan struct{}
+	loadErr error
 }
 
 // firstUse is a server's first definitions, as listed, waiting to be
@@ -187,10 +200,41 @@ func Open(dir string, opts *Options) (*Store, error) {
 	}
 	s := &Store{path: filepath.Join(dir, FileName), log: o.Logger, opts: o, pins: map[string]*Pins{},
 		pending: map[string]*firstUse{}, canon: map[Kind]map[[sha256.Size]byte]canonSum{}, last: map[string]lastReview{}}
+	if o.Background {
+		s.loaded = make(chan struct{})
+		go func() {
+			defer close(s.loaded)
+			_, s.loadErr = s.reload()
+		}()
+		return s, nil
+	}
 	if _, err := s.reload(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// Loaded waits for the pin file's read (see Options.Background) and
+// returns what it found wrong; nil at once for a store Open read.
+func (s *Store) Loaded(ctx context.Context) error {
+	if s.loaded == nil {
+		return nil
+	}
+	select {
+	case <-s.loaded:
+		return s.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wait waits for the pin file's read; a local file's, so not bounded by
+// a context.
+func (s *Store) wait() error {
+	if s.loaded != nil {
+		<-s.loaded
+	}
+	return s.loadErr
 }
 
 // Path is the pin file's path.
@@ -258,7 +302,12 @@ func markOf(data []byte) [sha256.Size]byte {
 
 // Reload reads the pin file again and reports whether it changed since
 // last read or written (another process approved something).
-func (s *Store) Reload() (bool, error) { return s.reload() }
+func (s *Store) Reload() (bool, error) {
+	if err := s.wait(); err != nil {
+		return false, err
+	}
+	return s.reload()
+}
 
 func (s *Store) reload() (bool, error) {
 	data, err := s.readFile()
@@ -552,6 +601,9 @@ func (s *Store) Hold() (release func()) {
 
 // Flush writes at once the first uses that wait for their write.
 func (s *Store) Flush() {
+	if s.wait() != nil {
+		return
+	}
 	s.mu.Lock()
 	n := len(s.pending)
 	s.mu.Unlock()
@@ -565,6 +617,9 @@ func (s *Store) Flush() {
 func (s *Store) Close() error {
 	if s == nil {
 		return nil
+	}
+	if err := s.wait(); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -591,6 +646,9 @@ func (s *Store) Close() error {
 
 // Pinned returns a copy of a server's pins; nil when it has none.
 func (s *Store) Pinned(server string) *Pins {
+	if s.wait() != nil {
+		return nil
+	}
 	s.mu.Lock()
 	p := s.pins[server]
 	fu := s.pending[server]

@@ -98,7 +98,7 @@ func open(ctx context.Context, ios *streams, g *globalFlags, serve, pull bool) (
 
 	step := shutdownStep(cfg)
 	rec := openAudit(cfg, logger)
-	pins, err := openPins(cfg, logger)
+	pins, err := openPins(cfg, logger, serve)
 	if err != nil {
 		closeLog()
 		return nil, exitWith(ios, 2, err)

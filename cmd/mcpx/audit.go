@@ -33,8 +33,9 @@ func openAudit(cfg *config.Config, logger *log.Logger) *audit.Recorder {
 // config pins nothing. No state
 // directory (no home) pins nothing, which is logged; a pin file that
 // cannot be read stops the command: guessing would trust what the user
-// has not approved.
-func openPins(cfg *config.Config, logger *log.Logger) (*trust.Store, error) {
+// has not approved. With background (serve) the file is read while the
+// command starts, and serve stops when it proves unreadable.
+func openPins(cfg *config.Config, logger *log.Logger, background bool) (*trust.Store, error) {
 	pinned := cfg.TrustOf(config.Server{}) != config.TrustOff
 	for _, s := range cfg.Servers {
 		pinned = pinned || cfg.TrustOf(s) != config.TrustOff
@@ -47,5 +48,5 @@ func openPins(cfg *config.Config, logger *log.Logger) (*trust.Store, error) {
 		logger.Warn("tool pinning is off: no home or XDG_STATE_HOME directory")
 		return nil, nil
 	}
-	return trust.Open(dir, &trust.Options{Logger: slogger(logger.WithPrefix("trust"))})
+	return trust.Open(dir, &trust.Options{Logger: slogger(logger.WithPrefix("trust")), Background: background})
 }

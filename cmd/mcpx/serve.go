@@ -141,6 +141,16 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 			s.log.Warn("approvals by mcpx trust are seen only after a restart", "err", err)
 		}
 	}
+	// serve reads the pin file while it answers initialize (see
+	// trust.Options.Background); one that is not a pin file stops it as
+	// it would have stopped the start.
+	if s.pins != nil {
+		go func() {
+			if s.pins.Loaded(ctx) != nil {
+				cancel()
+			}
+		}()
+	}
 	go settle(ctx, s)
 	errs := make(chan error, 2)
 	n := 0
@@ -183,6 +193,11 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 	for range n {
 		if err := <-errs; err != nil && first == nil {
 			first = err
+		}
+	}
+	if s.pins != nil {
+		if err := s.pins.Loaded(context.WithoutCancel(ctx)); err != nil {
+			return exitWith(ios, 2, err)
 		}
 	}
 	return first

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,5 +313,63 @@ func TestTrustUnwritableState(t *testing.T) {
 	}
 	if n := strings.Count(errOut, "served unpinned"); n != 1 {
 		t.Errorf("%d warnings about unpinned servers, want 1:\n%s", n, errOut)
+	}
+}
+
+// A pin file that is not one stops every command, serve too: serve reads
+// it while it answers initialize (trust.Options.Background), then exits
+// 2 naming the file, without a client closing stdin, and leaves the file
+// for the user to fix. A terminal command refuses before it starts.
+func TestTrustBadPinFile(t *testing.T) {
+	state := t.TempDir()
+	path := filepath.Join(state, "mcpx", trust.FileName)
+	bad := []byte("{\"version\": 1, \"servers\": {\"fx\": 7}}\n")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := trustEnv(state, "")
+	cfg := writeConfig(t, map[string]any{"servers": map[string]any{"fx": fx("--name", "fx")}})
+
+	_, errOut, code := runPinned(t, env, "list", "tools", "--config", cfg)
+	if code != 2 || !strings.Contains(errOut, path) {
+		t.Errorf("list over a bad pin file: exit %d, stderr %q; want 2 naming %s", code, errOut, path)
+	}
+
+	cmd := mcpxCommand("serve", "--stdio", "--config", cfg)
+	cmd.Env = append(cmd.Env, env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	done := make(chan error, 1)
+	go func() {
+		io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("serve over a bad pin file still runs after a minute")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(errb.String(), path) {
+		t.Errorf("serve over a bad pin file: exit %d, stderr %q; want 2 naming %s", code, errb.String(), path)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) {
+		t.Errorf("the bad pin file was written over: %q", got)
 	}
 }
