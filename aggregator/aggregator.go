@@ -268,11 +268,13 @@ func (a *Aggregator) StartServers(names []string) {
 	a.srvMu.RLock()
 	upstreams := a.upstreams
 	a.srvMu.RUnlock()
+	var start []*upstream.Client
 	for _, c := range upstreams {
 		if names == nil || slices.Contains(names, c.Name()) {
-			c.Start(a.ctx)
+			start = append(start, c)
 		}
 	}
+	upstream.StartEach(a.ctx, start)
 	if names == nil {
 		a.all.Do(func() { a.readyAfter(upstreams) })
 	}

@@ -274,10 +274,18 @@ func (c *Client) Config() config.Server { return c.cfg }
 // does one whose config has a Problem: it stays failed, with the problem
 // as its error. Start after Close, or a second Start, does nothing.
 func (c *Client) Start(ctx context.Context) {
+	if run := c.start(ctx); run != nil {
+		go run()
+	}
+}
+
+// start is Start, but returns the connect loop to run (nil: none) for
+// the caller to begin.
+func (c *Client) start(ctx context.Context) (run func()) {
 	c.lifeMu.Lock()
 	defer c.lifeMu.Unlock()
 	if c.started {
-		return
+		return nil
 	}
 	c.started = true
 	ctx, c.cancel = context.WithCancel(ctx)
@@ -287,18 +295,18 @@ func (c *Client) Start(ctx context.Context) {
 		}
 		c.markReady()
 		close(c.done)
-		return
+		return nil
 	}
 	if c.opts.Offline {
 		c.Remember()
 		c.offline()
 		close(c.done)
-		return
+		return nil
 	}
 	// Starting from here on, not from when run first gets scheduled: a
 	// caller that looks right after Start must not see "not started".
 	c.update(func(s *Status) { s.State = StateConnecting })
-	go c.run(ctx)
+	return func() { c.run(ctx) }
 }
 
 // Remember shows the server's remembered catalog, if any, without
