@@ -414,100 +414,157 @@ func (c *Client) Kill() {
 
 // run connects, waits for the connection to end, and, with Reconnect,
 // starts again with backoff until ctx ends.
+//
+// A connected server's goroutine spends its life in awake, called from
+// here: run's own frame is kept small (the attempt's steps, with their
+// logging, are functions of their own) so that its stack, which grew
+// while connecting, shrinks to 4 KB at the next collection. With the
+// steps inlined the frame was 1.4 KB and the stack stayed at 8 KB: 4 MB
+// at 1,000 servers.
 func (c *Client) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.markReady()
-	c.Remember()
-	retry := newBackoff(c.opts.MinBackoff, c.opts.MaxBackoff)
-	lastFail := ""    // why the attempt before failed; "" when it did not
-	retrying := false // the attempt before could not connect
-	learning := c.cfg.Lazy && !c.hasRemembered()
-	if c.cfg.Lazy && !learning && !c.sleep(ctx) {
+	l := c.newLoop()
+	if !l.begin(ctx) {
 		return
 	}
 	for attempt := 1; ; attempt++ {
-		var delay time.Duration // before the next attempt
-		c.mu.Lock()
-		c.retrying = retrying
-		c.mu.Unlock()
-		c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
-		start := time.Now()
-		cn, err := c.connect(ctx)
-		retrying = err != nil
+		cn, delay, err := l.connect(ctx, attempt)
 		if err == nil {
-			elapsed := time.Since(start)
-			c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
-				"prompts", len(cn.catalog.Prompts), "in", elapsed.Round(time.Millisecond))
-			c.setConnected(cn, elapsed)
-			c.resubscribe(ctx, cn)
-			c.markReady()
-			switch c.awake(ctx, cn, learning) {
-			case endStopped:
-				c.disconnect(cn, StateStopped, nil)
-				return
-			case endIdle:
-				if learning {
-					c.log.Info("stopped while idle: catalog learned, sleeping until a call")
-				} else {
-					c.log.Info("stopped while idle", "idleTimeout", c.cfg.IdleTimeout)
-				}
-				c.disconnect(cn, StateSleeping, nil)
-				learning = false
-				retry.reset()
-				lastFail = ""
-				if !c.sleep(ctx) {
-					return
-				}
+			var again bool
+			if delay, again = l.ended(ctx, cn, c.awake(ctx, cn, l.learning)); again {
 				continue
 			}
-			err = cn.lostErr()
-			if time.Since(start) > time.Minute {
-				// It lasted: a crash now and then is no broken server.
-				retry.reset()
-			}
-			delay = retry.wait()
-			what := "connection lost"
-			if cn.proc != nil && cn.proc.exitError() != nil {
-				what = "exited"
-			}
-			lastFail = c.opts.Redact(err.Error())
-			c.log.Warn(what, append([]any{"err", lastFail}, c.restart(delay)...)...)
-			if lr, ok := needsLogin(err); ok {
-				c.disconnect(cn, StateNeedsLogin, lr)
-			} else {
-				c.disconnect(cn, StateFailed, err)
-			}
-		} else {
-			if ctx.Err() != nil {
-				c.update(func(s *Status) { s.State = StateStopped })
-				return
-			}
-			delay = retry.wait()
-			if lr, ok := needsLogin(err); ok {
-				if c.Status().State != StateNeedsLogin {
-					c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
-				}
-				c.failed(err)
-				c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
-			} else {
-				lastFail = c.logFailed(err, lastFail, delay)
-				c.failed(err)
-			}
-			c.markReady()
 		}
-		if !c.opts.Reconnect {
+		if delay < 0 || !c.opts.Reconnect || !l.pause(ctx, delay) {
 			return
-		}
-		select {
-		case <-ctx.Done():
-			c.update(func(s *Status) { s.State = StateStopped })
-			return
-		case <-time.After(delay):
-		case <-c.authChanged():
-			// A login just finished here: connect now.
-			retry.reset()
 		}
 	}
+}
+
+// loop is the state run keeps from one connect attempt to the next.
+type loop struct {
+	c        *Client
+	retry    *backoff
+	lastFail string // why the attempt before failed; "" when it did not
+	retrying bool   // the attempt before could not connect
+	learning bool   // lazy, connected only to learn its catalog
+	start    time.Time
+}
+
+func (c *Client) newLoop() *loop {
+	return &loop{c: c, retry: newBackoff(c.opts.MinBackoff, c.opts.MaxBackoff)}
+}
+
+// begin reads the remembered catalog and, for a lazy server that has
+// one, sleeps until a call; false: ctx ended first.
+func (l *loop) begin(ctx context.Context) bool {
+	c := l.c
+	c.Remember()
+	l.learning = c.cfg.Lazy && !c.hasRemembered()
+	return !c.cfg.Lazy || l.learning || c.sleep(ctx)
+}
+
+// connect makes one attempt. Connected, it shows the connection;
+// failed, it returns the delay before the next attempt, negative when
+// ctx ended.
+func (l *loop) connect(ctx context.Context, attempt int) (*conn, time.Duration, error) {
+	c := l.c
+	c.mu.Lock()
+	c.retrying = l.retrying
+	c.mu.Unlock()
+	c.update(func(s *Status) { s.Attempts = attempt; s.State = StateConnecting })
+	l.start = time.Now()
+	cn, err := c.connect(ctx)
+	l.retrying = err != nil
+	if err == nil {
+		elapsed := time.Since(l.start)
+		c.log.Info("connected", "tools", len(cn.catalog.Tools), "resources", len(cn.catalog.Resources),
+			"prompts", len(cn.catalog.Prompts), "in", elapsed.Round(time.Millisecond))
+		c.setConnected(cn, elapsed)
+		c.resubscribe(ctx, cn)
+		c.markReady()
+		return cn, 0, nil
+	}
+	if ctx.Err() != nil {
+		c.update(func(s *Status) { s.State = StateStopped })
+		return nil, -1, err
+	}
+	delay := l.retry.wait()
+	if lr, ok := needsLogin(err); ok {
+		if c.Status().State != StateNeedsLogin {
+			c.log.Warn("needs login", "run", "mcpx auth login "+c.cfg.Name)
+		}
+		c.failed(err)
+		c.update(func(s *Status) { s.State = StateNeedsLogin; s.Err = c.opts.Redact(lr.Error()) })
+	} else {
+		l.lastFail = c.logFailed(err, l.lastFail, delay)
+		c.failed(err)
+	}
+	c.markReady()
+	return nil, delay, err
+}
+
+// ended takes cn down after awake returned why: stopped (a negative
+// delay), idle (again, once a call wakes the server), or lost (the delay
+// before the next attempt).
+func (l *loop) ended(ctx context.Context, cn *conn, why end) (delay time.Duration, again bool) {
+	c := l.c
+	switch why {
+	case endStopped:
+		c.disconnect(cn, StateStopped, nil)
+		return -1, false
+	case endIdle:
+		if l.learning {
+			c.log.Info("stopped while idle: catalog learned, sleeping until a call")
+		} else {
+			c.log.Info("stopped while idle", "idleTimeout", c.cfg.IdleTimeout)
+		}
+		c.disconnect(cn, StateSleeping, nil)
+		l.learning = false
+		l.retry.reset()
+		l.lastFail = ""
+		if !c.sleep(ctx) {
+			return -1, false
+		}
+		return 0, true
+	}
+	err := cn.lostErr()
+	if time.Since(l.start) > time.Minute {
+		// It lasted: a crash now and then is no broken server.
+		l.retry.reset()
+	}
+	delay = l.retry.wait()
+	what := "connection lost"
+	if cn.proc != nil && cn.proc.exitError() != nil {
+		what = "exited"
+	}
+	l.lastFail = c.opts.Redact(err.Error())
+	c.log.Warn(what, append([]any{"err", l.lastFail}, c.restart(delay)...)...)
+	if lr, ok := needsLogin(err); ok {
+		c.disconnect(cn, StateNeedsLogin, lr)
+	} else {
+		c.disconnect(cn, StateFailed, err)
+	}
+	return delay, false
+}
+
+// pause waits delay before the next attempt, less when a login just
+// finished here; false: ctx ended.
+func (l *loop) pause(ctx context.Context, delay time.Duration) bool {
+	c := l.c
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		c.update(func(s *Status) { s.State = StateStopped })
+		return false
+	case <-t.C:
+	case <-c.authChanged():
+		// A login just finished here: connect now.
+		l.retry.reset()
+	}
+	return true
 }
 
 // logNotStarted says once why a server with a config problem is not

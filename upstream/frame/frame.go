@@ -113,9 +113,20 @@ func NewReader(r io.Reader, max int64) *Reader {
 // after it.
 func (r *Reader) Next() ([]byte, error) {
 	r.owned = false
-	if err := r.buffer(); err != nil {
-		return nil, err
+	if r.br == nil || r.br.Buffered() == 0 {
+		// Waiting here, not in next, keeps the frames on the stack of an
+		// idle reader small: a reader goroutine's stack, grown while
+		// lines came, then shrinks to 4 KB at the next collection (with
+		// next's frame under the wait it stayed at 8 KB).
+		if err := r.buffer(); err != nil {
+			return nil, err
+		}
 	}
+	return r.next()
+}
+
+// next reads the line whose first bytes are in the read buffer.
+func (r *Reader) next() ([]byte, error) {
 	defer r.long.release() // gone already, but for a read error mid-line
 	var sk *skim
 	var size int64
@@ -176,20 +187,25 @@ func (r *Reader) Next() ([]byte, error) {
 // ahead, it gives the buffer back and waits for the next byte without
 // one, then takes one. The line Next returned last is no longer needed.
 func (r *Reader) buffer() error {
-	if r.br != nil && r.br.Buffered() > 0 {
-		return nil
-	}
 	if r.br != nil {
-		r.br.Reset(nil)
-		buffers.Put(r.br)
-		r.br = nil
+		r.putBuffer()
 	}
 	if err := r.first.wait(); err != nil {
 		return err
 	}
+	r.getBuffer()
+	return nil
+}
+
+func (r *Reader) putBuffer() {
+	r.br.Reset(nil)
+	buffers.Put(r.br)
+	r.br = nil
+}
+
+func (r *Reader) getBuffer() {
 	r.br = buffers.Get().(*bufio.Reader)
 	r.br.Reset(&r.first)
-	return nil
 }
 
 // Owned reports whether the line Next returned last is the caller's to
