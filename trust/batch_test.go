@@ -2,6 +2,7 @@ package trust
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -245,4 +246,45 @@ func TestWrittenFirstUseHeldAsRead(t *testing.T) {
 	if r := s.Review("srv", ModePin, tools, nil, nil); !r.Pinned || len(r.Changes) != 0 {
 		t.Errorf("the first lists reviewed again: pinned %v, changes %+v", r.Pinned, r.Changes)
 	}
+}
+
+// The store holds the fingerprints of what the file holds, not the
+// definitions; a change is still shown against the approved definition,
+// read from the file when the change is found.
+func TestHeldPinsLean(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Review("fx", ModePin, raws(echo, add), nil, nil)
+	s.Flush()
+	for _, st := range []*Store{s, mustOpen(t, dir)} {
+		p := st.Pinned("fx")
+		if p == nil || len(p.Tools) != 2 {
+			t.Fatalf("pins: %+v", p)
+		}
+		for name, rec := range p.Tools {
+			if rec.Definition != nil || len(rec.SHA256) != 64 {
+				t.Errorf("%s held as %+v, want its fingerprint alone", name, rec)
+			}
+		}
+		r := st.Review("fx", ModePin, raws(echoNew), nil, nil)
+		old := map[string]string{}
+		for _, c := range r.Changes {
+			old[c.Name] = string(c.Old)
+		}
+		if !strings.Contains(old["echo"], "Echo the text.") || !strings.Contains(old["add"], `"Add."`) {
+			t.Errorf("changes shown against %q, want the approved definitions", old)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

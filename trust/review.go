@@ -229,6 +229,15 @@ func first(l []json.RawMessage) *json.RawMessage {
 
 // compareLocked lists how what r reviews differs from approved; s.mu
 // must be held.
+// oldLocked is rec's definition: its own (a first use not written yet)
+// or the file's. s.mu must be held.
+func (s *Store) oldLocked(server string, kind Kind, name string, rec Record) json.RawMessage {
+	if rec.Definition != nil {
+		return rec.Definition
+	}
+	return s.definitionLocked(server, kind, name)
+}
+
 func (s *Store) compareLocked(approved *Pins, r *Review) []Change {
 	var out []Change
 	for _, l := range []struct {
@@ -254,12 +263,12 @@ func (s *Store) compareLocked(approved *Pins, r *Review) []Change {
 			if !ok {
 				out = append(out, Change{Kind: l.kind, Name: name, Status: Added, New: text})
 			} else {
-				out = append(out, Change{Kind: l.kind, Name: name, Status: Changed, Old: prev.Definition, New: text})
+				out = append(out, Change{Kind: l.kind, Name: name, Status: Changed, Old: s.oldLocked(r.Server, l.kind, name, prev), New: text})
 			}
 		}
 		for name, rec := range old {
 			if _, ok := cur[name]; !ok {
-				out = append(out, Change{Kind: l.kind, Name: name, Status: Removed, Old: rec.Definition})
+				out = append(out, Change{Kind: l.kind, Name: name, Status: Removed, Old: s.oldLocked(r.Server, l.kind, name, rec)})
 			}
 		}
 	}

@@ -28,7 +28,11 @@ const FileName = "pins.json"
 const fileVersion = 1
 
 // Record is one approved definition: its pinned members as canonical
-// JSON, kept whole so that a later change can be shown against it.
+// JSON, kept whole in the file so that a later change can be shown
+// against it. A Store holds only the fingerprints of what it read from
+// the file (at 10,000 tools the definitions were 6 MB of its heap) and
+// reads a definition again when a change needs it: a Record from
+// [Store.Pinned] has no Definition.
 type Record struct {
 	SHA256     string          `json:"sha256"`
 	Definition json.RawMessage `json:"definition"`
@@ -136,6 +140,12 @@ type Store struct {
 	last map[string]lastReview
 
 	writeMu sync.Mutex // one write of the file at a time in this process
+
+	// defs is the file's pins with their definitions, read when a
+	// change is shown against them (see definitionLocked) and dropped at
+	// the next read or write of the file, or defsKeep after the read.
+	defs      map[string]*Pins
+	defsTimer *time.Timer
 
 	// loaded is closed once the file has been read (nil: Open read it);
 	// loadErr is what that read found wrong, set before.
@@ -254,17 +264,72 @@ func (s *Store) readFile() ([]byte, error) {
 	return data, nil
 }
 
-// decode decodes the pin file's bytes; nil is an empty record.
+// leanFile is a pin file read for its fingerprints only.
+type leanFile struct {
+	Version int                  `json:"version"`
+	Servers map[string]*leanPins `json:"servers"`
+}
+
+type leanPins struct {
+	Approved time.Time             `json:"approved"`
+	Tools    map[string]leanRecord `json:"tools"`
+	Prompts  map[string]leanRecord `json:"prompts"`
+}
+
+type leanRecord struct {
+	SHA256 string `json:"sha256"`
+}
+
+// decodeLean decodes the pin file's bytes without the definitions, as
+// the store holds them; nil is an empty record.
+func (s *Store) decodeLean(data []byte) (map[string]*Pins, error) {
+	if data == nil {
+		return map[string]*Pins{}, nil
+	}
+	var f leanFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, s.notPinFile(err)
+	}
+	if f.Version != fileVersion {
+		return nil, s.otherVersion(f.Version)
+	}
+	records := func(lean map[string]leanRecord) map[string]Record {
+		out := make(map[string]Record, len(lean))
+		for name, r := range lean {
+			out[name] = Record{SHA256: r.SHA256}
+		}
+		return out
+	}
+	out := make(map[string]*Pins, len(f.Servers))
+	for server, lp := range f.Servers {
+		if lp == nil {
+			lp = &leanPins{}
+		}
+		out[server] = &Pins{Approved: lp.Approved, Tools: records(lp.Tools), Prompts: records(lp.Prompts)}
+	}
+	return out, nil
+}
+
+func (s *Store) notPinFile(err error) error {
+	return fmt.Errorf("%s is not a pin file (%v): fix it, or remove it to trust every server's current tools again", s.path, err)
+}
+
+func (s *Store) otherVersion(v int) error {
+	return fmt.Errorf("%s has version %d; this mcpx reads version %d", s.path, v, fileVersion)
+}
+
+// decode decodes the pin file's bytes whole, definitions included, as an
+// update rewrites them; nil is an empty record.
 func (s *Store) decode(data []byte) (map[string]*Pins, error) {
 	if data == nil {
 		return map[string]*Pins{}, nil
 	}
 	var f pinFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s is not a pin file (%v): fix it, or remove it to trust every server's current tools again", s.path, err)
+		return nil, s.notPinFile(err)
 	}
 	if f.Version != fileVersion {
-		return nil, fmt.Errorf("%s has version %d; this mcpx reads version %d", s.path, f.Version, fileVersion)
+		return nil, s.otherVersion(f.Version)
 	}
 	if f.Servers == nil {
 		f.Servers = map[string]*Pins{}
@@ -321,14 +386,14 @@ func (s *Store) reload() (bool, error) {
 	if same {
 		return false, nil // this store's own write, most often: nothing to decode
 	}
-	pins, err := s.decode(data)
+	pins, err := s.decodeLean(data)
 	if err != nil {
 		return false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := mark != s.mark
-	s.pins, s.mark = pins, mark
+	s.pins, s.mark, s.defs = pins, mark, nil
 	for server := range pins {
 		// Another process recorded the server first: its record wins.
 		delete(s.pending, server)
@@ -359,7 +424,7 @@ func (s *Store) update(change func(pins map[string]*Pins)) (external bool, err e
 	}
 	mark := markOf(data)
 	s.mu.Lock()
-	base, ours := s.pins, mark == s.mark
+	ours := mark == s.mark
 	batch := maps.Clone(s.pending)
 	for _, fu := range batch {
 		fu.writing = true // as it is now: no rescan changes it
@@ -369,10 +434,11 @@ func (s *Store) update(change func(pins map[string]*Pins)) (external bool, err e
 	if change == nil && len(batch) == 0 {
 		return false, nil // written by the write before
 	}
-	if !ours {
-		if base, err = s.decode(data); err != nil {
-			return false, err
-		}
+	// The file as it is now, definitions and all, which the store does
+	// not hold: what is written is it and the change.
+	base, err := s.decode(data)
+	if err != nil {
+		return false, err
 	}
 	// The first uses' records, made here, off the reviews' lock.
 	for _, fu := range batch {
@@ -393,17 +459,15 @@ func (s *Store) update(change func(pins map[string]*Pins)) (external bool, err e
 	}
 	data = append(data, '\n')
 	err = writeAtomic(s.path, data)
-	// Held from here on: what was written, decoded again when the write
-	// took first uses. Their records were made among the garbage of a
-	// start, and at a first start with 10,000 new tools those scattered
-	// records kept 8 MB of the heap's spans from ever being given back;
-	// decoded in one go they pack as a second start's do
-	// (BenchmarkLargeStart: 8.6 against 9.2 KiB of RSS per tool).
-	held := pins
-	if err == nil && len(batch) > 0 {
-		if fresh, derr := s.decode(data); derr == nil {
-			held = fresh
-		}
+	// Held from here on: what was written, decoded again without the
+	// definitions. Decoded in one go, the records pack as a second
+	// start's do: made among the garbage of a first start with 10,000
+	// new tools, they kept 8 MB of the heap's spans from ever being
+	// given back (BenchmarkLargeStart: 8.6 against 9.2 KiB of RSS per
+	// tool).
+	var held map[string]*Pins
+	if err == nil {
+		held, err = s.decodeLean(data)
 	}
 	s.mu.Lock()
 	for server, fu := range batch {
@@ -416,7 +480,7 @@ func (s *Store) update(change func(pins map[string]*Pins)) (external bool, err e
 		return false, fmt.Errorf("record trust pins: %w", err)
 	}
 	old := s.pins
-	s.pins, s.mark = held, markOf(data)
+	s.pins, s.mark, s.defs = held, markOf(data), nil
 	if !ours {
 		s.gen++
 	} else {
@@ -681,4 +745,42 @@ func (s *Store) sumLocked(kind Kind, raw json.RawMessage) (name, sum string, err
 	}
 	m[key] = c
 	return c.name, c.sum, c.err
+}
+
+// defsKeep is how long the definitions read for a change stay held: a
+// rebuild reviews every server in turn, and a batch of changes reads the
+// file once.
+const defsKeep = 10 * time.Second
+
+// definitionLocked is the approved definition of server's kind and name
+// as the file holds it; nil when the file no longer does (another
+// process changed it: its reload shows the change again). s.mu must be
+// held.
+func (s *Store) definitionLocked(server string, kind Kind, name string) json.RawMessage {
+	if s.defs == nil {
+		data, err := s.readFile()
+		if err != nil || markOf(data) != s.mark {
+			return nil
+		}
+		if s.defs, err = s.decode(data); err != nil {
+			return nil
+		}
+		if s.defsTimer != nil {
+			s.defsTimer.Stop()
+		}
+		var t *time.Timer
+		t = time.AfterFunc(defsKeep, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.defsTimer == t {
+				s.defs, s.defsTimer = nil, nil
+			}
+		})
+		s.defsTimer = t
+	}
+	p := s.defs[server]
+	if p == nil {
+		return nil
+	}
+	return p.of(kind)[name].Definition
 }
