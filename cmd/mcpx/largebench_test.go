@@ -33,68 +33,12 @@ func BenchmarkLargeStart(b *testing.B) {
 		n = v
 	}
 	exe := buildMcpx(b)
-	config := func(n int) string {
-		servers := map[string]any{}
-		for i := range n {
-			servers[fmt.Sprintf("s%d", i)] = map[string]any{"command": fixture, "args": []string{"--name", fmt.Sprintf("s%d", i)}, "timeout": "120s"}
-		}
-		return writeConfig(b, map[string]any{"expose": "direct", "servers": servers})
-	}
-	one, eight, large := config(1), config(8), config(n)
+	one, eight, large := largeConfig(b, 1), largeConfig(b, 8), largeConfig(b, n)
 	tools := n * fixtureTools
-	type start struct {
-		init, catalog time.Duration
-		root, sup     float64 // MiB, idle
+	run := func(exe, cfg, cache, state string, tools int) largeStart {
+		return measureStart(b, exe, cfg, cache, state, tools)
 	}
-	// run starts exe over cfg with cache and state (both "" for new
-	// ones) and measures it once its catalog is complete and it idles.
-	run := func(exe, cfg, cache, state string, tools int) start {
-		if cache == "" {
-			cache = b.TempDir()
-		}
-		if state == "" {
-			state = b.TempDir()
-		}
-		cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "XDG_STATE_HOME="+state, "MCPX_TRUST=")
-		t0 := time.Now()
-		p, err := startPeer(cmd)
-		if err != nil {
-			b.Fatalf("mcpx: %v", err)
-		}
-		defer p.close()
-		s := start{init: time.Since(t0)}
-		deadline := time.Now().Add(10 * time.Minute)
-		for {
-			got, err := p.listTools()
-			if err != nil {
-				b.Fatalf("mcpx: %v", err)
-			}
-			if got >= tools {
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%d tools listed after 10 minutes, want %d", got, tools)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		s.catalog = time.Since(t0)
-		// At rest: serve gives the start's garbage back once the catalog
-		// has stayed the same for settleQuiet.
-		time.Sleep(settleQuiet + 3*time.Second)
-		for i, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
-			r, _ := memoryOf(b, pid)
-			if i == 0 {
-				s.root = r
-			} else {
-				s.sup += r
-			}
-		}
-		return s
-	}
-	perTool := func(s, base start) (root, sup float64) {
-		return (s.root - base.root) * 1024 / float64(tools), (s.sup - base.sup) * 1024 / float64(tools)
-	}
+	perTool := func(s, base largeStart) (root, sup float64) { return s.perTool(base, tools) }
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	base := os.Getenv("MCPX_BENCH_BASE")
 	for b.Loop() {
@@ -130,4 +74,74 @@ func BenchmarkLargeStart(b *testing.B) {
 			b.ReportMetric(r+s, "KiB-rss-per-tool-second-base")
 		}
 	}
+}
+
+// largeConfig is the config of n fixture servers, every tool exposed.
+func largeConfig(tb testing.TB, n int) string {
+	servers := map[string]any{}
+	for i := range n {
+		servers[fmt.Sprintf("s%d", i)] = map[string]any{"command": fixture, "args": []string{"--name", fmt.Sprintf("s%d", i)}, "timeout": "120s"}
+	}
+	return writeConfig(tb, map[string]any{"expose": "direct", "servers": servers})
+}
+
+// largeStart is what measureStart measured of one start.
+type largeStart struct {
+	init, catalog time.Duration
+	root, sup     float64 // MiB, idle
+}
+
+// perTool is the RSS per tool, in KiB, of the root and of the
+// supervisor, less what they hold in base.
+func (s largeStart) perTool(base largeStart, tools int) (root, sup float64) {
+	return (s.root - base.root) * 1024 / float64(tools), (s.sup - base.sup) * 1024 / float64(tools)
+}
+
+// measureStart starts exe serving cfg over stdio with cache and state
+// (both "" for new ones) and measures it once its catalog holds tools
+// and it idles.
+func measureStart(tb testing.TB, exe, cfg, cache, state string, tools int) largeStart {
+	tb.Helper()
+	if cache == "" {
+		cache = tb.TempDir()
+	}
+	if state == "" {
+		state = tb.TempDir()
+	}
+	cmd := exec.Command(exe, "serve", "--stdio", "--config", cfg)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "XDG_STATE_HOME="+state, "MCPX_TRUST=")
+	t0 := time.Now()
+	p, err := startPeer(cmd)
+	if err != nil {
+		tb.Fatalf("mcpx: %v", err)
+	}
+	defer p.close()
+	s := largeStart{init: time.Since(t0)}
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		got, err := p.listTools()
+		if err != nil {
+			tb.Fatalf("mcpx: %v", err)
+		}
+		if got >= tools {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d tools listed after 10 minutes, want %d", got, tools)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.catalog = time.Since(t0)
+	// At rest: serve gives the start's garbage back once the catalog
+	// has stayed the same for settleQuiet.
+	time.Sleep(settleQuiet + 3*time.Second)
+	for i, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
+		r, _ := memoryOf(tb, pid)
+		if i == 0 {
+			s.root = r
+		} else {
+			s.sup += r
+		}
+	}
+	return s
 }

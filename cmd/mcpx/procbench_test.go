@@ -28,7 +28,7 @@ import (
 const fixtureTools = 10
 
 // buildMcpx builds the mcpx binary into a temporary directory.
-func buildMcpx(b *testing.B) string {
+func buildMcpx(b testing.TB) string {
 	b.Helper()
 	exe := filepath.Join(b.TempDir(), "mcpx")
 	// As scripts/release builds what users get: static, without cgo, which
@@ -363,7 +363,7 @@ func ownProcesses(root int, exe string) []int {
 }
 
 // memoryOf returns pid's RSS and PSS in MiB, from smaps_rollup.
-func memoryOf(b *testing.B, pid int) (rss, pss float64) {
+func memoryOf(b testing.TB, pid int) (rss, pss float64) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
 	if err != nil {
 		b.Fatalf("memory of %d: %v", pid, err)
