@@ -227,8 +227,6 @@ func first(l []json.RawMessage) *json.RawMessage {
 	return &l[0]
 }
 
-// compareLocked lists how what r reviews differs from approved; s.mu
-// must be held.
 // oldLocked is rec's definition: its own (a first use not written yet)
 // or the file's. s.mu must be held.
 func (s *Store) oldLocked(server string, kind Kind, name string, rec Record) json.RawMessage {
@@ -238,6 +236,8 @@ func (s *Store) oldLocked(server string, kind Kind, name string, rec Record) jso
 	return s.definitionLocked(server, kind, name)
 }
 
+// compareLocked lists how what r reviews differs from approved; s.mu
+// must be held.
 func (s *Store) compareLocked(approved *Pins, r *Review) []Change {
 	var out []Change
 	for _, l := range []struct {

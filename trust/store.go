@@ -694,6 +694,10 @@ func (s *Store) Close() error {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
+	if s.defsTimer != nil {
+		s.defsTimer.Stop()
+		s.defs, s.defsTimer = nil, nil
+	}
 	n := len(s.pending)
 	s.mu.Unlock()
 	if n > 0 {

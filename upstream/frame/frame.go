@@ -183,9 +183,9 @@ func (r *Reader) next() ([]byte, error) {
 	}
 }
 
-// buffer readies the read buffer for the next line: with nothing read
-// ahead, it gives the buffer back and waits for the next byte without
-// one, then takes one. The line Next returned last is no longer needed.
+// buffer readies the read buffer for the next line when nothing is read
+// ahead: it gives the buffer back, waits for the next byte without one,
+// then takes one. The line Next returned last is no longer needed.
 func (r *Reader) buffer() error {
 	if r.br != nil {
 		r.putBuffer()
