@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"html"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -68,9 +67,9 @@ func hasRun(s string, n int) bool {
 
 var (
 	// base64Run is a run long enough to hide a command in.
-	base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
+	base64Run = re(`[A-Za-z0-9+/_-]{16,}={0,2}`)
 	// hexRun is a run of hex bytes, bare, \x-escaped or 0x-prefixed.
-	hexRun = regexp.MustCompile(`(?:\\x[0-9a-fA-F]{2}){6,}|(?:0x)?(?:[0-9a-fA-F]{2}){8,}`)
+	hexRun = re(`(?:\\x[0-9a-fA-F]{2}){6,}|(?:0x)?(?:[0-9a-fA-F]{2}){8,}`)
 )
 
 func decodeBase64(s string) (string, bool) {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"regexp"
+	"sync"
 )
 
 // A rule finds one way of speaking to the model over the user's head.
@@ -27,7 +28,32 @@ type rule struct {
 	within int
 }
 
-func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+// A pattern is a regular expression compiled when a text first needs
+// it. Most text fails a rule's need words, so most rules never run;
+// compiled at package initialisation, the rules cost every mcpx process
+// about 1 MiB of heap (420 KiB kept, the rest garbage between kept
+// objects) before it had read one tool. TestPatternsCompile compiles
+// them all, so a bad one fails the tests, not a user's first scan.
+type pattern struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func re(src string) *pattern { return &pattern{src: src} }
+
+func (p *pattern) compiled() *regexp.Regexp {
+	p.once.Do(func() { p.re = regexp.MustCompile(p.src) })
+	return p.re
+}
+
+func (p *pattern) FindAllStringIndex(s string, n int) [][]int {
+	return p.compiled().FindAllStringIndex(s, n)
+}
+
+func (p *pattern) FindStringIndex(s string) []int { return p.compiled().FindStringIndex(s) }
+
+func (p *pattern) FindAllString(s string, n int) []string { return p.compiled().FindAllString(s, n) }
 
 // A matcher finds a rule's matches: a regexp, or a wordSet where the
 // rule is a list of words and phrases.
