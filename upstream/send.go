@@ -34,18 +34,6 @@ import (
 // after the pipe syscalls.
 func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, opts *CallOptions,
 	done func(json.RawMessage, error)) (cancel func(cause error), ok bool) {
-	if other, end := c.forModern(optionsOf(opts)); other != nil {
-		// Not connected yet, or remote: the caller's Request waits for
-		// it, through forModern again.
-		cancel, ok = other.Send(ctx, method, params, opts, func(res json.RawMessage, err error) {
-			end()
-			done(res, err)
-		})
-		if !ok {
-			end()
-		}
-		return cancel, ok
-	}
 	c.mu.Lock()
 	cn := c.conn
 	var pipe *pipeTransport
