@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -216,26 +217,33 @@ func TestWritesABatchAfterInterval(t *testing.T) {
 // goroutine and holds no queue (the queue was once a channel of 4096
 // calls, 800 KB, made at every start).
 func TestIdleCostsNothing(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	before := runtime.NumGoroutine()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	r, err := New(&Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
+	// TotalAlloc is the process's: what another goroutine of the test
+	// binary allocates meanwhile counts too, so the least of a few tries
+	// is New's.
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		before := runtime.NumGoroutine()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		r, err := New(&Options{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&m1)
+		if n := runtime.NumGoroutine(); n > before {
+			t.Errorf("%d goroutines after New, %d before", n, before)
+		}
+		least = min(least, m1.TotalAlloc-m0.TotalAlloc)
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a trail with no call was created: %v", err)
+		}
 	}
-	runtime.ReadMemStats(&m1)
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after New, %d before", n, before)
-	}
-	if got := m1.TotalAlloc - m0.TotalAlloc; got > 4<<10 {
-		t.Errorf("New allocated %d bytes, want a few hundred", got)
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a trail with no call was created: %v", err)
+	if least > 4<<10 {
+		t.Errorf("New allocated %d bytes, want a few hundred", least)
 	}
 }
 

@@ -26,8 +26,24 @@ func everythingJS(t testing.TB) string {
 // killed, with anything it spawned, at cleanup.
 func startEverything(t testing.TB, mode string) int {
 	t.Helper()
+	// The port was free a moment ago; a test running beside this one may
+	// have taken it since, and then the server exits without listening
+	// (and a dial would reach the other test's server): another port.
+	for attempt := 1; ; attempt++ {
+		port, ok := tryStartEverything(t, mode, attempt == 3)
+		if ok {
+			return port
+		}
+	}
+}
+
+// tryStartEverything starts the reference server in mode on a free port
+// and waits until it says it listens there. ok is false when it exited
+// first, and last makes that fatal.
+func tryStartEverything(t testing.TB, mode string, last bool) (port int, ok bool) {
+	t.Helper()
 	js := everythingJS(t)
-	port := freePort(t)
+	port = freePort(t)
 	cmd := exec.Command("node", js, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	var out testenv.Buffer
@@ -42,24 +58,24 @@ func startEverything(t testing.TB, mode string) int {
 		killGroupOf(cmd)
 		<-exited
 	})
-	addr := net.JoinHostPort("localhost", strconv.Itoa(port))
+	// Both modes print "... port N" once they listen.
+	said := "port " + strconv.Itoa(port)
 	deadline := time.Now().Add(15 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return port
-		}
+	for !strings.Contains(out.String(), said) {
 		select {
 		case <-exited:
-			t.Fatalf("the reference server (%s) exited before listening:\n%s", mode, out.String())
+			if last {
+				t.Fatalf("the reference server (%s) exited before listening on port %d:\n%s", mode, port, out.String())
+			}
+			return 0, false
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the reference server (%s) did not listen on %s within 15s: %v\n%s", mode, addr, err, out.String())
+			t.Fatalf("the reference server (%s) did not say it listens on port %d within 15s:\n%s", mode, port, out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return port, true
 }
 
 // freePort returns a TCP port that was free a moment ago.
