@@ -47,6 +47,10 @@ type Remembered struct {
 	// and cut as [Client.Instructions] returns it; absent when it said
 	// nothing (or the file is older than the field).
 	Instructions string `json:"instructions,omitempty"`
+	// BothEras says the server listed versions of both eras when it was
+	// last asked (server/discover, under protocol auto): its modern
+	// clients are served in that era over a second connection.
+	BothEras bool `json:"bothEras,omitempty"`
 
 	mark fileMark // the file as read or written
 }

@@ -86,6 +86,11 @@ type Options struct {
 	// Offline never starts a server: each shows its remembered catalog
 	// only (mcpx list --cached).
 	Offline bool
+	// OtherEraIdle is how long a server's second connection, made in the
+	// modern era for modern clients of a server that speaks both eras
+	// (see [CallOptions.PassInput]), is kept after its last request
+	// (default 5m).
+	OtherEraIdle time.Duration
 }
 
 func (o *Options) withDefaults() Options {
@@ -214,6 +219,18 @@ type Client struct {
 	// catalog.
 	saved   fileMark
 	storeMu sync.Mutex
+	// bothEras says the server speaks the modern era too, though c is
+	// connected in the legacy one: its modern clients' requests then go
+	// over other (otherera.go). closing says c is closing, and opens no
+	// other. All three are guarded by mu.
+	bothEras bool
+	other    *otherEra
+	closing  bool
+	// legacyAsks holds the tools found to ask their client the legacy
+	// way, which modern clients reach over the first connection too
+	// (otherera.go); guarded by mu.
+	legacyAsks map[string]bool
+
 	// subscribed holds the params of each resource subscription, by
 	// URI, that every new connection is asked for again; guarded by mu.
 	subscribed map[string]json.RawMessage
@@ -387,6 +404,7 @@ func (c *Client) Instructions() string {
 // Close stops the server and waits for its process to exit. It is
 // idempotent and safe to call concurrently.
 func (c *Client) Close() error {
+	c.closeOther()
 	c.lifeMu.Lock()
 	if !c.started { // never started: nothing runs, and nothing will
 		c.started = true
@@ -404,6 +422,7 @@ func (c *Client) Close() error {
 // steps of Close, for a shutdown that has run out of time. Close must
 // still be called. Remote servers have nothing to kill.
 func (c *Client) Kill() {
+	c.killOther()
 	c.mu.Lock()
 	p := c.proc
 	c.mu.Unlock()
@@ -677,6 +696,18 @@ func (c *Client) Request(ctx context.Context, method string, params json.RawMess
 // here. A nil opts is Request.
 func (c *Client) RequestWith(ctx context.Context, method string, params json.RawMessage, opts *CallOptions) (json.RawMessage, error) {
 	o := optionsOf(opts)
+	if other, done := c.forModern(o, method, params); other != nil {
+		res, err := other.RequestWith(ctx, method, params, opts)
+		done()
+		switch {
+		case refusedQuestion(method, res, err):
+			c.askedLegacy(method, params)
+		case errors.Is(err, ErrNotConnected):
+			c.otherFailed(other, err)
+		default:
+			return res, err
+		}
+	}
 	ctx, lc, stop := c.limitCall(ctx, method, params)
 	defer stop()
 	if err := c.slots.acquire(ctx); err != nil {

@@ -78,7 +78,9 @@ func probeTimeout(timeout time.Duration) time.Duration { return min(timeout/3, 3
 // only that era carries the requests its tools send the client in the
 // middle of a call (sampling, elicitation, roots), which a tool written
 // for the legacy era sends whatever the era of the session (the Go SDK
-// refuses them in a modern one). initialize comes first when the server
+// refuses them in a modern one); its modern clients are served in the
+// modern era over a second connection (otherera.go). initialize comes
+// first when the server
 // was legacy the last time (known), so that a start does not repeat the
 // probe, trying server/discover after all when initialize fails with the
 // server's error (it changed era since). legacy only initializes; modern
@@ -107,6 +109,11 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 		return err
 	}
 	err := cn.discover(ctx)
+	if errors.Is(err, errBothEras) {
+		cn.c.mu.Lock()
+		cn.c.bothEras = true
+		cn.c.mu.Unlock()
+	}
 	if errors.Is(err, errBothEras) && cn.proc != nil {
 		// Some servers (mcpx among them) still take initialize after
 		// server/discover: ask, briefly, before paying for a new child,

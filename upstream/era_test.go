@@ -65,6 +65,17 @@ func startGoSDKServer(t testing.TB, era string) *goSDKServer {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + args.Message}}}, nil, nil
 		})
 	testenv.AddConfirmTool(srv)
+	// ask_legacy asks its client in the middle of the call, as a tool
+	// written for the legacy era does; the SDK refuses that in a modern
+	// request, and the tool says so.
+	srv.AddTool(&mcp.Tool{Name: "ask_legacy", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "sure?", RequestedSchema: map[string]any{"type": "object"}})
+			if err != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "elicitation failed: " + err.Error()}}}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered: " + r.Action}}}, nil
+		})
 	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	s := &goSDKServer{}

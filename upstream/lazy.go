@@ -321,6 +321,7 @@ func (c *Client) remember() {
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
 	c.era = r.Era()
+	c.bothEras = c.bothEras || r.BothEras
 	c.countLocked()
 	c.mu.Unlock()
 	c.markKnown()
@@ -369,12 +370,13 @@ func (c *Client) store(cn *conn) {
 	}
 	cat := c.catalog
 	saved := c.saved
+	both := c.bothEras
 	c.remembered = true
 	c.mu.Unlock()
 	caps, _ := json.Marshal(cn.caps)
 	r := &Remembered{Saved: saved.saved, ServerInfo: cn.serverInfo, ProtocolVersion: cn.protocol,
 		Capabilities: caps, Tools: cat.Tools, Resources: cat.Resources, Templates: cat.ResourceTemplates, Prompts: cat.Prompts,
-		Instructions: cn.instructions}
+		Instructions: cn.instructions, BothEras: both}
 	if !saved.saved.IsZero() {
 		if data, err := r.encode(c.cfg); err == nil && sha256.Sum256(data) == saved.sum {
 			return

@@ -34,6 +34,9 @@ import (
 // after the pipe syscalls.
 func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, opts *CallOptions,
 	done func(json.RawMessage, error)) (cancel func(cause error), ok bool) {
+	if other, end := c.forModern(optionsOf(opts), method, params); other != nil {
+		return c.sendOther(ctx, other, end, method, params, opts, done)
+	}
 	c.mu.Lock()
 	cn := c.conn
 	var pipe *pipeTransport

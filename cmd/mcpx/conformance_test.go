@@ -103,12 +103,30 @@ const (
 // TestConformance runs the official MCP conformance suite's server
 // scenarios of revision 2025-11-25 against the Go SDK's reference server
 // alone (streamable HTTP), then against `mcpx serve --http` in front of
-// it (stdio, prefix ""): every scenario the reference passes passes
-// through mcpx, DNS-rebinding protection included.
+// it, the server entry as a user writes it (no protocol key), over
+// stdio and over streamable HTTP: every scenario the reference passes
+// passes through mcpx, DNS-rebinding protection included.
 func TestConformance(t *testing.T) {
-	// Stateful: the 2025-11-25 scenarios include sessions and the GET stream.
-	passed := conformanceThrough(t, "2025-11-25", nil, "auto", "-stateless=false")
-	t.Logf("reference alone and through mcpx: %d scenarios passed", passed)
+	for _, upstream := range []string{"stdio", "http"} {
+		t.Run(upstream, func(t *testing.T) {
+			var known map[string]string
+			if upstream == "http" {
+				known = knownLegacyHTTPFailures
+			}
+			// Stateful: the 2025-11-25 scenarios include sessions and the GET stream.
+			passed := conformanceThrough(t, "2025-11-25", known, upstream, "-stateless=false")
+			t.Logf("reference alone and through mcpx: %d scenarios passed", passed)
+		})
+	}
+}
+
+// knownLegacyHTTPFailures are the scenarios of revision 2025-11-25 that
+// the reference passes alone and not through mcpx when mcpx reaches it
+// over streamable HTTP, each with why.
+var knownLegacyHTTPFailures = map[string]string{
+	// Not scored for 2025-11-25 (the suite calls it pending).
+	"server-sse-polling": "test_reconnection ends its POST's event stream with no event ID, and the reference keeps no event store, so its answer is lost: " +
+		"the suite's client alone gets no answer, which it scores as a warning; through mcpx it gets an error result that says the server ended the stream before it answered, which it scores as a failure",
 }
 
 // knownModernFailures are the scenarios of revision 2026-07-28 the
@@ -119,24 +137,32 @@ var knownModernFailures = map[string]string{}
 
 // TestConformanceModern runs the server scenarios of revision 2026-07-28
 // against the reference server alone (streamable HTTP, stateless), then
-// through `mcpx serve --http` in front of it over stdio: every scenario
-// the reference passes passes through mcpx, but those in
-// knownModernFailures, which must still fail.
+// through `mcpx serve --http` in front of it, with the same server entry
+// as TestConformance's: every scenario the reference passes passes
+// through mcpx, but those in knownModernFailures, which must still fail.
+// The reference speaks both eras: mcpx speaks the legacy one to it for
+// legacy clients (TestConformance) and the modern one for the suite's
+// modern client, over a second connection (upstream/otherera.go), so
+// that the reference's questions reach the client with its own keys
+// (input-required-result-basic-elicitation) and its capability checks
+// see the client's capabilities (server-stateless).
 func TestConformanceModern(t *testing.T) {
-	// The reference speaks both eras; mcpx speaks to it in the modern
-	// era (protocol "modern"), so that its questions reach the client
-	// with its own keys (input-required-result-basic-elicitation).
-	passed := conformanceThrough(t, "2026-07-28", knownModernFailures, "modern")
-	t.Logf("reference alone and through mcpx: %d scenarios passed; %d known to fail through mcpx", passed, len(knownModernFailures))
+	for _, upstream := range []string{"stdio", "http"} {
+		t.Run(upstream, func(t *testing.T) {
+			passed := conformanceThrough(t, "2026-07-28", knownModernFailures, upstream)
+			t.Logf("reference alone and through mcpx: %d scenarios passed; %d known to fail through mcpx", passed, len(knownModernFailures))
+		})
+	}
 }
 
 // conformanceThrough runs the suite's server scenarios of revision
 // against the reference server (started with refArgs) and then through
-// mcpx in front of it (speaking to it in protocol's era: the server
-// key), and returns how many passed both ways. A scenario
+// mcpx in front of it, reached over upstream ("stdio": a child of mcpx;
+// "http": the reference the suite ran against), with the default
+// protocol key, and returns how many passed both ways. A scenario
 // passing alone must pass through mcpx unless known names why it does
 // not; a known one that passes through mcpx fails the test too.
-func conformanceThrough(t *testing.T, revision string, known map[string]string, protocol string, refArgs ...string) int {
+func conformanceThrough(t *testing.T, revision string, known map[string]string, upstream string, refArgs ...string) int {
 	t.Helper()
 	reference := testenv.GoTool(t, goSDKServer)
 
@@ -152,12 +178,11 @@ func conformanceThrough(t *testing.T, revision string, known map[string]string, 
 		"the reference server is not listening; its log:\n%s", &refLog)
 	alone := runConformance(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), revision)
 
-	cfg := writeConfig(t, map[string]any{
-		"expose": "direct",
-		"servers": map[string]any{
-			"everything": map[string]any{"command": reference, "prefix": "", "protocol": protocol},
-		},
-	})
+	server := map[string]any{"command": reference, "prefix": ""}
+	if upstream == "http" {
+		server = map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "prefix": ""}
+	}
+	cfg := writeConfig(t, map[string]any{"expose": "direct", "servers": map[string]any{"everything": server}})
 	srv := startHTTP(t, cfg, nil)
 	through := runConformance(t, srv.url+"/mcp", revision)
 

@@ -29,8 +29,19 @@ var reference struct {
 }
 
 // modernConfig is a config serving the Go SDK's everything-server (the
-// reference of revision 2026-07-28) over stdio, unprefixed.
-func modernConfig(t *testing.T) string {
+// reference of revision 2026-07-28) over stdio, unprefixed, as a default
+// config does: it speaks both eras, and each client is served in its own.
+func modernConfig(t *testing.T) string { return goReferenceConfig(t, "") }
+
+// bridgeConfig is modernConfig with the server reached in the legacy
+// era, so that a modern client's calls go through mcpx's bridge: its
+// questions become input_required with a requestState of mcpx's, which
+// is answered once.
+func bridgeConfig(t *testing.T) string { return goReferenceConfig(t, "legacy") }
+
+// goReferenceConfig is a config serving the everything-server under
+// protocol ("" for the default).
+func goReferenceConfig(t *testing.T, protocol string) string {
 	t.Helper()
 	reference.Do(func() {
 		reference.path = filepath.Join(testDir, "everything-server")
@@ -43,10 +54,14 @@ func modernConfig(t *testing.T) string {
 	if reference.err != nil {
 		t.Fatal(reference.err)
 	}
+	server := map[string]any{"command": reference.path, "prefix": ""}
+	if protocol != "" {
+		server["protocol"] = protocol
+	}
 	return writeConfig(t, map[string]any{
 		"expose": "direct",
 		"servers": map[string]any{
-			"everything": map[string]any{"command": reference.path, "prefix": ""},
+			"everything": server,
 		},
 	})
 }
@@ -221,8 +236,10 @@ func tryPost(c *http.Client, url string, id int, method, name, params string, hd
 
 // TestModernBadInput sends serve --http what a modern client must not:
 // each gets the spec's error and HTTP status, and mcpx goes on serving.
+// The server is reached through the bridge, whose requestState is
+// answered once; a state passed through is the server's to judge.
 func TestModernBadInput(t *testing.T) {
-	srv := startHTTP(t, modernConfig(t), nil)
+	srv := startHTTP(t, bridgeConfig(t), nil)
 	url := srv.url + "/mcp"
 	meta := modernMeta(`{"elicitation":{}}`)
 	tests := []struct {
@@ -356,10 +373,11 @@ func errCode(m map[string]json.RawMessage) int {
 }
 
 // TestModernStdio: serve --stdio answers modern requests without
-// initialize, refuses bad _meta and bad requestState with the spec's
-// codes, and serves subscriptions/listen until the client cancels it.
+// initialize, refuses bad _meta and bad requestState (the bridge's) with
+// the spec's codes, and serves subscriptions/listen until the client
+// cancels it.
 func TestModernStdio(t *testing.T) {
-	p := startRawStdio(t, modernConfig(t))
+	p := startRawStdio(t, bridgeConfig(t))
 	meta := modernMeta(`{"elicitation":{}}`)
 	req := func(id int, method, params string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
