@@ -55,10 +55,13 @@
   define(globalThis, "proxy", { value: proxy, enumerable: true });
   define(globalThis, "console", { value: console, enumerable: true });
   // The script is the body of an async function, made by the
-  // AsyncFunction constructor: its declarations stay in its scope, even
-  // where its text tries to close the function early. It is strict, so
-  // that writing to the frozen built-ins or to an undeclared name throws
-  // instead of doing nothing.
+  // AsyncFunction constructor, so that its declarations stay in its
+  // scope. This QuickJS builds that function by pasting the text into
+  // source and evaluating it, so a text that closes the function early
+  // runs the rest at global scope: what it declares there is a changed
+  // global, which the check after the run finds (TestEngineIsolation). It
+  // is strict, so that writing to the frozen built-ins or to an
+  // undeclared name throws instead of doing nothing.
   const AsyncFunction = Reflect.getPrototypeOf(async function () {}).constructor;
   // expr is "" when the engine knows the script is statements.
   const compile = (expr, body) => {
