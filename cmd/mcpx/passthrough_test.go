@@ -127,6 +127,7 @@ func TestServeNotificationOrder(t *testing.T) {
 	}
 	progress := map[string]int{}
 	answered := map[int]bool{}
+	short := map[int]int{} // calls answered with fewer progress notifications, and how many
 	deadline := time.After(60 * time.Second)
 	for len(answered) < calls {
 		select {
@@ -154,14 +155,26 @@ func TestServeNotificationOrder(t *testing.T) {
 				if len(m.Error) > 0 {
 					t.Fatalf("call %d failed: %s", *m.ID, m.Error)
 				}
-				if got := progress[fmt.Sprintf("tok-%d", *m.ID-1000)]; got != 4 {
-					t.Errorf("call %d answered after %d of its 4 progress notifications", *m.ID, got)
+				if got := progress[fmt.Sprintf("tok-%d", *m.ID-1000)]; got > 4 {
+					t.Errorf("call %d answered after %d progress notifications, want 4", *m.ID, got)
+				} else if got < 4 {
+					short[*m.ID] = got
 				}
 				answered[*m.ID] = true
 			}
 		case <-deadline:
 			t.Fatalf("%d of %d answered", len(answered), calls)
 		}
+	}
+	// A client that falls a whole queue behind loses notifications (never
+	// an answer), and mcpx says so in its log: on a loaded machine this
+	// test's reader can. Without that line every call has all four.
+	if strings.Contains(c.stderr.String(), "dropping notifications until it does") {
+		t.Logf("%d calls lost progress to a lagging reader, as logged", len(short))
+		return
+	}
+	for id, got := range short {
+		t.Errorf("call %d answered after %d of its 4 progress notifications, and no drop was logged", id, got)
 	}
 	if len(progress) != calls {
 		t.Errorf("progress for %d tokens, want %d", len(progress), calls)
