@@ -111,33 +111,13 @@ var ErrTokenRequired = errors.New("a bearer token is required to listen on a non
 // as stdio (initialize state, ids, progress, cancellation, requests to
 // the client), fed from its POSTs and written to its streams.
 func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) error {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Drain <= 0 {
-		o.Drain = time.Second
-	}
-	if o.SessionTimeout <= 0 {
-		o.SessionTimeout = config.DefaultHTTPSessionTimeout
-	}
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = config.DefaultShutdownTimeout
-	}
-	bodyDefaults(&o)
-	if o.MaxBodyMemory < o.MaxMessageBytes {
-		return fmt.Errorf("serve --http: MaxBodyMemory (%d bytes) is less than MaxMessageBytes (%d): a body at that limit could never be read", o.MaxBodyMemory, o.MaxMessageBytes)
-	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("serve --http %s: %w", addr, err)
 	}
-	loopback := isLoopback(host)
-	if !loopback && o.Token == "" && (o.Keys == nil || len(o.Keys()) == 0) && (o.OAuth == nil || o.OAuth() == nil) {
-		return fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token, make API keys with mcpx keys add, or set http.oauth", addr, ErrTokenRequired)
+	o, err := options(opts, addr, host)
+	if err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -146,7 +126,7 @@ func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) 
 	if o.OnListen != nil {
 		o.OnListen(ln.Addr())
 	}
-	h := newHandler(ctx, c, o, host, loopback)
+	h := newHandler(ctx, c, o, host, isLoopback(host))
 	// net/http's own complaints (a bad TLS probe, a broken connection) go
 	// to mcpx's log at debug level, not raw to stderr.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
@@ -172,6 +152,70 @@ func ListenAndServe(ctx context.Context, addr string, c Catalog, opts *Options) 
 	}
 	h.wait(o.ShutdownTimeout)
 	return nil
+}
+
+// options is opts with its defaults, checked for serving at addr, whose
+// host is host.
+func options(opts *Options, addr, host string) (Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Drain <= 0 {
+		o.Drain = time.Second
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = config.DefaultHTTPSessionTimeout
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = config.DefaultShutdownTimeout
+	}
+	bodyDefaults(&o)
+	if o.MaxBodyMemory < o.MaxMessageBytes {
+		return o, fmt.Errorf("serve --http: MaxBodyMemory (%d bytes) is less than MaxMessageBytes (%d): a body at that limit could never be read", o.MaxBodyMemory, o.MaxMessageBytes)
+	}
+	if !isLoopback(host) && o.Token == "" && (o.Keys == nil || len(o.Keys()) == 0) && (o.OAuth == nil || o.OAuth() == nil) {
+		return o, fmt.Errorf("serve --http %s: %w: set one with --token-file, MCPX_HTTP_TOKEN or http.token, make API keys with mcpx keys add, or set http.oauth", addr, ErrTokenRequired)
+	}
+	return o, nil
+}
+
+// A Handler serves what ListenAndServe serves, as an [http.Handler] for
+// a server of the caller's own: one over a listener it made, or
+// [net/http/httptest]. Its Host and Origin checks, and whether a
+// credential is required, follow from the host it is told it is bound
+// to, as ListenAndServe's follow from its address.
+type Handler struct {
+	h *httpHandler
+}
+
+// NewHandler returns a Handler serving c as if bound to host (an IP
+// address or a name, without a port), which lives until ctx ends or
+// Close. It fails as ListenAndServe does for options it cannot serve
+// with, and for a host that is not loopback without a credential.
+func NewHandler(ctx context.Context, host string, c Catalog, opts *Options) (*Handler, error) {
+	o, err := options(opts, net.JoinHostPort(host, "0"), host)
+	if err != nil {
+		return nil, err
+	}
+	h := newHandler(ctx, c, o, host, isLoopback(host))
+	go h.expireLoop()
+	return &Handler{h: h}, nil
+}
+
+// ServeHTTP serves one request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeHTTP(w, r) }
+
+// Close ends every session (their calls are cancelled, what is queued is
+// written) and waits for them, at most ShutdownTimeout; the handler
+// refuses new sessions after it. Requests still in the caller's server
+// are the caller's to end, as http.Server.Shutdown does.
+func (h *Handler) Close() {
+	h.h.closeAll()
+	h.h.wait(h.h.o.ShutdownTimeout)
 }
 
 // httpHandler routes the HTTP endpoints and guards them.
