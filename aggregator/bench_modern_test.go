@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/internal/testenv"
-	"github.com/mcpx/mcpx/upstream/frame"
 	// The test binary is the supervisor of the fixture it starts.
 	_ "github.com/mcpx/mcpx/upstream/supervisor/takeover"
 )

@@ -3,32 +3,13 @@ package upstream
 import (
 	"context"
 	"sync"
+
+	"github.com/mcpx/mcpx/callopt"
 )
 
-// Batch holds back the requests a serving loop sends while more of its
-// client's lines are already read, so that each upstream gets them in one
-// write: with many calls in flight a client's read brings many requests,
-// and a write(2) per request was most of what mcpx added to a call
-// (BenchmarkCallConcurrent). The loop calls Flush before it waits to read
-// again, so nothing is held longer than the lines already in its buffer
-// take to dispatch.
-//
-// A Batch belongs to the goroutine of one loop; requests join it through
-// [CallOptions].Batch of [Client.Send], and only while that call sends
-// them: a request that waits its turn under maxConcurrent is written by
-// whichever call frees the slot, on its own.
-type Batch struct {
-	pipes []*pipeTransport
-}
-
-// Flush writes what the batch holds, one write per upstream.
-func (b *Batch) Flush() {
-	for _, t := range b.pipes {
-		t.flushHeld()
-	}
-	clear(b.pipes)
-	b.pipes = b.pipes[:0]
-}
+// Batch holds back a serving loop's requests for one write per upstream
+// (see [callopt.Batch]).
+type Batch = callopt.Batch
 
 // held is what a pipe holds of batches: lines to write in one go, and
 // whom to tell if that write fails.
@@ -69,7 +50,7 @@ func (t *pipeTransport) readerFlush() {
 	t.held.mu.Lock()
 	t.held.reader = false
 	t.held.mu.Unlock()
-	t.flushHeld()
+	t.FlushHeld()
 }
 
 // hold adds line to what t writes at b's flush.
@@ -80,18 +61,18 @@ func (t *pipeTransport) hold(b *Batch, line []byte, failed func(error)) {
 	t.held.failed = append(t.held.failed, failed)
 	t.held.mu.Unlock()
 	if first {
-		b.pipes = append(b.pipes, t)
+		b.Hold(t)
 	}
 }
 
-// flushHeld writes the lines held for a batch. The write is bounded by
+// FlushHeld writes the lines held for a batch. The write is bounded by
 // the transport's life rather than by one call's context: it carries
 // several calls, and each of them ends on its own context anyway.
 //
 // The buffers are kept for the next batch when the write was done here,
 // as it nearly always is: growing them afresh for every batch was most
 // of the allocation under many concurrent calls (BenchmarkCallConcurrent).
-func (t *pipeTransport) flushHeld() {
+func (t *pipeTransport) FlushHeld() {
 	t.held.mu.Lock()
 	lines, failed := t.held.lines, t.held.failed
 	if len(failed) == 0 {
@@ -120,13 +101,5 @@ func (t *pipeTransport) flushHeld() {
 // carried a huge request is let go.
 const maxKeptBatch = 64 << 10
 
-// A Flusher writes out what it has held back. Given as
-// [CallOptions].Flusher, the done function of [Client.Send] may hold its
-// output (an answer to a client) rather than write it, and f.Flush is
-// always called after done: at once, or, when done ran on the
-// connection's reader, once that reader has delivered everything it has
-// read. Answers that arrive together thus leave in one write. Flush must
-// not block.
-type Flusher interface {
-	Flush()
-}
+// A Flusher writes out what it has held back (see [callopt.Flusher]).
+type Flusher = callopt.Flusher

@@ -52,8 +52,8 @@ func TestBatchHoldsUntilFlush(t *testing.T) {
 				t.Errorf("round %d: answer %d = %s, want %s", round, i, got, want)
 			}
 		}
-		if len(b.pipes) != 0 {
-			t.Errorf("the batch still lists %d pipes after Flush", len(b.pipes))
+		if b.Len() != 0 {
+			t.Errorf("the batch still lists %d pipes after Flush", b.Len())
 		}
 		tr.held.mu.Lock()
 		kept := tr.held.lines != nil && len(tr.held.lines) == 0 && len(tr.held.failed) == 0

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // pipeTransport speaks newline-delimited JSON-RPC on a child's stdin and

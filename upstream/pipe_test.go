@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // pipePair is a pipeTransport and the server's ends of its pipes.

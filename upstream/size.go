@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // This file bounds the size of what an upstream sends (a child's stdout

@@ -33,7 +33,7 @@ import (
 // Respond receives the answer to one request, exactly once. onReader
 // says it is called on the source's reader, which must not block (a
 // transport holds the answer for the reader's flush, see
-// upstream.Flusher); otherwise it may write at once.
+// callopt.Flusher); otherwise it may write at once.
 type Respond func(res json.RawMessage, e *Error, onReader bool)
 
 // call is an upstream call of a modern client's request.

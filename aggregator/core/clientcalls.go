@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx/mcpx/upstream"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // ErrInputEnded fails a request to a client that closed its input: no
@@ -55,7 +55,7 @@ func (s *Session) clientRequest(ctx context.Context, method string, params json.
 				Data    json.RawMessage `json:"data"`
 			}
 			_ = json.Unmarshal(m.Error, &e)
-			return nil, &upstream.RPCError{Code: e.Code, Message: e.Message, Data: e.Data}
+			return nil, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 		}
 		return m.Result, nil
 	case <-ctx.Done():
@@ -86,7 +86,7 @@ func (s *Session) clientSupports(method string, params json.RawMessage) error {
 		name = "the MCP client"
 	}
 	refuse := func(what string) error {
-		return &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
+		return &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND,
 			Message: fmt.Sprintf("%s did not declare the %s capability, so mcpx cannot forward %s", name, what, method)}
 	}
 	switch method {

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpx/mcpx/callopt"
 	"github.com/mcpx/mcpx/telemetry"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // Legacy is the catalog as a legacy session (one that began with
@@ -128,7 +128,7 @@ func (c *Client) Progress(params json.RawMessage) { c.s.progressOf(params) }
 // (Progress), the read loop's batch, which the loop flushes before it
 // waits to read, and the session's output as the flusher of answers held
 // on an upstream's reader. The catalog must not change them.
-func (c *Client) Options() *upstream.CallOptions { return &c.s.send }
+func (c *Client) Options() *callopt.Options { return &c.s.send }
 
 // Spawn runs f on its own goroutine until the client is gone; the
 // session waits for it before it ends.

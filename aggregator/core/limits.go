@@ -5,8 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // The limits as a legacy session enforces them: over-long messages from

@@ -15,9 +15,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/internal/waitfor"
 	"github.com/mcpx/mcpx/nbpipe"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // QueueLen is how many messages may wait for a client that reads slowly

@@ -19,7 +19,7 @@ const maxKeptHeld = 64 << 10
 
 // hold adds the answer to a request to what the next Flush writes, so
 // that answers an upstream's reader delivers together leave in one write
-// (upstream.Flusher). It never waits.
+// (callopt.Flusher). It never waits.
 //
 // Answers are written straight into one buffer, which Flush keeps for
 // the next ones when its write was done at once: a line per answer, and

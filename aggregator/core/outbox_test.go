@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx/mcpx/upstream/frame"
+	"github.com/mcpx/mcpx/frame"
 )
 
 // pipeOutbox is a running outbox over a pipe, with messages of at most

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpx/mcpx/callopt"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // Peer is the modern client behind one request, as a source sees it.
@@ -26,7 +26,7 @@ type Peer struct {
 	SetRoute func(route string)
 	// Via is the request's Request.Via, for the catalog's Sender, which
 	// uses it only while it sends.
-	Via *upstream.CallOptions
+	Via *callopt.Options
 	// method is the request's, for the error of a question it cannot
 	// carry.
 	method string

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/callopt"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/telemetry"
-	"github.com/mcpx/mcpx/upstream"
 )
 
 // Catalog is what the core serves: the aggregator's merged catalog.
@@ -152,7 +152,7 @@ type Request struct {
 	// (its batch and its output as the flusher: Client.Options), passed
 	// through Peer.Via to the catalog's Sender; nil: nothing. Only the
 	// Sender reads it.
-	Via *upstream.CallOptions
+	Via *callopt.Options
 
 	// direct is the Peer of a call sendDirect sends, made with the
 	// request rather than on its own: one allocation fewer per call.

@@ -13,11 +13,11 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx/mcpx/callopt"
+	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/internal/waitfor"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/telemetry"
-	"github.com/mcpx/mcpx/upstream"
-	"github.com/mcpx/mcpx/upstream/frame"
 )
 
 // output is where a legacy session's messages go: its transport, told
@@ -26,7 +26,7 @@ import (
 // stream (outbox); HTTP routes each to a stream of its session
 // (routedOut).
 type output interface {
-	upstream.Flusher
+	callopt.Flusher
 	// result answers id, waiting for room while the client reads slowly.
 	result(id, result json.RawMessage)
 	// hold answers id from an upstream's reader: it never waits, and
@@ -86,7 +86,7 @@ func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(
 		s.out = newRoutedOut(ctx, o.Route, o.Logger, o.MaxMessageBytes)
 	}
 	s.client = &Client{s: s}
-	s.send = upstream.CallOptions{Progress: s.progressOf, Batch: &s.batch, Flusher: s.out}
+	s.send = callopt.Options{Progress: s.progressOf, Batch: &s.batch, Flusher: s.out}
 	leave, err := cat.Join(s.client)
 	if err != nil {
 		return err
@@ -185,9 +185,9 @@ type Session struct {
 	// batch gathers the requests Handle sends (fastcall.go) until the
 	// transport calls FlushBatch; only the one goroutine handling
 	// messages uses it.
-	batch upstream.Batch
+	batch callopt.Batch
 	// send is what the calls the read loop sends carry (Client.Options).
-	send upstream.CallOptions
+	send callopt.Options
 	wg   sync.WaitGroup // requests and spawned tasks running
 	// answering counts the requests read and not yet answered; only
 	// Handle adds to it.

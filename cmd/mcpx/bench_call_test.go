@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx/mcpx/upstream/frame"
+	"github.com/mcpx/mcpx/frame"
 )
 
 // The per-call benchmarks put mcpx next to its two baselines, in the same

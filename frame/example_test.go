@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpx/mcpx/upstream/frame"
+	"github.com/mcpx/mcpx/frame"
 )
 
 // A Reader hands back one line at a time and refuses, by name, a line
