@@ -21,13 +21,14 @@ import (
 	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream/remote"
+	"github.com/mcpx/mcpx/upstream/stdio"
 )
 
 // protocolVersion is the version mcpx asks for at initialize.
 const protocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 
 // transport carries one connection's messages: a child's pipes
-// (pipeTransport) or HTTP (package remote).
+// (package stdio) or HTTP (package remote).
 type transport interface {
 	Start(ctx context.Context) error
 	SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error)
@@ -54,7 +55,7 @@ func serverError(raw json.RawMessage) *RPCError {
 	if len(raw) == 0 || raw[0] != '{' || !rawjson.Valid(raw) {
 		e.Code = jsonrpc.CodeInternalError
 	}
-	e.Data = oneLine(e.Data)
+	e.Data = jsonrpc.OneLine(e.Data)
 	return e
 }
 
@@ -213,11 +214,11 @@ func (cn *conn) dial() (transport, error) {
 		cn.c.mu.Lock()
 		cn.c.watch = cn.stdout
 		cn.c.mu.Unlock()
-		t := newPipeTransport(p.stdin, cn.stdout, cn.c.opts.MaxMessageBytes, cn.tooLong, func(why string, line []byte) {
-			cn.c.log.Debug("ignored a line on stdout: "+why, "bytes", len(line))
-		})
-		t.broken = cn.markLost
-		return t, nil
+		return stdio.New(p.stdin, cn.stdout, stdio.Options{Max: cn.c.opts.MaxMessageBytes, TooLong: cn.tooLong,
+			Dropped: func(why string, line []byte) {
+				cn.c.log.Debug("ignored a line on stdout: "+why, "bytes", len(line))
+			},
+			Broken: cn.markLost}), nil
 	case config.TransportHTTP:
 		// The GET stream carries list_changed and other notifications
 		// nobody asked for. getStream backs it off when it fails (see
@@ -331,7 +332,7 @@ func (cn *conn) request(ctx context.Context, method string, params json.RawMessa
 // progress for it keeps alive (nil: none), and progress is where the
 // server's progress for it goes (CallOptions.Progress; nil: dropped).
 func (cn *conn) call(ctx context.Context, touch *limitedCall, progress func(json.RawMessage), method string, params json.RawMessage) (json.RawMessage, error) {
-	if pipe, ok := cn.tr.(*pipeTransport); ok {
+	if pipe, ok := cn.tr.(*stdio.Transport); ok {
 		type reply struct {
 			res json.RawMessage
 			err error

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
+	"github.com/mcpx/mcpx/upstream/stdio"
 )
 
 // A modern client's request carries, in its _meta, what describes its own
@@ -39,16 +40,16 @@ func withoutHopMeta(params json.RawMessage) json.RawMessage {
 // legacy client's does (BenchmarkHopFreeLine).
 func legacyRequestLine(id json.RawMessage, method string, params json.RawMessage) []byte {
 	if !bytes.Contains(params, hopMark) {
-		return requestLine(id, method, params)
+		return stdio.RequestLine(id, method, params)
 	}
-	params = oneLine(params)
+	params = jsonrpc.OneLine(params)
 	line := make([]byte, 0, len(params)+len(id)+len(method)+48)
 	// The request without params, its closing brace then replaced by them.
 	line = jsonrpc.AppendRequest(line, id, method, nil)
 	line = append(line[:len(line)-1], `,"params":`...)
 	line, ok := appendWithoutMeta(line, params, isHopKey)
 	if !ok {
-		return requestLine(id, method, params)
+		return stdio.RequestLine(id, method, params)
 	}
 	return append(line, '}', '\n')
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -170,7 +171,7 @@ func (cn *conn) relayProgress(params json.RawMessage) {
 	}
 	// The caller's token in place of mcpx's; every other byte is the
 	// server's (a progress of 2^64 keeps its digits).
-	b, _, err := rawjson.Replace(oneLine(params), "progressToken", route.token)
+	b, _, err := rawjson.Replace(jsonrpc.OneLine(params), "progressToken", route.token)
 	if err != nil {
 		return
 	}

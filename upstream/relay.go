@@ -82,7 +82,7 @@ func (cn *conn) relayNotification(n jsonrpc.Message) {
 	if f == nil {
 		return
 	}
-	params := withoutSubscriptionID(oneLine(n.Params))
+	params := withoutSubscriptionID(jsonrpc.OneLine(n.Params))
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage(`{}`)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/upstream/stdio"
 )
 
 // This file sends requests without a goroutine waiting for their answer:
@@ -39,9 +40,9 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	}
 	c.mu.Lock()
 	cn := c.conn
-	var pipe *pipeTransport
+	var pipe *stdio.Transport
 	if cn != nil {
-		pipe, _ = cn.tr.(*pipeTransport)
+		pipe, _ = cn.tr.(*stdio.Transport)
 	}
 	if pipe == nil {
 		c.mu.Unlock()
@@ -89,7 +90,7 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 // no goroutine, and is started by whichever call frees a slot. Until then
 // ctx ending or a limit running out take it out of the line. o.Batch is
 // used only if it starts at once, on the sending goroutine.
-func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, o CallOptions, lc, touch *limitedCall, method string,
+func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *stdio.Transport, o CallOptions, lc, touch *limitedCall, method string,
 	params json.RawMessage, finish, done func(json.RawMessage, error)) {
 	var stopWaiting, withdrawing atomic.Pointer[func() bool]
 	giveUp := func(err error) {
@@ -135,7 +136,7 @@ func (c *Client) sendInLine(ctx context.Context, cn *conn, pipe *pipeTransport, 
 // The returned abort ends the request when a limit runs out (with the
 // *TimeoutError) or its caller cancels it, as ctx ending would; an answer
 // that came first wins.
-func (cn *conn) start(ctx context.Context, pipe *pipeTransport, touch *limitedCall, o CallOptions, method string,
+func (cn *conn) start(ctx context.Context, pipe *stdio.Transport, touch *limitedCall, o CallOptions, method string,
 	params json.RawMessage, done func(json.RawMessage, error)) (abort func(error)) {
 	if err := ctx.Err(); err != nil {
 		done(nil, err)
@@ -147,11 +148,11 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, touch *limitedCa
 	var line []byte
 	switch m := cn.meta.Load(); {
 	case m != nil:
-		line = requestLine(json.RawMessage(key), method, spliceMeta(params, *m))
+		line = stdio.RequestLine(json.RawMessage(key), method, spliceMeta(params, *m))
 	case cn.protocol != "":
 		line = legacyRequestLine(json.RawMessage(key), method, params) // hopmeta.go
 	default:
-		line = requestLine(json.RawMessage(key), method, params)
+		line = stdio.RequestLine(json.RawMessage(key), method, params)
 	}
 	var stopWatch func() bool
 	finish := func(resp *jsonrpc.Message, err error) {
@@ -172,7 +173,7 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, touch *limitedCa
 			return
 		}
 		if f != nil {
-			pipe.flushAfterRead(f) // before done: the flush surely follows it
+			pipe.FlushAfterRead(f) // before done: the flush surely follows it
 		}
 		done(cn.outcome(ctx, id, method, resp, nil))
 	}
@@ -182,15 +183,15 @@ func (cn *conn) start(ctx context.Context, pipe *pipeTransport, touch *limitedCa
 		watching := make(chan struct{})
 		stopWatch = context.AfterFunc(ctx, func() {
 			<-watching
-			if pipe.forget(key) {
+			if pipe.Forget(key) {
 				finish(nil, ctx.Err())
 			}
 		})
 		defer close(watching)
 	}
-	pipe.start(ctx, o.Batch, key, line, finish)
+	pipe.Begin(ctx, o.Batch, key, line, finish)
 	return func(cause error) {
-		if pipe.forget(key) {
+		if pipe.Forget(key) {
 			finish(nil, aborted{cause})
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // This file bounds the size of what an upstream sends (a child's stdout
-// through pipeTransport, remote bodies here): a message over
+// through stdio.Transport, remote bodies here): a message over
 // maxMessageBytes is read through and discarded without being held whole
 // (see package frame). A response becomes an error for the request it
 // answers, so the caller learns why at once; anything else is dropped with

@@ -108,7 +108,7 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted
 	out := make([]posted, 0, len(batch))
 	for _, raw := range batch {
 		// Not compacted: what passes on to an upstream over stdio is
-		// made one line there (upstream/pipe.go).
+		// made one line there (jsonrpc.OneLine).
 		raw = bytes.TrimSpace(raw)
 		m, err := core.ParseMessage(raw)
 		var syntax *json.SyntaxError

@@ -1,4 +1,4 @@
-package upstream
+package stdio
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx/mcpx/callopt"
 	"github.com/mcpx/mcpx/jsonrpc"
 )
 
@@ -19,12 +20,12 @@ func TestBatchHoldsUntilFlush(t *testing.T) {
 	tr, serverIn, serverOut := pipePair(t)
 	r := bufio.NewReader(serverIn)
 	for round := range 2 {
-		var b Batch
+		var b callopt.Batch
 		answers := make(chan string, 3)
 		for i := range 3 {
 			key := fmt.Sprintf(`"r%d-%d"`, round, i)
 			line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key))
-			tr.start(context.Background(), &b, key, line, func(resp *jsonrpc.Message, err error) {
+			tr.Begin(context.Background(), &b, key, line, func(resp *jsonrpc.Message, err error) {
 				if err != nil {
 					answers <- "error: " + err.Error()
 					return
@@ -80,10 +81,10 @@ func TestFlushAfterDroppedLine(t *testing.T) {
 	// is read whole together with the answer before it.
 	tr, serverIn, serverOut := pipePairLimit(t, 1024)
 	flushed := make(flushCounter, 1)
-	tr.start(context.Background(), nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"),
+	tr.Begin(context.Background(), nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"),
 		func(resp *jsonrpc.Message, err error) {
 			if err == nil {
-				tr.flushAfterRead(flushed) // as conn.start does on the reader
+				tr.FlushAfterRead(flushed) // as conn.start does on the reader
 			}
 		})
 	if _, err := bufio.NewReader(serverIn).ReadString('\n'); err != nil {
@@ -109,11 +110,11 @@ func TestReaderHoldsWhatItLetsOut(t *testing.T) {
 	ignore := func(*jsonrpc.Message, error) {}
 	follow := func(i int) {
 		key := fmt.Sprintf(`"f%d"`, i)
-		tr.start(ctx, nil, key, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key)), ignore)
+		tr.Begin(ctx, nil, key, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`+"\n", key)), ignore)
 	}
 	early := make(chan string, 1)
-	tr.start(ctx, nil, `"r0"`, []byte(`{"jsonrpc":"2.0","id":"r0","method":"ping"}`+"\n"), func(*jsonrpc.Message, error) { follow(0) })
-	tr.start(ctx, nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"), func(*jsonrpc.Message, error) {
+	tr.Begin(ctx, nil, `"r0"`, []byte(`{"jsonrpc":"2.0","id":"r0","method":"ping"}`+"\n"), func(*jsonrpc.Message, error) { follow(0) })
+	tr.Begin(ctx, nil, `"r1"`, []byte(`{"jsonrpc":"2.0","id":"r1","method":"ping"}`+"\n"), func(*jsonrpc.Message, error) {
 		// f0 was sent by now, on this same reader: it must not be out yet.
 		if n := buffered(t, serverIn); n != 0 {
 			early <- fmt.Sprintf("the server could read %d bytes while the reader was delivering", n)

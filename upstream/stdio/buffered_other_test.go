@@ -1,6 +1,6 @@
 //go:build !linux
 
-package upstream
+package stdio
 
 import (
 	"os"

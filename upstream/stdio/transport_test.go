@@ -1,4 +1,4 @@
-package upstream
+package stdio
 
 import (
 	"bufio"
@@ -11,18 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
 )
 
-// pipePair is a pipeTransport and the server's ends of its pipes.
-func pipePair(t *testing.T) (*pipeTransport, *os.File, *os.File) {
+// pipePair is a Transport and the server's ends of its pipes.
+func pipePair(t *testing.T) (*Transport, *os.File, *os.File) {
 	t.Helper()
 	return pipePairLimit(t, 1<<20)
 }
 
 // pipePairLimit is pipePair with lines of at most max bytes.
-func pipePairLimit(t *testing.T, max int64) (*pipeTransport, *os.File, *os.File) {
+func pipePairLimit(t *testing.T, max int64) (*Transport, *os.File, *os.File) {
 	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -32,7 +31,7 @@ func pipePairLimit(t *testing.T, max int64) (*pipeTransport, *os.File, *os.File)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := newPipeTransport(inW, outR, max, func(*frame.TooLongError) []byte { return nil }, func(string, []byte) {})
+	tr := New(inW, outR, Options{Max: max})
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +100,10 @@ func TestPipeTransportDeafServer(t *testing.T) {
 // as a JSON string whatever it holds (Go's quoting would write \x7f).
 func TestRequestLineIsJSON(t *testing.T) {
 	for _, method := range []string{"tools/call", "x/\x7f", "é/ü", `a"b\c`} {
-		line := requestLine(json.RawMessage(`"mcpx-1"`), method, json.RawMessage(`{"a":1}`))
+		line := RequestLine(json.RawMessage(`"mcpx-1"`), method, json.RawMessage(`{"a":1}`))
 		var m struct{ Method string }
 		if err := json.Unmarshal(line, &m); err != nil || m.Method != method {
-			t.Errorf("requestLine(%q) = %s: method %q, %v", method, line, m.Method, err)
+			t.Errorf("RequestLine(%q) = %s: method %q, %v", method, line, m.Method, err)
 		}
 	}
 }
@@ -150,21 +149,5 @@ func TestPipeTransportNotificationParams(t *testing.T) {
 	fmt.Fprintln(serverOut, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":18446744073709551617, "x":"\u00e9"}}`)
 	if g, want := <-got, `notifications/progress {"progress":18446744073709551617, "x":"\u00e9"}`; g != want {
 		t.Errorf("delivered first: %s\nwant: %s", g, want)
-	}
-}
-
-// TestServerError: the error member of a server's answer, in the shapes
-// servers send, as mcpx passes it on: a bare string or unreadable bytes
-// are an internal error, data is kept and put on one line.
-func TestServerError(t *testing.T) {
-	for raw, want := range map[string]RPCError{
-		`{"code":-32602,"message":"bad","data":{"a":` + "\n" + `1}}`: {Code: -32602, Message: "bad", Data: json.RawMessage(`{"a":1}`)},
-		`"cursor_invalid"`:              {Code: jsonrpc.CodeInternalError, Message: "cursor_invalid"},
-		`{"code":-32000,"message":tru}`: {Code: jsonrpc.CodeInternalError, Message: `malformed error: {"code":-32000,"message":tru}`},
-	} {
-		got := serverError(json.RawMessage(raw))
-		if got.Code != want.Code || got.Message != want.Message || string(got.Data) != string(want.Data) {
-			t.Errorf("serverError(%s) = %+v, want %+v", raw, *got, want)
-		}
 	}
 }

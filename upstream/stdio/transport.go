@@ -1,7 +1,6 @@
-package upstream
+package stdio
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx/mcpx/callopt"
 	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
-// pipeTransport speaks newline-delimited JSON-RPC on a child's stdin and
+// Transport speaks newline-delimited JSON-RPC on a child's stdin and
 // stdout. It replaces mcp-go's stdio transport on the hot path: that one
 // decodes every line twice (an envelope, then the whole response, result
 // included), and mcpx's send had to run each request on a goroutine of
@@ -30,7 +30,7 @@ import (
 // Notifications are delivered on the reader, in order, before any later
 // response; requests from the server are answered on goroutines of their
 // own, since answering may wait for mcpx's client.
-type pipeTransport struct {
+type Transport struct {
 	stdin   *os.File
 	stdout  io.Reader
 	max     int64                            // maxMessageBytes of one line; 0: no limit
@@ -45,37 +45,57 @@ type pipeTransport struct {
 	// still run (see errDeaf); nil ignores it.
 	broken func(error)
 
-	held     held      // lines of batches not yet flushed (batch.go)
-	flushers []Flusher // the reader's: to flush once it has delivered what it read
+	held     held              // lines of batches not yet flushed (batch.go)
+	flushers []callopt.Flusher // the reader's: to flush once it has delivered what it read
 
 	mu      sync.Mutex
-	pending map[string]answerFunc // by raw id
+	pending map[string]AnswerFunc // by raw id
 	onNote  func(jsonrpc.Message)
 	onReq   jsonrpc.RequestHandler
 }
 
-var _ transport = (*pipeTransport)(nil)
-
-func newPipeTransport(stdin *os.File, stdout io.Reader, max int64, tooLong func(*frame.TooLongError) []byte,
-	dropped func(string, []byte)) *pipeTransport {
-	return &pipeTransport{stdin: stdin, stdout: stdout, max: max, tooLong: tooLong, dropped: dropped,
-		wsem: make(chan struct{}, 1), done: make(chan struct{}), pending: map[string]answerFunc{}}
+// Options are what a Transport does with what is not an answer.
+type Options struct {
+	// Max is the longest line read, in bytes (maxMessageBytes); 0: no
+	// limit.
+	Max int64
+	// TooLong is what a line over Max becomes: a line to deliver in its
+	// place (an error answer to its request), or nil for none.
+	TooLong func(*frame.TooLongError) []byte
+	// Dropped is told of a line that is not JSON-RPC, and why.
+	Dropped func(why string, line []byte)
+	// Broken is told when the transport breaks while the child may still
+	// run (see errDeaf); nil ignores it.
+	Broken func(error)
 }
 
-func (t *pipeTransport) Start(context.Context) error {
+// New returns a Transport writing to the child's stdin and reading its
+// stdout. Nothing is read until Start.
+func New(stdin *os.File, stdout io.Reader, o Options) *Transport {
+	if o.TooLong == nil {
+		o.TooLong = func(*frame.TooLongError) []byte { return nil }
+	}
+	if o.Dropped == nil {
+		o.Dropped = func(string, []byte) {}
+	}
+	return &Transport{stdin: stdin, stdout: stdout, max: o.Max, tooLong: o.TooLong, dropped: o.Dropped, broken: o.Broken,
+		wsem: make(chan struct{}, 1), done: make(chan struct{}), pending: map[string]AnswerFunc{}}
+}
+
+func (t *Transport) Start(context.Context) error {
 	go t.read()
 	return nil
 }
 
-func (t *pipeTransport) GetSessionId() string { return "" }
+func (t *Transport) GetSessionId() string { return "" }
 
-func (t *pipeTransport) SetNotificationHandler(f func(jsonrpc.Message)) {
+func (t *Transport) SetNotificationHandler(f func(jsonrpc.Message)) {
 	t.mu.Lock()
 	t.onNote = f
 	t.mu.Unlock()
 }
 
-func (t *pipeTransport) SetRequestHandler(f jsonrpc.RequestHandler) {
+func (t *Transport) SetRequestHandler(f jsonrpc.RequestHandler) {
 	t.mu.Lock()
 	t.onReq = f
 	t.mu.Unlock()
@@ -83,12 +103,12 @@ func (t *pipeTransport) SetRequestHandler(f jsonrpc.RequestHandler) {
 
 // Close ends the transport: the child's stdin is closed (its cue to
 // exit) and every request waiting for an answer fails.
-func (t *pipeTransport) Close() error {
+func (t *Transport) Close() error {
 	t.fail(jsonrpc.ErrClosed)
 	return t.stdin.Close()
 }
 
-func (t *pipeTransport) fail(err error) {
+func (t *Transport) fail(err error) {
 	t.once.Do(func() {
 		t.lost = err
 		close(t.done)
@@ -97,23 +117,23 @@ func (t *pipeTransport) fail(err error) {
 	// starts after this fails on done.
 	t.mu.Lock()
 	pending := t.pending
-	t.pending = map[string]answerFunc{}
+	t.pending = map[string]AnswerFunc{}
 	t.mu.Unlock()
 	for _, answer := range pending {
 		answer(nil, t.lost)
 	}
 }
 
-// answerFunc receives the answer to one request, or why there is none,
+// An AnswerFunc receives the answer to one request, or why there is none,
 // exactly once. It runs on the transport's reader, or on the goroutine
 // that found the request could not go out, and must not block.
-type answerFunc func(*jsonrpc.Message, error)
+type AnswerFunc func(*jsonrpc.Message, error)
 
 // SendRequest writes the request and waits for its answer, ctx or the
 // end of the transport.
-func (t *pipeTransport) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
+func (t *Transport) SendRequest(ctx context.Context, req jsonrpc.Message) (*jsonrpc.Message, error) {
 	id := req.ID
-	line := requestLine(id, req.Method, req.Params)
+	line := RequestLine(id, req.Method, req.Params)
 	type reply struct {
 		resp *jsonrpc.Message
 		err  error
@@ -125,32 +145,32 @@ func (t *pipeTransport) SendRequest(ctx context.Context, req jsonrpc.Message) (*
 	}
 	// Written here rather than posted: a write cut short reports why.
 	if err := t.write(ctx, line); err != nil {
-		t.forget(key)
+		t.Forget(key)
 		return nil, err
 	}
 	select {
 	case r := <-ch:
 		return r.resp, r.err
 	case <-ctx.Done():
-		t.forget(key)
+		t.Forget(key)
 		return nil, ctx.Err()
 	}
 }
 
-// start sends a request line with id key and returns without waiting:
+// Begin sends a request line with id key and returns without waiting:
 // answer gets its response, or the reason there is none, once. The line
 // is written at once when the pipe takes it whole; the rest, if any, by
 // a goroutine of its own under ctx (see post), so a caller on a read
 // loop is never held by a server that does not read.
 //
-// With a [Batch] the line waits for the batch's flush.
-func (t *pipeTransport) start(ctx context.Context, b *Batch, key string, line []byte, answer answerFunc) {
+// With a [callopt.Batch] the line waits for the batch's flush.
+func (t *Transport) Begin(ctx context.Context, b *callopt.Batch, key string, line []byte, answer AnswerFunc) {
 	if !t.await(key, answer) {
 		answer(nil, t.lost)
 		return
 	}
 	failed := func(err error) {
-		if t.forget(key) {
+		if t.Forget(key) {
 			answer(nil, err)
 		}
 	}
@@ -166,7 +186,7 @@ func (t *pipeTransport) start(ctx context.Context, b *Batch, key string, line []
 
 // await registers answer for the request with id key; false means the
 // transport has ended and nothing more can be sent.
-func (t *pipeTransport) await(key string, answer answerFunc) bool {
+func (t *Transport) await(key string, answer AnswerFunc) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	select {
@@ -178,10 +198,10 @@ func (t *pipeTransport) await(key string, answer answerFunc) bool {
 	return true
 }
 
-// forget drops the request with id key, whose answer is no longer
+// Forget drops the request with id key, whose answer is no longer
 // wanted, and reports whether it was still waiting (the caller now owns
 // its answer).
-func (t *pipeTransport) forget(key string) bool {
+func (t *Transport) Forget(key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, ok := t.pending[key]
@@ -189,36 +209,21 @@ func (t *pipeTransport) forget(key string) bool {
 	return ok
 }
 
-// requestLine is a request as one line.
-func requestLine(id json.RawMessage, method string, params json.RawMessage) []byte {
-	params = oneLine(params)
+// RequestLine is a request as one line.
+func RequestLine(id json.RawMessage, method string, params json.RawMessage) []byte {
+	params = jsonrpc.OneLine(params)
 	line := make([]byte, 0, len(params)+len(id)+len(method)+48)
 	return append(jsonrpc.AppendRequest(line, id, method, params), '\n')
 }
 
-// oneLine keeps a message on one line: params with a newline inside
-// (pretty-printed) are compacted.
-func oneLine(raw []byte) []byte {
-	// Two IndexByte, not ContainsAny: this runs on every request, and
-	// ContainsAny's byte set costs several times their vector scans.
-	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
-		return raw
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return raw
-	}
-	return b.Bytes()
-}
-
-func (t *pipeTransport) SendNotification(ctx context.Context, n jsonrpc.Message) error {
-	params := oneLine(n.Params)
+func (t *Transport) SendNotification(ctx context.Context, n jsonrpc.Message) error {
+	params := jsonrpc.OneLine(n.Params)
 	b := jsonrpc.AppendNotification(make([]byte, 0, len(params)+len(n.Method)+40), n.Method, params)
 	return t.write(ctx, append(b, '\n'))
 }
 
 // read delivers each line the server writes until stdout ends.
-func (t *pipeTransport) read() {
+func (t *Transport) read() {
 	r := frame.NewReader(t.stdout, t.max)
 	delivering := false
 	for {
@@ -257,9 +262,9 @@ func (t *pipeTransport) read() {
 	}
 }
 
-// flushAfterRead has f flushed once the reader has delivered what it has
+// FlushAfterRead has f flushed once the reader has delivered what it has
 // read. Only the reader calls it, from an answer it delivers.
-func (t *pipeTransport) flushAfterRead(f Flusher) {
+func (t *Transport) FlushAfterRead(f callopt.Flusher) {
 	if !slices.Contains(t.flushers, f) {
 		t.flushers = append(t.flushers, f)
 	}
@@ -268,7 +273,7 @@ func (t *pipeTransport) flushAfterRead(f Flusher) {
 // deliver hands on one line the server wrote. owned says the line is
 // ours to keep (frame.Reader.Owned): a long line's members are then
 // handed on as they are, not copied.
-func (t *pipeTransport) deliver(line []byte, owned bool) {
+func (t *Transport) deliver(line []byte, owned bool) {
 	env, err := jsonrpc.ReadEnvelope(line)
 	if err != nil {
 		t.dropped("not a JSON object", line)
@@ -286,7 +291,7 @@ func (t *pipeTransport) deliver(line []byte, owned bool) {
 	}
 }
 
-func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte, owned bool) {
+func (t *Transport) notification(env jsonrpc.Envelope, line []byte, owned bool) {
 	method, ok := rawjson.String(env.Method)
 	if !ok {
 		t.dropped("a notification whose method is not a string", line)
@@ -307,7 +312,7 @@ func (t *pipeTransport) notification(env jsonrpc.Envelope, line []byte, owned bo
 	}
 }
 
-func (t *pipeTransport) response(env jsonrpc.Envelope, owned bool) {
+func (t *Transport) response(env jsonrpc.Envelope, owned bool) {
 	t.mu.Lock()
 	answer := t.pending[string(env.ID)]
 	delete(t.pending, string(env.ID))
@@ -334,7 +339,7 @@ func keep(owned bool, b json.RawMessage) json.RawMessage {
 }
 
 // request answers a request from the server on a goroutine of its own.
-func (t *pipeTransport) request(env jsonrpc.Envelope, owned bool) {
+func (t *Transport) request(env jsonrpc.Envelope, owned bool) {
 	method, _ := rawjson.String(env.Method)
 	req := jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: keep(owned, env.ID), Method: method}
 	if len(env.Params) > 0 {

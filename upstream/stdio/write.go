@@ -1,4 +1,4 @@
-package upstream
+package stdio
 
 import (
 	"context"
@@ -19,7 +19,7 @@ var errDeaf = errors.New("the server stopped reading its stdin: a message to it 
 // not reading) ends with ctx: when nothing of the line was written the
 // caller just gets ctx's error; when part of it was, the stream is broken
 // and so is the transport.
-func (t *pipeTransport) write(ctx context.Context, line []byte) error {
+func (t *Transport) write(ctx context.Context, line []byte) error {
 	select {
 	case t.wsem <- struct{}{}:
 	case <-ctx.Done():
@@ -38,7 +38,7 @@ func (t *pipeTransport) write(ctx context.Context, line []byte) error {
 // read loop thus costs no hand-off to another goroutine unless the
 // server is slow to read. settled reports that post is done with line
 // and failed: neither was left to a goroutine.
-func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error)) (settled bool) {
+func (t *Transport) post(ctx context.Context, line []byte, failed func(error)) (settled bool) {
 	select {
 	case t.wsem <- struct{}{}:
 	default:
@@ -80,7 +80,7 @@ func (t *pipeTransport) post(ctx context.Context, line []byte, failed func(error
 // writeHeld writes line, holding wsem, until it is written, ctx ends or
 // the transport does; begun says part of the message went out already,
 // so that stopping now would cut it.
-func (t *pipeTransport) writeHeld(ctx context.Context, line []byte, begun bool) error {
+func (t *Transport) writeHeld(ctx context.Context, line []byte, begun bool) error {
 	select {
 	case <-t.done:
 		return t.lost // broken: nothing more goes out
@@ -112,7 +112,7 @@ func (t *pipeTransport) writeHeld(ctx context.Context, line []byte, begun bool) 
 }
 
 // writeFailed is the error of a write that stopped after n bytes.
-func (t *pipeTransport) writeFailed(ctx context.Context, n int, err error) error {
+func (t *Transport) writeFailed(ctx context.Context, n int, err error) error {
 	switch {
 	case n > 0:
 		t.fail(errDeaf)
