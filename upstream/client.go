@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -221,9 +222,11 @@ type Client struct {
 	storeMu sync.Mutex
 	// bothEras says the server speaks the modern era too, though c is
 	// connected in the legacy one: its modern clients' requests then go
-	// over other (otherera.go). closing says c is closing, and opens no
-	// other. All three are guarded by mu.
-	bothEras bool
+	// over other (otherera.go). It is read without mu on every modern
+	// call, which for a server of one era then takes no lock. closing
+	// says c is closing, and opens no other; it and other are guarded by
+	// mu.
+	bothEras atomic.Bool
 	other    *otherEra
 	closing  bool
 	// legacyAsks holds the tools found to ask their client the legacy

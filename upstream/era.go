@@ -80,8 +80,7 @@ func probeTimeout(timeout time.Duration) time.Duration { return min(timeout/3, 3
 // for the legacy era sends whatever the era of the session (the Go SDK
 // refuses them in a modern one); its modern clients are served in the
 // modern era over a second connection (otherera.go). initialize comes
-// first when the server
-// was legacy the last time (known), so that a start does not repeat the
+// first when the server was legacy the last time (known), so that a start does not repeat the
 // probe, trying server/discover after all when initialize fails with the
 // server's error (it changed era since). legacy only initializes; modern
 // only discovers, and speaks the modern era to a server that speaks both.
@@ -110,9 +109,7 @@ func (cn *conn) handshake(ctx context.Context, known Era) error {
 	}
 	err := cn.discover(ctx)
 	if errors.Is(err, errBothEras) {
-		cn.c.mu.Lock()
-		cn.c.bothEras = true
-		cn.c.mu.Unlock()
+		cn.c.bothEras.Store(true)
 	}
 	if errors.Is(err, errBothEras) && cn.proc != nil {
 		// Some servers (mcpx among them) still take initialize after

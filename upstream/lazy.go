@@ -321,7 +321,9 @@ func (c *Client) remember() {
 	c.status.ServerInfo = r.ServerInfo
 	c.status.ProtocolVersion = r.ProtocolVersion
 	c.era = r.Era()
-	c.bothEras = c.bothEras || r.BothEras
+	if r.BothEras {
+		c.bothEras.Store(true)
+	}
 	c.countLocked()
 	c.mu.Unlock()
 	c.markKnown()
@@ -370,7 +372,7 @@ func (c *Client) store(cn *conn) {
 	}
 	cat := c.catalog
 	saved := c.saved
-	both := c.bothEras
+	both := c.bothEras.Load()
 	c.remembered = true
 	c.mu.Unlock()
 	caps, _ := json.Marshal(cn.caps)

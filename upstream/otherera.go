@@ -55,12 +55,12 @@ type otherEra struct {
 // connected in the legacy era, under protocol auto; nil for c itself.
 // The caller calls done once the request is over.
 func (c *Client) forModern(o CallOptions, method string, params json.RawMessage) (other *Client, done func()) {
-	if !o.PassInput || !c.servesBothEras() {
+	if !o.PassInput || !c.bothEras.Load() || !c.servesBothEras() {
 		return nil, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.bothEras || c.conn == nil || c.conn.modern() || c.closing || c.asksLegacyLocked(method, params) {
+	if c.conn == nil || c.conn.modern() || c.closing || c.asksLegacyLocked(method, params) {
 		return nil, nil
 	}
 	oe := c.other
@@ -147,7 +147,8 @@ func (c *Client) otherFailed(other *Client, err error) {
 		c.mu.Unlock()
 		return
 	}
-	c.other, c.bothEras = nil, false
+	c.other = nil
+	c.bothEras.Store(false)
 	c.mu.Unlock()
 	c.log.Warn("could not connect in the modern era too: serving every client in the legacy era", "err", c.opts.Redact(err.Error()))
 	other.Close()
@@ -268,11 +269,7 @@ func toolOf(method string, params json.RawMessage) string {
 	if method != "tools/call" {
 		return ""
 	}
-	var p struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(params, &p)
-	return p.Name
+	return target(params)
 }
 
 // asksLegacyLocked reports whether params call a tool found to ask the
@@ -309,19 +306,31 @@ func (c *Client) askedLegacy(method string, params json.RawMessage) {
 func (c *Client) sendOther(ctx context.Context, other *Client, end func(), method string, params json.RawMessage,
 	opts *CallOptions, done func(json.RawMessage, error)) (cancel func(cause error), ok bool) {
 	o := optionsOf(opts)
-	again, stopAgain := context.WithCancelCause(ctx)
+	// The retry's context is made only for a retry, not on every call;
+	// a cancel that comes first is kept for it.
+	var (
+		mu        sync.Mutex
+		cancelled bool
+		cause     error
+		stopRetry context.CancelCauseFunc
+	)
 	cancelOther, ok := other.Send(ctx, method, params, opts, func(res json.RawMessage, err error) {
 		end()
 		if !refusedQuestion(method, res, err) {
-			stopAgain(nil)
 			done(res, err)
 			return
 		}
 		c.askedLegacy(method, params)
+		mu.Lock()
+		again, stop := context.WithCancelCause(ctx)
+		if stopRetry = stop; cancelled {
+			stop(cause)
+		}
+		mu.Unlock()
 		retry := o
 		retry.Batch, retry.Flusher = nil, nil
 		go func() {
-			defer stopAgain(nil)
+			defer stop(nil)
 			res, err := c.RequestWith(again, method, params, &retry)
 			done(res, err)
 			if o.Flusher != nil {
@@ -333,11 +342,16 @@ func (c *Client) sendOther(ctx context.Context, other *Client, end func(), metho
 		// Not connected yet, or remote: the caller's Request waits for
 		// it, through forModern again.
 		end()
-		stopAgain(nil)
 		return cancelOther, false
 	}
-	return func(cause error) {
-		stopAgain(cause)
-		cancelOther(cause)
+	return func(why error) {
+		mu.Lock()
+		cancelled, cause = true, why
+		stop := stopRetry
+		mu.Unlock()
+		if stop != nil {
+			stop(why)
+		}
+		cancelOther(why)
 	}, true
 }
