@@ -189,7 +189,8 @@ func options(opts *Options, addr, host string) (Options, error) {
 // credential is required, follow from the host it is told it is bound
 // to, as ListenAndServe's follow from its address.
 type Handler struct {
-	h *httpHandler
+	h    *httpHandler
+	stop context.CancelFunc // ends the handler's context, and its expiry loop
 }
 
 // NewHandler returns a Handler serving c as if bound to host (an IP
@@ -201,9 +202,10 @@ func NewHandler(ctx context.Context, host string, c Catalog, opts *Options) (*Ha
 	if err != nil {
 		return nil, err
 	}
+	ctx, stop := context.WithCancel(ctx)
 	h := newHandler(ctx, c, o, host, isLoopback(host))
 	go h.expireLoop()
-	return &Handler{h: h}, nil
+	return &Handler{h: h, stop: stop}, nil
 }
 
 // ServeHTTP serves one request.
@@ -216,6 +218,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.h.ServeH
 func (h *Handler) Close() {
 	h.h.closeAll()
 	h.h.wait(h.h.o.ShutdownTimeout)
+	h.stop()
 }
 
 // httpHandler routes the HTTP endpoints and guards them.
