@@ -110,12 +110,18 @@ func TestParentKilledLeavesNoOrphans(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			testParentKilled(t, tc.args)
+			testParentKilled(t, tc.args, false)
 		})
 	}
+	// Idle, the supervisor gives back the pages of the executable its
+	// start touched; what it runs when mcpx dies faults them back in.
+	t.Run("supervisor idle", func(t *testing.T) {
+		t.Parallel()
+		testParentKilled(t, "--setsid --ignore-sigterm", true)
+	})
 }
 
-func testParentKilled(t *testing.T, args string) {
+func testParentKilled(t *testing.T, args string, idle bool) {
 	parent, pids := startParent(t, args)
 	// The supervisor is the server's parent.
 	if sup := ppid(firstWithRole(pids, "server")); sup > 1 && sup != parent.Process.Pid {
@@ -127,6 +133,11 @@ func testParentKilled(t *testing.T, args string) {
 	if a := alive(pids); len(a) != len(pids) {
 		t.Fatalf("not all alive before the kill: %v of %v", describe(a), pids)
 	}
+	if sup := firstWithRole(pids, "supervisor"); idle && sup > 0 {
+		started := residentKB(sup)
+		testenv.Eventually(t, 10*time.Second, func() bool { return residentKB(sup) < started-1024 },
+			"the idle supervisor keeps %d kB resident, %d after its start: it gave back less than 1 MiB", residentKB(sup), started)
+	}
 
 	start := time.Now()
 	if err := parent.Process.Kill(); err != nil {
@@ -135,6 +146,18 @@ func testParentKilled(t *testing.T, args string) {
 	testenv.Eventually(t, 5*time.Second, func() bool { return len(alive(pids)) == 0 },
 		"processes left after the parent died: %v", describe(alive(pids)))
 	t.Logf("all gone %s after the parent was killed", time.Since(start).Round(time.Millisecond))
+}
+
+// residentKB is pid's RSS in kB, 0 once it is gone.
+func residentKB(pid int) int {
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Rss:" {
+			kb, _ := strconv.Atoi(f[1])
+			return kb
+		}
+	}
+	return 0
 }
 
 // TestSupervisorKilledTakesServers SIGKILLs the supervisor of a process

@@ -43,7 +43,7 @@ func buildMcpx(b testing.TB) string {
 
 // fixtureServers is the config of n fixture servers, every tool exposed
 // directly so that tools/list is the complete catalog.
-func fixtureServers(b *testing.B, n int) string {
+func fixtureServers(b testing.TB, n int) string {
 	servers := map[string]any{}
 	for i := range n {
 		servers[fmt.Sprintf("s%d", i)] = fx()
@@ -144,7 +144,7 @@ func serveUntilCatalog(b *testing.B, exe, cfg, cache string, tools int) *stdioPe
 
 // serveUntilCatalogEnv is serveUntilCatalog with more environment
 // variables (later ones win).
-func serveUntilCatalogEnv(b *testing.B, exe, cfg, cache string, tools int, env ...string) *stdioPeer {
+func serveUntilCatalogEnv(b testing.TB, exe, cfg, cache string, tools int, env ...string) *stdioPeer {
 	b.Helper()
 	if cache == "" {
 		cache = b.TempDir()

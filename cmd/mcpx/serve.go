@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator/httpserve"
 	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/internal/execpages"
 	"github.com/mcpx/mcpx/nbpipe"
 )
 
@@ -224,7 +225,7 @@ func settle(ctx context.Context, s *session) {
 	if s.pins != nil {
 		s.pins.Flush()
 	}
-	debug.FreeOSMemory()
+	giveBack(s.log)
 	tick := time.NewTicker(settleQuiet / 3)
 	defer tick.Stop()
 	last, since := s.agg.Catalog(), time.Now()
@@ -245,7 +246,18 @@ func settle(ctx context.Context, s *session) {
 	if s.pins != nil {
 		s.pins.Flush()
 	}
+	giveBack(s.log)
+}
+
+// giveBack returns to the system what a start keeps and no longer needs:
+// its garbage, and the pages of mcpx's executable that only the start
+// touched (package initialisation, the servers' first connects), which
+// were most of an idle mcpx's memory (docs/performance.md).
+func giveBack(logger *log.Logger) {
 	debug.FreeOSMemory()
+	if _, err := execpages.Drop(); err != nil {
+		logger.Debug("the start's pages of the executable stay mapped", "err", err)
+	}
 }
 
 // settleQuiet and settleMax bound settle's wait for a catalog at rest.

@@ -11,11 +11,17 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpx/mcpx/internal/execpages"
 )
 
 // shutdownGrace is how long the commands get after SIGTERM, once mcpx is
 // gone, before everything left is killed.
 const shutdownGrace = 2 * time.Second
+
+// trimQuiet is how long the supervisor waits after mcpx's last request
+// before it gives back the pages of its executable it touched serving it.
+const trimQuiet = 500 * time.Millisecond
 
 // supervisor is the state of the supervisor process.
 type supervisor struct {
@@ -81,12 +87,19 @@ func Run() int {
 // serve handles requests until mcpx is gone (nil) or sends garbage.
 func (s *supervisor) serve() error {
 	oob := make([]byte, syscall.CmsgSpace(3*4))
+	// Once mcpx has asked nothing for trimQuiet, what the supervisor's
+	// start and the commands' starts touched of the executable is given
+	// back (package execpages): most of its memory, and needed again only
+	// for the next start.
+	trim := time.AfterFunc(trimQuiet, func() { _, _ = execpages.Drop() })
+	defer trim.Stop()
 	for {
 		var head [4]byte
 		n, oobn, err := recvmsg(head[:], oob)
 		if err != nil || n == 0 {
 			return err // n == 0: EOF, mcpx is gone
 		}
+		trim.Reset(trimQuiet)
 		files := receivedFiles(oob[:oobn])
 		m, err := s.readRest(head, n)
 		if err != nil {
