@@ -566,7 +566,7 @@ func (a *Aggregator) getPrompt(ctx context.Context, l *listener, params json.Raw
 // exposed name to the owning source, under the source's own name; every
 // other field passes unchanged. It is the waiting form of the one path a
 // named call takes (sendTool is the other): resolveNamed, the request's
-// bookkeeping (request), then settle. l is the served client that calls
+// call (do: the bookkeeping, then settle; see call.go). l is the served client that calls
 // (nil: none), via how it reads back a result cut by its cap.
 func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method string, params json.RawMessage, kind Kind, via results.Via) (json.RawMessage, error) {
 	name, err := paramString(params, "name")
@@ -577,8 +577,7 @@ func (a *Aggregator) forwardNamed(ctx context.Context, l *listener, method strin
 	if err != nil {
 		return nil, a.notServed(ctx, l, method, name, params, kind, err)
 	}
-	res, err := a.request(ctx, l, e.src, method, params)
-	return a.settle(l, e, method, res, err, via)
+	return a.do(ctx, sourceCall{l: l, src: e.src, entry: e, method: method, params: params, via: via})
 }
 
 // errNotServed is resolveNamed's answer for a name the catalog does not
@@ -624,18 +623,6 @@ func (a *Aggregator) notServed(ctx context.Context, l *listener, method, name st
 	return fmt.Errorf("%w %s %q", ErrUnknown, kind, name)
 }
 
-// settle is what the answer of e's source to a named request becomes: a
-// failure may offer the user a step-up login, and a tool's result is
-// capped, its notes naming via as the way to read the rest.
-func (a *Aggregator) settle(l *listener, e *Entry, method string, res json.RawMessage, err error, via results.Via) (json.RawMessage, error) {
-	if err != nil {
-		a.offerStepUp(e.src, err)
-	} else if method == "tools/call" {
-		res = a.capResult(l, e, res, via)
-	}
-	return res, err
-}
-
 // readResource forwards resources/read params unchanged: URIs are never
 // rewritten. l is the served client that reads (nil: none).
 func (a *Aggregator) readResource(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
@@ -657,7 +644,7 @@ func (a *Aggregator) forwardURI(ctx context.Context, l *listener, method string,
 	if !ok {
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, uri)
 	}
-	return a.request(ctx, l, e.src, method, params)
+	return a.do(ctx, sourceCall{l: l, src: e.src, method: method, params: params})
 }
 
 // ErrInvalidParams is wrapped by errors for request params that are not

@@ -101,13 +101,7 @@ func (a *Aggregator) routed(ctx context.Context, l *listener, method string, par
 			return nil, &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: "invalid params: must be an object"}
 		}
 	}
-	res, err := a.request(ctx, l, e.src, method, params)
-	switch {
-	case err != nil:
-		a.offerStepUp(e.src, err)
-	case method == "tools/call":
-		res = a.capResult(l, e, res, results.ViaRead)
-	}
+	res, err := a.do(ctx, sourceCall{l: l, src: e.src, entry: e, method: method, params: params, via: results.ViaRead})
 	if method == "tools/call" {
 		return a.toolOutcome(e.Name, res, err)
 	}

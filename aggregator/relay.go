@@ -157,7 +157,7 @@ func (a *Aggregator) rootsChanged() {
 
 // complete routes completion/complete to the upstream that owns the prompt
 // or resource template, with the prompt's original name, for the served
-// client l (nil: none), through a.request like every other request: it
+// client l (nil: none), through do like every other request: it
 // is the client's call on that upstream (so that a question the upstream
 // asks meanwhile reaches l) and gets its span.
 func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawMessage) (json.RawMessage, error) {
@@ -184,15 +184,15 @@ func (a *Aggregator) complete(ctx context.Context, l *listener, params json.RawM
 		_ = json.Unmarshal(p["ref"], &r)
 		r["name"] = json.RawMessage(quote(e.Original))
 		p["ref"] = marshalRaw(r, p["ref"])
-		return a.request(ctx, l, e.src, "completion/complete", marshalRaw(p, params))
+		return a.do(ctx, sourceCall{l: l, src: e.src, method: "completion/complete", params: marshalRaw(p, params)})
 	case "ref/resource":
 		for _, e := range c.ResourceTemplates {
 			if e.Name == ref.URI {
-				return a.request(ctx, l, e.src, "completion/complete", params)
+				return a.do(ctx, sourceCall{l: l, src: e.src, method: "completion/complete", params: params})
 			}
 		}
 		if e, ok := c.Resource(ref.URI); ok {
-			return a.request(ctx, l, e.src, "completion/complete", params)
+			return a.do(ctx, sourceCall{l: l, src: e.src, method: "completion/complete", params: params})
 		}
 		return nil, fmt.Errorf("%w resource %q", ErrUnknown, ref.URI)
 	default:

@@ -111,7 +111,7 @@ func (a *Aggregator) routeSubscription(ctx context.Context, l *listener, method 
 		if _, ok := m.src.(*upstream.Client); !ok {
 			continue
 		}
-		if r, e := a.request(ctx, l, m.src, method, params); e == nil {
+		if r, e := a.do(ctx, sourceCall{l: l, src: m.src, method: method, params: params}); e == nil {
 			return r, nil
 		}
 	}
