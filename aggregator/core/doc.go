@@ -13,8 +13,11 @@
 //
 //	srv, err := core.NewServer(catalog, &core.Options{Version: "1.2.3"})
 //	...
-//	res, rpcErr := srv.Handle(ctx, req, notify) // stdio
-//	srv.ServeHTTP(w, r, msg, body)              // streamable HTTP
+//	res, rpcErr := srv.Handle(ctx, req, notify)   // one request, answered whole
+//	cancel := srv.Serve(ctx, req, notify, respond) // answered when ready
+//
+// A transport carries them: the HTTP one (package httpserve) answers a
+// POST through Serve, as JSON or an event stream.
 //
 // The legacy era (initialize, sessions) is a [Session] ([ServeLegacy]):
 // the client's initialize, the requests in flight and their

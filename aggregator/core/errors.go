@@ -2,7 +2,6 @@ package core
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/mcpx/mcpx/jsonrpc"
 )
@@ -22,20 +21,6 @@ const (
 
 // Error is a JSON-RPC error answered to the client.
 type Error = jsonrpc.Error
-
-// httpStatus is the status a modern error is answered with over HTTP, as
-// the streamable HTTP transport of 2026-07-28 asks; 200 for the others,
-// which ride in the body like any answer.
-func httpStatus(e *Error) int {
-	switch e.Code {
-	case CodeMethodNotFound:
-		return http.StatusNotFound
-	case CodeInvalidParams, CodeUnsupportedProtocolVersion, CodeMissingClientCapability, CodeHeaderMismatch,
-		CodeInvalidRequest, CodeParseError:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
-}
 
 // response renders a JSON-RPC response carrying result or e.
 func response(id json.RawMessage, result json.RawMessage, e *Error) []byte {

@@ -21,3 +21,17 @@ func TestNoUpstreamImport(t *testing.T) {
 		}
 	}
 }
+
+// TestNoHTTPImport keeps the transports out of the core: answering a
+// POST (headers, status codes, event streams) is package httpserve's.
+func TestNoHTTPImport(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		if imp == "net/http" {
+			t.Errorf("package core imports %s", imp)
+		}
+	}
+}

@@ -97,6 +97,22 @@ func HasModernMeta(params json.RawMessage) bool {
 	return v != nil
 }
 
+// MetaVersionKey is the _meta member a modern request names its
+// protocol version in.
+const MetaVersionKey = metaProtocolVersion
+
+// MetaVersion is the protocol version params' _meta names, "" when it
+// names none (or not as a string).
+func MetaVersion(params json.RawMessage) string {
+	meta, _ := rawjson.Get(params, "_meta")
+	if meta == nil {
+		return ""
+	}
+	v, _ := rawjson.Get(meta, metaProtocolVersion)
+	s, _ := rawjson.String(v)
+	return s
+}
+
 // ParseMeta reads and checks a modern request's _meta: the version must
 // be present and served, the client capabilities present (an object),
 // the client info, when present, an object.

@@ -79,8 +79,9 @@ type Options struct {
 	// Logger receives the core's diagnostics; nil discards them.
 	Logger *slog.Logger
 	// Telemetry records the server span and duration of each request
-	// served over HTTP (ServeHTTP); nil records nothing. Over stdio the
-	// legacy session that carries the request records them.
+	// served over HTTP (by the transport, through [Server.Telemetry]);
+	// nil records nothing. Over stdio the legacy session that carries the
+	// request records them.
 	Telemetry *telemetry.Telemetry
 }
 
@@ -95,6 +96,18 @@ type Server struct {
 	mu    sync.Mutex
 	calls map[string]*call // calls waiting for a client's answers, by id
 }
+
+// Tool returns the Tool object of the tool the catalog serves as name,
+// for a transport that checks a request against it (the HTTP transport's
+// Mcp-Param headers).
+func (s *Server) Tool(name string) (json.RawMessage, bool) { return s.cat.Tool(name) }
+
+// Telemetry is where a transport records the server span and duration of
+// each request it serves; nil records nothing.
+func (s *Server) Telemetry() *telemetry.Telemetry { return s.o.Telemetry }
+
+// Logger is where a transport writes the core's diagnostics.
+func (s *Server) Logger() *slog.Logger { return s.o.Logger }
 
 // NewServer returns a Server over cat.
 func NewServer(cat Catalog, opts *Options) (*Server, error) {

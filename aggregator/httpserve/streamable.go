@@ -214,7 +214,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 // revision 2026-07-28 has no batches. It reports false, having written
 // nothing, for any other body.
 func (h *httpHandler) modernBatch(w http.ResponseWriter, r *http.Request, data []byte) bool {
-	if len(data) == 0 || data[0] != '[' || r.Header.Get(headerSession) != "" && !core.IsModernHTTP(r.Header, nil) {
+	if len(data) == 0 || data[0] != '[' || r.Header.Get(headerSession) != "" && !isModernHTTP(r.Header, nil) {
 		return false
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !core.IsLegacyVersion(v) {
@@ -229,11 +229,11 @@ func (h *httpHandler) modernBatch(w http.ResponseWriter, r *http.Request, data [
 // and the message as readMessages decoded it. It reports false, having
 // written nothing, for a legacy POST.
 func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, p posted) bool {
-	if r.Header.Get(headerSession) != "" && !core.IsModernHTTP(r.Header, nil) {
+	if r.Header.Get(headerSession) != "" && !isModernHTTP(r.Header, nil) {
 		return false // a legacy session's
 	}
 	m := p.m
-	if p.err != nil || !core.IsModernHTTP(r.Header, m.Params) {
+	if p.err != nil || !isModernHTTP(r.Header, m.Params) {
 		return false // the legacy path answers what does not parse
 	}
 	srv, err := h.modernCore(profileOf(r))
@@ -245,7 +245,7 @@ func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, p pos
 		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: jsonrpc must be \"2.0\"")
 		return true
 	}
-	srv.ServeHTTP(w, r, m.ID, m.Method, m.Params)
+	serveModern(srv, w, r, m.ID, m.Method, m.Params)
 	return true
 }
 

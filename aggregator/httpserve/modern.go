@@ -1,4 +1,4 @@
-package core
+package httpserve
 
 import (
 	"encoding/base64"
@@ -10,36 +10,41 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/telemetry"
 )
 
+// This file is the HTTP transport of revision 2026-07-28: one POST, one
+// request, answered by the server core (core.Server) as JSON or as an
+// event stream.
+
 // HTTP headers of revision 2026-07-28's streamable HTTP transport.
 const (
-	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	headerProtocolVersion = "Mcp-Protocol-Version"
 	headerMethod          = "Mcp-Method"
 	headerName            = "Mcp-Name"
 	headerParamPrefix     = "Mcp-Param-"
 )
 
-// IsModernHTTP reports whether a POST belongs to the modern era: its
+// isModernHTTP reports whether a POST belongs to the modern era: its
 // MCP-Protocol-Version header names no legacy revision, or its body's
 // _meta carries a protocol version. A legacy client sends a legacy
 // version, or no header and no such _meta.
-func IsModernHTTP(header http.Header, params json.RawMessage) bool {
-	if v := header.Get(HeaderProtocolVersion); v != "" {
-		return !IsLegacyVersion(v)
+func isModernHTTP(header http.Header, params json.RawMessage) bool {
+	if v := header.Get(headerProtocolVersion); v != "" {
+		return !core.IsLegacyVersion(v)
 	}
-	return HasModernMeta(params)
+	return core.HasModernMeta(params)
 }
 
-// ServeHTTP answers one modern POST whose body was the single request
-// (id, method, params) and already decoded: the headers are checked
-// against the body, then the answer is written as JSON, or as an event
-// stream when notifications come ahead of it (progress, log messages,
-// subscriptions/listen) and the client accepts one.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMessage, method string, params json.RawMessage) {
+// serveModern answers one modern POST whose body was the single request
+// (id, method, params) and already decoded, from s: the headers are
+// checked against the body, then the answer is written as JSON, or as an
+// event stream when notifications come ahead of it (progress, log
+// messages, subscriptions/listen) and the client accepts one.
+func serveModern(s *core.Server, w http.ResponseWriter, r *http.Request, id json.RawMessage, method string, params json.RawMessage) {
 	if len(id) == 0 || string(id) == "null" {
 		// A notification or an answer: the modern era has nothing a
 		// client needs to tell a server outside a request (a request is
@@ -47,11 +52,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMe
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if e := s.checkHeaders(r.Header, method, params); e != nil {
+	if e := checkHeaders(s, r.Header, method, params); e != nil {
 		writeError(w, id, e)
 		return
 	}
-	req, e := Decode(id, method, params)
+	req, e := core.Decode(id, method, params)
 	if e != nil {
 		writeError(w, id, e)
 		return
@@ -67,12 +72,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMe
 	notes := make(chan []byte, notesQueue)
 	type answer struct {
 		res json.RawMessage
-		e   *Error
+		e   *core.Error
 	}
 	done := make(chan answer, 1)
 	// The request's server span and duration, as a legacy session
 	// records them: ended with the answer, or cancelled without one.
-	ctx, span := s.o.Telemetry.StartRequest(r.Context(), method, params, "", id)
+	ctx, span := s.Telemetry().StartRequest(r.Context(), method, params, "", id)
 	answered := false
 	defer func() {
 		if !answered {
@@ -83,9 +88,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request, id json.RawMe
 		select {
 		case notes <- b:
 		default:
-			s.o.Logger.Debug("a modern client is not reading its stream: notification dropped", "method", method)
+			s.Logger().Debug("a modern client is not reading its stream: notification dropped", "method", method)
 		}
-	}, func(res json.RawMessage, e *Error, _ bool) { done <- answer{res, e} })
+	}, func(res json.RawMessage, e *core.Error, _ bool) { done <- answer{res, e} })
 	for {
 		select {
 		case b := <-notes:
@@ -115,26 +120,20 @@ const notesQueue = 256
 
 // checkHeaders compares the headers a modern POST must carry with its
 // body: HeaderMismatch (-32020) names what disagrees.
-func (s *Server) checkHeaders(h http.Header, method string, params json.RawMessage) *Error {
-	version := h.Get(HeaderProtocolVersion)
+func checkHeaders(s *core.Server, h http.Header, method string, params json.RawMessage) *core.Error {
+	version := h.Get(headerProtocolVersion)
 	if version == "" {
-		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with a request of revision %s", HeaderProtocolVersion, Modern)
+		return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: the %s header is required with a request of revision %s", headerProtocolVersion, core.Modern)
 	}
-	var metaVersion string
-	if meta, _ := rawjson.Get(params, "_meta"); meta != nil {
-		if v, _ := rawjson.Get(meta, metaProtocolVersion); v != nil {
-			metaVersion, _ = rawjson.String(v)
-		}
-	}
-	if metaVersion != "" && metaVersion != version {
-		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match _meta %s %q", HeaderProtocolVersion, version, metaProtocolVersion, metaVersion)
+	if metaVersion := core.MetaVersion(params); metaVersion != "" && metaVersion != version {
+		return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s %q does not match _meta %s %q", headerProtocolVersion, version, core.MetaVersionKey, metaVersion)
 	}
 	got := h.Get(headerMethod)
 	if got == "" {
-		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: the %s header is required", headerMethod)
+		return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: the %s header is required", headerMethod)
 	}
 	if got != method {
-		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's method %q", headerMethod, got, method)
+		return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s %q does not match the body's method %q", headerMethod, got, method)
 	}
 	var field string
 	switch method {
@@ -149,13 +148,13 @@ func (s *Server) checkHeaders(h http.Header, method string, params json.RawMessa
 	body, _ := rawjson.String(raw)
 	name := h.Get(headerName)
 	if name == "" {
-		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: the %s header is required with %s", headerName, method)
+		return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: the %s header is required with %s", headerName, method)
 	}
 	if name != body {
-		return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s %q does not match the body's %s %q", headerName, name, field, body)
+		return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s %q does not match the body's %s %q", headerName, name, field, body)
 	}
 	if method == "tools/call" {
-		if tool, ok := s.cat.Tool(body); ok {
+		if tool, ok := s.Tool(body); ok {
 			return checkParamHeaders(h, tool, params)
 		}
 	}
@@ -199,7 +198,7 @@ func paramBindings(tool json.RawMessage) []headerBinding {
 
 // checkParamHeaders checks each Mcp-Param-* header of a tool's
 // x-mcp-header arguments against the argument's value in the body.
-func checkParamHeaders(h http.Header, tool, params json.RawMessage) *Error {
+func checkParamHeaders(h http.Header, tool, params json.RawMessage) *core.Error {
 	bindings := paramBindings(tool)
 	if len(bindings) == 0 {
 		return nil
@@ -211,23 +210,23 @@ func checkParamHeaders(h http.Header, tool, params json.RawMessage) *Error {
 		value := lookup(args, b.path)
 		if value == nil || string(value) == "null" {
 			if got != "" {
-				return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s is set but argument %s is absent", header, strings.Join(b.path, "."))
+				return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s is set but argument %s is absent", header, strings.Join(b.path, "."))
 			}
 			continue
 		}
 		want, ok := primitive(value)
 		if !ok {
-			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: argument %s of %s must be a string, integer or boolean", strings.Join(b.path, "."), header)
+			return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: argument %s of %s must be a string, integer or boolean", strings.Join(b.path, "."), header)
 		}
 		if got == "" {
-			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s is required: argument %s is set", header, strings.Join(b.path, "."))
+			return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s is required: argument %s is set", header, strings.Join(b.path, "."))
 		}
 		decoded, ok := decodeHeader(got)
 		if !ok {
-			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s is not valid base64", header)
+			return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s is not valid base64", header)
 		}
 		if !sameValue(decoded, want, value) {
-			return jsonrpc.Errorf(CodeHeaderMismatch, "header mismatch: %s does not match argument %s", header, strings.Join(b.path, "."))
+			return jsonrpc.Errorf(core.CodeHeaderMismatch, "header mismatch: %s does not match argument %s", header, strings.Join(b.path, "."))
 		}
 	}
 	return nil
@@ -290,13 +289,41 @@ func decodeHeader(v string) (string, bool) {
 	return string(b), err == nil
 }
 
+// httpStatus is the status a modern error is answered with over HTTP, as
+// the streamable HTTP transport of 2026-07-28 asks; 200 for the others,
+// which ride in the body like any answer.
+func httpStatus(e *core.Error) int {
+	switch e.Code {
+	case core.CodeMethodNotFound:
+		return http.StatusNotFound
+	case core.CodeInvalidParams, core.CodeUnsupportedProtocolVersion, core.CodeMissingClientCapability, core.CodeHeaderMismatch,
+		core.CodeInvalidRequest, core.CodeParseError:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// response renders a JSON-RPC response carrying result or e.
+func response(id json.RawMessage, result json.RawMessage, e *core.Error) []byte {
+	if e != nil {
+		return jsonrpc.AppendError(make([]byte, 0, len(id)+len(e.Message)+len(e.Data)+64), id, e)
+	}
+	return jsonrpc.AppendResult(make([]byte, 0, jsonrpc.ResultSize(id, result)), id, result)
+}
+
+// bigAnswer is the size from which an answer's result is written from
+// where it is, in parts, rather than copied into a message of its own,
+// as the stdio outbox does (package core): a result of many megabytes is
+// then held once.
+const bigAnswer = 64 << 10
+
 func acceptsSSE(h http.Header) bool {
 	return strings.Contains(strings.ToLower(strings.Join(h.Values("Accept"), ",")), "text/event-stream")
 }
 
 // writeError answers a request with e alone, with the status the
 // transport gives its code.
-func writeError(w http.ResponseWriter, id json.RawMessage, e *Error) {
+func writeError(w http.ResponseWriter, id json.RawMessage, e *core.Error) {
 	msg := response(id, nil, e)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
@@ -369,7 +396,7 @@ func (sw *streamWriter) notify(msg []byte) {
 }
 
 // finish writes the answer; nothing is written after it.
-func (sw *streamWriter) finish(id, res json.RawMessage, e *Error) {
+func (sw *streamWriter) finish(id, res json.RawMessage, e *core.Error) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	sw.closed = true
