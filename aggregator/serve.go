@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/jsonrpc"
+	"github.com/mcpx/mcpx/nbpipe"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -21,6 +23,13 @@ import (
 // until in ends, a write fails, or ctx is done: a legacy session of the
 // session core (core.ServeLegacy), whose transport reads lines.
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	// A pipe in non-blocking mode takes answers from the upstreams'
+	// readers without a hand-off to the session's writer (core.TryWriter).
+	if f, ok := out.(*os.File); ok {
+		if w, ok := nbpipe.NewWriter(f); ok {
+			out = w
+		}
+	}
 	return a.ServeSession(ctx, "", core.SessionOptions{ID: "stdio", Out: out}, func(s *core.Session) error {
 		return s.ReadLines(in)
 	})

@@ -22,15 +22,17 @@ func TestNoUpstreamImport(t *testing.T) {
 	}
 }
 
-// TestNoHTTPImport keeps the transports out of the core: answering a
-// POST (headers, status codes, event streams) is package httpserve's.
-func TestNoHTTPImport(t *testing.T) {
+// TestNoTransportImport keeps the transports out of the core: answering
+// a POST (headers, status codes, event streams) is package httpserve's,
+// and how stdout is written without waiting (non-blocking pipes) the
+// stdio transport's, which hands the core a TryWriter.
+func TestNoTransportImport(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, ".").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, imp := range strings.Fields(string(out)) {
-		if imp == "net/http" {
+		if imp == "net/http" || imp == "os" || imp == "github.com/mcpx/mcpx/nbpipe" {
 			t.Errorf("package core imports %s", imp)
 		}
 	}

@@ -62,6 +62,7 @@ type SessionOptions struct {
 	// an HTTP session's Mcp-Session-Id).
 	ID string
 	// Out is a stdio client's stream: every message one line, in order.
+	// One that is a [TryWriter] also takes answers without waiting.
 	// Without it, Route gets each message with what it is (HTTP).
 	Out   io.Writer
 	Route func(Routed)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/internal/waitfor"
-	"github.com/mcpx/mcpx/nbpipe"
 )
 
 // QueueLen is how many messages may wait for a client that reads slowly
@@ -54,7 +52,7 @@ type outbox struct {
 	carry parts         // guarded by wmu: the rest of a line tryDirect began, written first
 	// try writes to the client without waiting (see tryDirect); nil
 	// when w cannot.
-	try    func([]byte) (int, error)
+	try    func([]byte) (n int, blocked bool, err error)
 	queued atomic.Int64 // messages in q or being written from it
 	failed atomic.Pointer[context.CancelCauseFunc]
 
@@ -67,10 +65,21 @@ type outbox struct {
 func newOutbox(ctx context.Context, w io.Writer, logger *slog.Logger, max int64) *outbox {
 	o := &outbox{ctx: ctx, w: w, log: logger, max: max, q: make(chan wire, QueueLen),
 		stop: make(chan struct{}), done: make(chan struct{}), bw: bufio.NewWriterSize(w, 64<<10)}
-	if f, ok := w.(*os.File); ok && nbpipe.CanTry(f) {
-		o.try = func(p []byte) (int, error) { return nbpipe.TryWrite(f, p) }
+	if t, ok := w.(TryWriter); ok {
+		o.try = t.TryWrite
 	}
 	return o
+}
+
+// TryWriter is an output that can also write without waiting: TryWrite
+// writes what the output takes at once and reports blocked when the rest
+// would have to wait (a pipe in non-blocking mode, as package nbpipe's
+// Writer is). Over one, the answers an upstream's reader delivers are
+// written from that reader, and only what does not fit waits for the
+// outbox's writer; over any other output they all go through the writer.
+type TryWriter interface {
+	io.Writer
+	TryWrite(p []byte) (n int, blocked bool, err error)
 }
 
 // run writes until close; a failed write ends the server through cancel.

@@ -3,9 +3,6 @@ package core
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-
-	"github.com/mcpx/mcpx/nbpipe"
 )
 
 // This file is the outbox's side for upstreams' readers, which deliver
@@ -131,16 +128,16 @@ func (o *outbox) tryDirect(msg wire) (ok, settled bool) {
 	} else {
 		line = parts{msg.head, msg.body, msg.tail, []byte("\n")}
 	}
-	i, n, err := 0, 0, error(nil)
-	for ; i < len(line) && err == nil; i++ {
+	i, n, blocked, err := 0, 0, false, error(nil)
+	for ; i < len(line) && err == nil && !blocked; i++ {
 		if len(line[i]) > 0 {
-			n, err = o.try(line[i])
+			n, blocked, err = o.try(line[i])
 		}
 	}
 	switch {
-	case err == nil:
+	case err == nil && !blocked:
 		return true, true
-	case errors.Is(err, nbpipe.ErrWouldBlock):
+	case err == nil:
 		i-- // the part the pipe took n bytes of
 		copy(o.carry[:], line[i:])
 		o.carry[0] = line[i][n:]

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpx/mcpx/frame"
+	"github.com/mcpx/mcpx/nbpipe"
 )
 
 // pipeOutbox is a running outbox over a pipe, with messages of at most
@@ -24,7 +25,11 @@ func pipeOutbox(t *testing.T, max int64) (*outbox, *os.File) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	o := newOutbox(ctx, w, slog.New(slog.DiscardHandler), max)
+	nw, ok := nbpipe.NewWriter(w)
+	if !ok {
+		t.Fatal("os.Pipe's end cannot be written without waiting")
+	}
+	o := newOutbox(ctx, nw, slog.New(slog.DiscardHandler), max)
 	if o.try == nil {
 		t.Fatal("an outbox over os.Pipe does not write without waiting")
 	}
