@@ -138,6 +138,7 @@ type Aggregator struct {
 	rebuildMu sync.Mutex // serializes rebuilds
 	changes   chan struct{}
 	listeners sync.Map    // *listener -> struct{}: servers to tell about changes
+	legacy    sync.Map    // *core.Client -> *listener: the legacy clients Join made listeners of
 	callers   *callers    // who calls which upstream, for its requests (route.go)
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs

@@ -20,8 +20,8 @@ import (
 type legacyCatalog struct{ a *Aggregator }
 
 // Join makes c a listener of a (and of the shared catalog, for a
-// session's own), so that the relays reach it, until leave. The listener
-// is the client's Member, which the session passes back with each call.
+// session's own), so that the relays reach it, until leave; a keeps which
+// listener is cl's for the calls cl makes meanwhile (listenerOf).
 func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 	a := c.a
 	owner, err := results.NewOwner()
@@ -32,7 +32,7 @@ func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl, progress: cl.Progress,
 		listChanged: func(kinds []Kind) { cl.ListChanged(coreLists(kinds)...) }}
 	l.proxy = a.newProxy(proxyCatalog{a: a, l: l, send: cl.Options()})
-	cl.Member = l
+	a.legacy.Store(cl, l)
 	a.listeners.Store(l, struct{}{})
 	if a.parent != nil {
 		// The shared upstreams' notifications, requests and changes reach
@@ -44,10 +44,19 @@ func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 			a.parent.listeners.Delete(l)
 		}
 		a.listeners.Delete(l)
+		a.legacy.Delete(cl)
 		a.callers.forget(l)
 		a.sessionEnded(l) // last, once it is no longer a listener: sessionlog.go, subscriptions.go
 	}
 	return leave, nil
+}
+
+// listenerOf is the listener Join made of cl; nil once it left (its
+// session ended while a call was on its way).
+func (c legacyCatalog) listenerOf(cl *core.Client) *listener {
+	l, _ := c.a.legacy.Load(cl)
+	listener, _ := l.(*listener)
+	return listener
 }
 
 // coreLists are the core's lists of kinds.
@@ -84,7 +93,7 @@ func (c legacyCatalog) List(ctx context.Context, method string) (json.RawMessage
 // Call answers a request of the client cl, whose listener Join made.
 func (c legacyCatalog) Call(ctx context.Context, cl *core.Client, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	a := c.a
-	l, _ := cl.Member.(*listener)
+	l := c.listenerOf(cl)
 	switch method {
 	case "logging/setLevel":
 		res, err := a.setLogLevel(ctx, l, params)
@@ -110,7 +119,7 @@ func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string,
 	if err != nil {
 		return nil, false
 	}
-	l, _ := cl.Member.(*listener)
+	l := c.listenerOf(cl)
 	if name == proxytool.Name && a.exposeProxy() {
 		return a.proxyFor(l).Send(ctx, params, func(res json.RawMessage) {
 			a.countProxyAnswer(ctx, res)

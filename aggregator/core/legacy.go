@@ -83,10 +83,7 @@ type SessionOptions struct {
 // end of its session: what the catalog may ask of it and tell it. Its
 // methods are safe for concurrent use.
 type Client struct {
-	// Member is the catalog's own record of the client, which Join may
-	// set; the session never reads it.
-	Member any
-	s      *Session
+	s *Session
 }
 
 // ID names the client's session ("stdio", or its Mcp-Session-Id).
