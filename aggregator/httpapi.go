@@ -8,9 +8,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/internal/principal"
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -79,7 +78,7 @@ func (a *Aggregator) api(w http.ResponseWriter, r *http.Request) {
 	default:
 		// A JSON-RPC error body, as the transport's own errors are.
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-			"error": map[string]any{"code": mcp.METHOD_NOT_FOUND, "message": "not found: " + r.Method + " " + r.URL.Path}})
+			"error": map[string]any{"code": jsonrpc.CodeMethodNotFound, "message": "not found: " + r.Method + " " + r.URL.Path}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		w.Write(b)

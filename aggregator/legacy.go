@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/jsonrpc"
@@ -97,11 +95,11 @@ func (c legacyCatalog) Call(ctx context.Context, cl *core.Client, method string,
 	switch method {
 	case "logging/setLevel":
 		res, err := a.setLogLevel(ctx, l, params)
-		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+		return res, toRPCError(err, jsonrpc.CodeInvalidParams, a.opts.Redact)
 	case "resources/subscribe", "resources/unsubscribe":
 		a.waitReady(ctx)
 		res, err := a.subscribe(ctx, l, method, params)
-		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
+		return res, toRPCError(err, jsonrpc.CodeResourceNotFound, a.opts.Redact)
 	}
 	return a.serveCall(ctx, l, method, params)
 }

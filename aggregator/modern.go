@@ -245,11 +245,11 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 		}
 		return res, nil
 	}
-	if method == "resources/read" && rpcErr.Code == mcp.RESOURCE_NOT_FOUND {
+	if method == "resources/read" && rpcErr.Code == jsonrpc.CodeResourceNotFound {
 		// Revision 2026-07-28 answers an unknown resource with invalid
 		// params, naming the URI.
 		uri, _ := paramString(params, "uri")
-		rpcErr.Code = mcp.INVALID_PARAMS
+		rpcErr.Code = jsonrpc.CodeInvalidParams
 		rpcErr.Data, _ = json.Marshal(map[string]string{"uri": uri})
 	}
 	return nil, rpcErr
@@ -267,7 +267,7 @@ func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method str
 			}
 		},
 		request: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-			return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "a subscriptions/listen stream answers no request"}
+			return nil, &upstream.RPCError{Code: jsonrpc.CodeMethodNotFound, Message: "a subscriptions/listen stream answers no request"}
 		},
 		can: func(string, json.RawMessage) bool { return false },
 		notify: func(method string, params json.RawMessage) {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
@@ -94,18 +92,18 @@ func (a *Aggregator) routed(ctx context.Context, l *listener, method string, par
 	server, original, _ := strings.Cut(to, "\x00")
 	e, err := a.routedEntry(method, params, server, original)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: err.Error()}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	if method != "resources/read" {
 		if params, _, err = rawjson.Replace(orEmpty(params), "name", e.quotedOriginal()); err != nil {
-			return nil, &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: "invalid params: must be an object"}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: must be an object"}
 		}
 	}
 	res, err := a.do(ctx, sourceCall{l: l, src: e.src, entry: e, method: method, params: params, via: results.ViaRead})
 	if method == "tools/call" {
 		return a.toolOutcome(e.Name, res, err)
 	}
-	return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	return res, toRPCError(err, jsonrpc.CodeInvalidParams, a.opts.Redact)
 }
 
 // routedEntry finds what server serves as original (a resource: the URI

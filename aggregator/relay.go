@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/proxytool"
 	"github.com/mcpx/mcpx/upstream"
 )
@@ -96,7 +97,7 @@ func (a *Aggregator) serverRequest(ctx context.Context, server, method string, p
 	}
 	l := a.clientFor(server, method, params)
 	if l == nil {
-		return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
+		return nil, &upstream.RPCError{Code: jsonrpc.CodeMethodNotFound,
 			Message: fmt.Sprintf("no MCP client connected to mcpx declared it can answer %s", method)}
 	}
 	a.log.Debug("relaying a request to the client", "server", server, "method", method)
@@ -111,7 +112,7 @@ func terminalRequest(method string) (json.RawMessage, error) {
 	if method == string(mcp.MethodListRoots) {
 		return json.RawMessage(`{"roots":[]}`), nil
 	}
-	return nil, &upstream.RPCError{Code: mcp.METHOD_NOT_FOUND,
+	return nil, &upstream.RPCError{Code: jsonrpc.CodeMethodNotFound,
 		Message: fmt.Sprintf("mcpx runs in a terminal here, with no MCP client to answer %s: use the tool from an MCP client of mcpx serve", method)}
 }
 

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/aggregator/results"
 	"github.com/mcpx/mcpx/config"
@@ -152,11 +150,11 @@ func toRPCError(err error, unknownCode int, redact func(string) string) *jsonrpc
 	case isTimeout(err):
 		return &jsonrpc.Error{Code: codeRequestTimeout, Message: redact(err.Error())}
 	case errors.Is(err, ErrInvalidParams):
-		return &jsonrpc.Error{Code: mcp.INVALID_PARAMS, Message: err.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, ErrUnknown):
 		return &jsonrpc.Error{Code: unknownCode, Message: err.Error()}
 	default:
-		return &jsonrpc.Error{Code: mcp.INTERNAL_ERROR, Message: redact(err.Error())}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: redact(err.Error())}
 	}
 }
 
@@ -171,7 +169,7 @@ func (a *Aggregator) toolOutcome(name string, res json.RawMessage, err error) (j
 		// model in a result it can read, as the spec asks.
 		return toolError(a.opts.Redact(err.Error())), nil
 	}
-	return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+	return res, toRPCError(err, jsonrpc.CodeInvalidParams, a.opts.Redact)
 }
 
 // toolError is a CallToolResult reporting a failure as text.
@@ -193,7 +191,7 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 		name, err := paramString(params, "name")
 		switch {
 		case err != nil:
-			return nil, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+			return nil, toRPCError(err, jsonrpc.CodeInvalidParams, a.opts.Redact)
 		case name == proxytool.Name && a.exposeProxy():
 			// A server found waiting for a login while we waited is the
 			// proxy's to explain, with its hint, as when found at once.
@@ -224,15 +222,15 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 	case "resources/read":
 		a.waitReady(ctx)
 		res, err := a.readResource(ctx, l, params)
-		return res, toRPCError(err, mcp.RESOURCE_NOT_FOUND, a.opts.Redact)
+		return res, toRPCError(err, jsonrpc.CodeResourceNotFound, a.opts.Redact)
 	case "prompts/get":
 		a.waitReady(ctx)
 		res, err := a.getPrompt(ctx, l, params)
-		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+		return res, toRPCError(err, jsonrpc.CodeInvalidParams, a.opts.Redact)
 	case "completion/complete":
 		a.waitReady(ctx)
 		res, err := a.complete(ctx, l, params)
-		return res, toRPCError(err, mcp.INVALID_PARAMS, a.opts.Redact)
+		return res, toRPCError(err, jsonrpc.CodeInvalidParams, a.opts.Redact)
 	}
-	return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "Method " + method + " not found"}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method " + method + " not found"}
 }

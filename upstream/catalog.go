@@ -71,7 +71,7 @@ func (cn *conn) listCatalog(ctx context.Context) (Catalog, error) {
 
 func isMethodNotFound(err error) bool {
 	var rpc *RPCError
-	return errors.As(err, &rpc) && rpc.Code == mcp.METHOD_NOT_FOUND
+	return errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeMethodNotFound
 }
 
 // listAll follows nextCursor to the end and returns the items raw.

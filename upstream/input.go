@@ -8,8 +8,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 )
 
@@ -100,7 +99,7 @@ func (c *Client) askInput(ctx context.Context, questions map[string]inputRequest
 	handler := c.opts.OnServerRequest
 	for _, q := range questions {
 		if !relayedRequests[q.Method] || handler == nil {
-			return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "the server asks for " + q.Method + ", which mcpx cannot relay"}
+			return nil, &RPCError{Code: jsonrpc.CodeMethodNotFound, Message: "the server asks for " + q.Method + ", which mcpx cannot relay"}
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)

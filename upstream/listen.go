@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // A modern server sends nothing nobody asked for: no GET stream, no
@@ -209,13 +209,13 @@ func (l *listener) run(ctx context.Context) {
 // listen stream's filter.
 func (c *Client) subscribeModern(cn *conn, method string, params json.RawMessage) (json.RawMessage, error) {
 	if !cn.subscribes() {
-		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "the server does not support resource subscriptions"}
+		return nil, &RPCError{Code: jsonrpc.CodeMethodNotFound, Message: "the server does not support resource subscriptions"}
 	}
 	var p struct {
 		URI string `json:"uri"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil || p.URI == "" {
-		return nil, &RPCError{Code: mcp.INVALID_PARAMS, Message: method + " needs a uri"}
+		return nil, &RPCError{Code: jsonrpc.CodeInvalidParams, Message: method + " needs a uri"}
 	}
 	c.track(method, params)
 	if cn.listen != nil {

@@ -86,7 +86,7 @@ func (s *Session) clientSupports(method string, params json.RawMessage) error {
 		name = "the MCP client"
 	}
 	refuse := func(what string) error {
-		return &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND,
+		return &jsonrpc.Error{Code: CodeMethodNotFound,
 			Message: fmt.Sprintf("%s did not declare the %s capability, so mcpx cannot forward %s", name, what, method)}
 	}
 	switch method {

@@ -20,7 +20,7 @@ func (s *Session) initialize(params json.RawMessage) (json.RawMessage, *jsonrpc.
 	var p mcp.InitializeParams
 	if len(params) > 0 && string(params) != "null" {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "unparsable initialize request: " + err.Error()}
+			return nil, &jsonrpc.Error{Code: CodeInvalidRequest, Message: "unparsable initialize request: " + err.Error()}
 		}
 	}
 	s.hs.initialized(p.ClientInfo, p.Capabilities)

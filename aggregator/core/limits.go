@@ -3,8 +3,6 @@ package core
 import (
 	"encoding/json"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/jsonrpc"
 )
@@ -19,9 +17,9 @@ import (
 func (s *Session) tooLong(e *frame.TooLongError) {
 	switch {
 	case e.ID != nil && e.Method:
-		s.out.error(e.ID, mcp.INVALID_REQUEST, "invalid request: "+e.Error(), nil)
+		s.out.error(e.ID, CodeInvalidRequest, "invalid request: "+e.Error(), nil)
 	case e.ID != nil:
-		msg, _ := json.Marshal(map[string]any{"code": mcp.INVALID_REQUEST, "message": "the client's answer was dropped: " + e.Error()})
+		msg, _ := json.Marshal(map[string]any{"code": CodeInvalidRequest, "message": "the client's answer was dropped: " + e.Error()})
 		s.clientResponse(Message{Message: jsonrpc.Message{ID: e.ID, Error: msg}})
 		s.log.Warn("dropped an answer from the client: "+e.Error(), "id", string(e.ID))
 	default:

@@ -6,13 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"log/slog"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx/mcpx/frame"
 	"github.com/mcpx/mcpx/internal/waitfor"
@@ -275,7 +272,7 @@ func (o *outbox) result(id json.RawMessage, result json.RawMessage) {
 func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []byte, ok bool) {
 	msg, tooLong := encodeAnswer(o.max, id, result)
 	if tooLong != nil {
-		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+tooLong.Error(), nil)
+		o.error(id, CodeInternalError, "the answer is too large to send: "+tooLong.Error(), nil)
 		return nil, false
 	}
 	return msg, true
@@ -286,7 +283,7 @@ func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []b
 func (o *outbox) answerWire(id json.RawMessage, result json.RawMessage) (wire, bool) {
 	if isBig(result) {
 		if o.max > 0 && int64(answerSize(id, result)) > o.max {
-			o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+
+			o.error(id, CodeInternalError, "the answer is too large to send: "+
 				(&frame.TooLongError{Size: int64(answerSize(id, result)), Limit: o.max}).Error(), nil)
 			return wire{}, false
 		}

@@ -26,7 +26,7 @@ func (s *Session) startRequest(ctx context.Context, m Message) {
 	}
 	if _, dup := s.inflight[key]; dup {
 		s.mu.Unlock()
-		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: id "+key+" is already in use by a request in flight", nil)
+		s.out.error(m.ID, CodeInvalidRequest, "invalid request: id "+key+" is already in use by a request in flight", nil)
 		return
 	}
 	s.inflight[key] = r
@@ -83,7 +83,7 @@ func (s *Session) answer(r *running, m Message, result json.RawMessage, rpcErr *
 	if result == nil && rpcErr == nil && forwarded[m.Method] {
 		// A source that answered nothing must not leave the client
 		// waiting forever.
-		rpcErr = &jsonrpc.Error{Code: mcp.INTERNAL_ERROR, Message: m.Method + ": the server returned no result"}
+		rpcErr = &jsonrpc.Error{Code: CodeInternalError, Message: m.Method + ": the server returned no result"}
 	}
 	if s.tel != nil {
 		s.endRequestSpan(r, m, result, rpcErr)
@@ -110,7 +110,7 @@ func (s *Session) serveModern(ctx context.Context, m Message, answer func(json.R
 	fail := func(e *Error) { answer(nil, e, false) }
 	srv, err := s.cat.Modern()
 	if err != nil {
-		fail(&Error{Code: mcp.INTERNAL_ERROR, Message: err.Error()})
+		fail(&Error{Code: CodeInternalError, Message: err.Error()})
 		return func(error) {}
 	}
 	req, e := Decode(m.ID, m.Method, m.Params)
@@ -154,21 +154,21 @@ func (s *Session) handle(ctx context.Context, m Message) (json.RawMessage, *json
 	case "server/discover":
 		// mcpx relays a stateful session (notifications, and later
 		// server-to-client requests), so it speaks the initialize handshake.
-		return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "method not found: server/discover"}
+		return nil, &jsonrpc.Error{Code: CodeMethodNotFound, Message: "method not found: server/discover"}
 	}
 	if m.JSONRPC != mcp.JSONRPC_VERSION {
-		return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "Invalid JSON-RPC version"}
+		return nil, &jsonrpc.Error{Code: CodeInvalidRequest, Message: "Invalid JSON-RPC version"}
 	}
 	switch m.Method {
 	case "initialize":
 		return s.initialize(m.Params)
 	case "ping":
 		if !isObject(m.Params) {
-			return nil, &jsonrpc.Error{Code: mcp.INVALID_REQUEST, Message: "unparsable ping request: params must be an object"}
+			return nil, &jsonrpc.Error{Code: CodeInvalidRequest, Message: "unparsable ping request: params must be an object"}
 		}
 		return json.RawMessage(`{}`), nil
 	}
-	return nil, &jsonrpc.Error{Code: mcp.METHOD_NOT_FOUND, Message: "Method " + m.Method + " not found"}
+	return nil, &jsonrpc.Error{Code: CodeMethodNotFound, Message: "Method " + m.Method + " not found"}
 }
 
 // listOf is the list each list method fetches.

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/internal/waitfor"
 )
 
@@ -95,7 +93,7 @@ func (o *routedOut) enqueue(m Routed) {
 func (o *routedOut) answer(id, result json.RawMessage, wait bool) {
 	msg, tooLong := encodeAnswer(o.max, id, result)
 	if tooLong != nil {
-		o.error(id, mcp.INTERNAL_ERROR, "the answer is too large to send: "+tooLong.Error(), nil)
+		o.error(id, CodeInternalError, "the answer is too large to send: "+tooLong.Error(), nil)
 		return
 	}
 	if wait {

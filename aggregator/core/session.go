@@ -280,9 +280,9 @@ func (s *Session) dispatch(ctx context.Context, m Message, err error) {
 	if err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
-			s.out.error(json.RawMessage("null"), mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)
+			s.out.error(json.RawMessage("null"), CodeParseError, "parse error: "+err.Error(), nil)
 		} else {
-			s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: a message must be a JSON object", nil)
+			s.out.error(json.RawMessage("null"), CodeInvalidRequest, "invalid request: a message must be a JSON object", nil)
 		}
 		return
 	}
@@ -290,7 +290,7 @@ func (s *Session) dispatch(ctx context.Context, m Message, err error) {
 	if hasID && !validID(m.ID) {
 		// The id cannot be echoed: JSON-RPC allows only a string or a
 		// number (or null), so the answer carries null.
-		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: id must be a string or a number", nil)
+		s.out.error(json.RawMessage("null"), CodeInvalidRequest, "invalid request: id must be a string or a number", nil)
 		return
 	}
 	if m.Method != "" && (len(m.Result) > 0 || len(m.Error) > 0) {
@@ -298,7 +298,7 @@ func (s *Session) dispatch(ctx context.Context, m Message, err error) {
 		if !hasID {
 			id = json.RawMessage("null")
 		}
-		s.out.error(id, mcp.INVALID_REQUEST, "invalid request: a message has a method or a result/error, not both", nil)
+		s.out.error(id, CodeInvalidRequest, "invalid request: a message has a method or a result/error, not both", nil)
 		return
 	}
 	if hasID && m.Method != "" && !s.initSeen.Load() && HasModernMeta(m.Params) {
@@ -316,7 +316,7 @@ func (s *Session) dispatch(ctx context.Context, m Message, err error) {
 	case m.Method != "" && hasID && m.Method != "ping" && !s.initSeen.Load():
 		// Read in order, so a client that pipelines initialize and its
 		// first requests is served; one that skips it is not.
-		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: "+m.Method+" before initialize: the session must begin with initialize", nil)
+		s.out.error(m.ID, CodeInvalidRequest, "invalid request: "+m.Method+" before initialize: the session must begin with initialize", nil)
 	case m.Method != "" && hasID:
 		s.startRequest(ctx, m)
 	case m.Method != "":
@@ -324,9 +324,9 @@ func (s *Session) dispatch(ctx context.Context, m Message, err error) {
 	case len(m.Result) > 0 || len(m.Error) > 0:
 		s.clientResponse(m)
 	case hasID:
-		s.out.error(m.ID, mcp.INVALID_REQUEST, "invalid request: no method", nil)
+		s.out.error(m.ID, CodeInvalidRequest, "invalid request: no method", nil)
 	default:
-		s.out.error(json.RawMessage("null"), mcp.INVALID_REQUEST, "invalid request: no method and no id", nil)
+		s.out.error(json.RawMessage("null"), CodeInvalidRequest, "invalid request: no method and no id", nil)
 	}
 }
 

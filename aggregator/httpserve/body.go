@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // Request bodies. Every body a guarded route gets is read here, whole,
@@ -259,7 +259,7 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) (*body, b
 	case errors.Is(err, errBodyBudget):
 		h.busy(w)
 	default:
-		httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "reading the body: "+err.Error())
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "reading the body: "+err.Error())
 	}
 	hd.release()
 	return nil, false
@@ -338,7 +338,7 @@ func readSome(r io.Reader, p []byte) (int, error) {
 // what the client has not sent is not read.
 func (h *httpHandler) tooLarge(w http.ResponseWriter, limit int64) {
 	w.Header().Set("Connection", "close")
-	httpError(w, http.StatusRequestEntityTooLarge, mcp.INVALID_REQUEST,
+	httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
 		"request body over maxMessageBytes ("+strconv.FormatInt(limit, 10)+" bytes)")
 }
 
@@ -348,6 +348,6 @@ func (h *httpHandler) busy(w http.ResponseWriter) {
 	h.o.Logger.Debug("HTTP request refused: the request bodies in flight hold the whole budget", "maxBodyMemory", h.bodies.max)
 	w.Header().Set("Connection", "close")
 	w.Header().Set("Retry-After", retryAfter)
-	httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR,
+	httpError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError,
 		"busy: the request bodies in flight hold all of http.maxBodyMemory ("+strconv.FormatInt(h.bodies.max, 10)+" bytes); retry after "+retryAfter+"s")
 }

@@ -6,11 +6,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/aggregator/httpserve/accesstoken"
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/internal/principal"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // admit checks a request's credentials: the token, one of the named API
@@ -52,7 +51,7 @@ func (h *httpHandler) admit(w http.ResponseWriter, r *http.Request) (*http.Reque
 		return h.admitToken(w, r, rs, got, bearer)
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="mcpx"`)
-	httpError(w, http.StatusUnauthorized, mcp.INVALID_REQUEST, "unauthorized: a valid bearer token is required: the token or a named API key")
+	httpError(w, http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "unauthorized: a valid bearer token is required: the token or a named API key")
 	return nil, false
 }
 
@@ -64,19 +63,19 @@ func (h *httpHandler) admitToken(w http.ResponseWriter, r *http.Request, rs *acc
 	res := rs.ResourceOf(r, r.URL.Path)
 	if !bearer || raw == "" {
 		w.Header().Set("WWW-Authenticate", rs.Challenge(res, nil))
-		httpError(w, http.StatusUnauthorized, mcp.INVALID_REQUEST, "unauthorized: a bearer token is required: an access token from "+rs.Config().Issuer+" (see "+res.MetadataURL+"), the token or a named API key")
+		httpError(w, http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "unauthorized: a bearer token is required: an access token from "+rs.Config().Issuer+" (see "+res.MetadataURL+"), the token or a named API key")
 		return nil, false
 	}
 	tok, err := rs.Check(r.Context(), raw, res.Audiences()...)
 	if err != nil {
 		e := accesstoken.AsError(err)
 		if e == nil { // the request ended while the issuer's keys were fetched
-			httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "the access token could not be checked: "+err.Error())
+			httpError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "the access token could not be checked: "+err.Error())
 			return nil, false
 		}
 		w.Header().Set("WWW-Authenticate", rs.Challenge(res, e))
 		h.o.Logger.Debug("access token refused", "error", e.Error())
-		httpError(w, e.Status(), mcp.INVALID_REQUEST, "access token refused: "+e.Description)
+		httpError(w, e.Status(), jsonrpc.CodeInvalidRequest, "access token refused: "+e.Description)
 		return nil, false
 	}
 	return h.enter(w, r, tok.Principal, tok.Profile, "token of "+tok.Principal)
@@ -104,7 +103,7 @@ func limit(w http.ResponseWriter, r *http.Request, profile, what string) (*http.
 		path += "/" + profile
 	case strings.HasPrefix(path, "/mcp/") || strings.HasPrefix(path, "/sse/") && path != "/sse/messages":
 		if profileOf(r) != profile {
-			httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: "+what+" sees profile "+profile+" only (at /mcp or /mcp/"+profile+")")
+			httpError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, "forbidden: "+what+" sees profile "+profile+" only (at /mcp or /mcp/"+profile+")")
 			return nil, false
 		}
 	case path == "/messages" || path == "/sse/messages":
@@ -115,7 +114,7 @@ func limit(w http.ResponseWriter, r *http.Request, profile, what string) (*http.
 		// alone (they read it from the context).
 		r = r.WithContext(principal.WithProfile(r.Context(), profile))
 	default:
-		httpError(w, http.StatusForbidden, mcp.INVALID_REQUEST, "forbidden: "+what+" sees profile "+profile+" only; "+path+" needs the token or a credential without a profile")
+		httpError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, "forbidden: "+what+" sees profile "+profile+" only; "+path+" needs the token or a credential without a profile")
 		return nil, false
 	}
 	if path != r.URL.Path {

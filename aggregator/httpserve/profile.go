@@ -6,9 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/aggregator/core"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // profileOf is the profile a request's path names: NAME of /mcp/NAME or
@@ -27,7 +26,7 @@ func profileOf(r *http.Request) string {
 func (h *httpHandler) profiled(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, msg := h.c.HasProfile(profileOf(r)); !ok {
-			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, msg)
+			httpError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, msg)
 			return
 		}
 		next.ServeHTTP(w, r)

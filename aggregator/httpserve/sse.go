@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"net/http"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/internal/principal"
+	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // The legacy HTTP+SSE transport (protocol 2024-11-05), for older clients:
@@ -18,12 +17,12 @@ import (
 func (h *httpHandler) sseStream(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
-		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed: GET /sse opens a session")
+		httpError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed: GET /sse opens a session")
 		return
 	}
 	s := h.startSession(true, profileOf(r), principal.Of(r.Context()))
 	if s == nil {
-		httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
+		httpError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "mcpx is shutting down")
 		return
 	}
 	defer s.end()
@@ -40,12 +39,12 @@ func (h *httpHandler) sseStream(w http.ResponseWriter, r *http.Request) {
 func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
-		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed")
+		httpError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed")
 		return
 	}
 	s := h.lookup(r.URL.Query().Get("sessionId"))
 	if s == nil || !s.legacy || s.principal != principal.Of(r.Context()) {
-		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: open GET /sse first")
+		httpError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found: open GET /sse first")
 		return
 	}
 	data, hd := bodyOf(r) // read whole within the limits by the body gate (body.go)
@@ -67,7 +66,7 @@ func (h *httpHandler) sseMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if s.send(msgs) != nil {
-		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+		httpError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found: it ended")
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)

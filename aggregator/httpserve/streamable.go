@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpx/mcpx/aggregator/core"
 	"github.com/mcpx/mcpx/internal/principal"
+	"github.com/mcpx/mcpx/jsonrpc"
 	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/telemetry"
 )
@@ -33,7 +32,7 @@ func (h *httpHandler) streamable(w http.ResponseWriter, r *http.Request) {
 	// A POST of another version is the modern era's (post), which
 	// answers a version it does not serve itself.
 	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocolVersions, v) && r.Method != http.MethodPost {
-		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "unsupported MCP-Protocol-Version "+quote(v)+" (supported: "+strings.Join(protocolVersions, ", ")+")")
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+quote(v)+" (supported: "+strings.Join(protocolVersions, ", ")+")")
 		return
 	}
 	switch r.Method {
@@ -50,7 +49,7 @@ func (h *httpHandler) streamable(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		httpError(w, http.StatusMethodNotAllowed, mcp.INVALID_REQUEST, "method not allowed")
+		httpError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "method not allowed")
 	}
 }
 
@@ -59,12 +58,12 @@ func (h *httpHandler) streamable(w http.ResponseWriter, r *http.Request) {
 func (h *httpHandler) session(w http.ResponseWriter, r *http.Request) *httpSession {
 	id := r.Header.Get(headerSession)
 	if id == "" {
-		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "bad request: no "+headerSession+" header (begin with initialize)")
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "bad request: no "+headerSession+" header (begin with initialize)")
 		return nil
 	}
 	s := h.lookup(id)
 	if s == nil || s.legacy || s.view != profileOf(r) || s.principal != principal.Of(r.Context()) {
-		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended or expired; initialize a new one")
+		httpError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found: it ended or expired; initialize a new one")
 		return nil
 	}
 	return s
@@ -99,7 +98,7 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted
 	if len(data) > 0 && data[0] == '[' {
 		err := rawjson.Elements(data, func(v []byte) bool { batch = append(batch, v); return true })
 		if err != nil || len(batch) == 0 {
-			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: a batch must be a non-empty JSON array of messages")
+			httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: a batch must be a non-empty JSON array of messages")
 			return nil, false
 		}
 	} else {
@@ -113,7 +112,7 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted
 		m, err := core.ParseMessage(raw)
 		var syntax *json.SyntaxError
 		if len(raw) == 0 || raw[0] != '{' || errors.As(err, &syntax) {
-			httpError(w, http.StatusBadRequest, mcp.PARSE_ERROR, "parse error: the body must be a JSON-RPC message object")
+			httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body must be a JSON-RPC message object")
 			return nil, false
 		}
 		out = append(out, posted{m, err})
@@ -123,13 +122,13 @@ func (h *httpHandler) readMessages(w http.ResponseWriter, data []byte) ([]posted
 
 func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		httpError(w, http.StatusUnsupportedMediaType, mcp.INVALID_REQUEST, "Content-Type must be application/json")
+		httpError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
 		return
 	}
 	accept := strings.ToLower(strings.Join(r.Header.Values("Accept"), ","))
 	sse := strings.Contains(accept, "text/event-stream")
 	if !sse && !strings.Contains(accept, "application/json") && !strings.Contains(accept, "*/*") && accept != "" {
-		httpError(w, http.StatusNotAcceptable, mcp.INVALID_REQUEST, "Accept must include application/json and text/event-stream")
+		httpError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must include application/json and text/event-stream")
 		return
 	}
 	data, hd := bodyOf(r) // read whole within the limits by the body gate (body.go)
@@ -159,11 +158,11 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	var s *httpSession
 	if r.Header.Get(headerSession) == "" && initialize > 0 {
 		if len(msgs) > 1 {
-			httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "initialize must be sent alone")
+			httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must be sent alone")
 			return
 		}
 		if s = h.startSession(false, profileOf(r), principal.Of(r.Context())); s == nil {
-			httpError(w, http.StatusServiceUnavailable, mcp.INTERNAL_ERROR, "mcpx is shutting down")
+			httpError(w, http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "mcpx is shutting down")
 			return
 		}
 		w.Header().Set(headerSession, s.id)
@@ -174,7 +173,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	if requests == 0 {
 		// Notifications and answers: nothing comes back on this request.
 		if s.send(msgs) != nil {
-			httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+			httpError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found: it ended")
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -195,7 +194,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if s.send(msgs) != nil {
-		httpError(w, http.StatusNotFound, mcp.INVALID_REQUEST, "session not found: it ended")
+		httpError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "session not found: it ended")
 		return
 	}
 	if sse {
@@ -218,7 +217,7 @@ func (h *httpHandler) modernBatch(w http.ResponseWriter, r *http.Request, data [
 		return false
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !core.IsLegacyVersion(v) {
-		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: JSON-RPC batches are not part of revision "+v)
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not part of revision "+v)
 		return true
 	}
 	return false
@@ -238,11 +237,11 @@ func (h *httpHandler) servedModern(w http.ResponseWriter, r *http.Request, p pos
 	}
 	srv, err := h.modernCore(profileOf(r))
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, mcp.INTERNAL_ERROR, err.Error())
+		httpError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, err.Error())
 		return true
 	}
 	if m.JSONRPC != "2.0" {
-		httpError(w, http.StatusBadRequest, mcp.INVALID_REQUEST, "invalid request: jsonrpc must be \"2.0\"")
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request: jsonrpc must be \"2.0\"")
 		return true
 	}
 	serveModern(srv, w, r, m.ID, m.Method, m.Params)
@@ -273,7 +272,7 @@ func (s *httpSession) serveJSON(w http.ResponseWriter, r *http.Request, st *stre
 	w.Header().Set("Content-Type", "application/json")
 	switch len(out) {
 	case 0:
-		httpError(w, http.StatusInternalServerError, mcp.INTERNAL_ERROR, "the session ended before answering")
+		httpError(w, http.StatusInternalServerError, jsonrpc.CodeInternalError, "the session ended before answering")
 	case 1:
 		w.Write(out[0])
 	default:
@@ -285,7 +284,7 @@ func (s *httpSession) serveJSON(w http.ResponseWriter, r *http.Request, st *stre
 // after the event named by Last-Event-ID.
 func (h *httpHandler) get(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/event-stream") {
-		httpError(w, http.StatusNotAcceptable, mcp.INVALID_REQUEST, "Accept must include text/event-stream")
+		httpError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must include text/event-stream")
 		return
 	}
 	s := h.session(w, r)
