@@ -175,7 +175,7 @@ func (a *Aggregator) askApproval(ctx context.Context, l *listener, e *Entry, p c
 			},
 		},
 	})
-	if l.can != nil && !l.can("elicitation/create", params) {
+	if !l.can("elicitation/create", params) {
 		return false, fmt.Errorf("not called: %s and the client did not declare elicitation, so %w to approve it; "+
 			"set code.approve to \"none\", or mark the tool readOnlyHint with an override, to let scripts call it", why, errNoApprover)
 	}

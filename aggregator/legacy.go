@@ -26,9 +26,7 @@ func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{owner: owner, request: cl.Request, can: cl.Can, notify: cl.Notify,
-		elicitURL: cl.ElicitURL, spawn: cl.Spawn, client: cl, progress: cl.Progress,
-		listChanged: func(kinds []Kind) { cl.ListChanged(coreLists(kinds)...) }}
+	l := &listener{conn: legacyConn{cl}, owner: owner, client: cl, progress: cl.Progress}
 	l.proxy = a.newProxy(proxyCatalog{a: a, l: l, send: cl.Options()})
 	a.legacy.Store(cl, l)
 	a.listeners.Store(l, struct{}{})
@@ -56,6 +54,18 @@ func (c legacyCatalog) listenerOf(cl *core.Client) *listener {
 	listener, _ := l.(*listener)
 	return listener
 }
+
+// legacyConn reaches a legacy client through its session.
+type legacyConn struct{ cl *core.Client }
+
+func (c legacyConn) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.cl.Request(ctx, method, params)
+}
+func (c legacyConn) Can(method string, params json.RawMessage) bool { return c.cl.Can(method, params) }
+func (c legacyConn) Notify(method string, params json.RawMessage)   { c.cl.Notify(method, params) }
+func (c legacyConn) ElicitURL() bool                                { return c.cl.ElicitURL() }
+func (c legacyConn) ListChanged(kinds []Kind)                       { c.cl.ListChanged(coreLists(kinds)...) }
+func (c legacyConn) Spawn(f func(ctx context.Context))              { c.cl.Spawn(f) }
 
 // coreLists are the core's lists of kinds.
 func coreLists(kinds []Kind) []core.List {

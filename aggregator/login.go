@@ -89,7 +89,7 @@ func (a *Aggregator) offerStepUp(src Source, err error) {
 func (a *Aggregator) offerLogin(c *upstream.Client) {
 	a.listeners.Range(func(k, _ any) bool {
 		l := k.(*listener)
-		if l.elicitURL == nil || l.spawn == nil || !l.elicitURL() {
+		if _, ok := l.conn.(spawner); !ok || !l.elicitURL() {
 			return true
 		}
 		key := loginAsk{l, c.Name()}

@@ -164,17 +164,21 @@ type quietClient struct {
 // a client that declared no capability is refused, and takes no
 // notification.
 func quietListener(owner string) *listener {
-	return &listener{
-		listChanged: func([]Kind) {},
-		request: func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			return nil, upstreamError(core.Allowed(core.Capabilities{}, method, params))
-		},
-		can:       func(string, json.RawMessage) bool { return false },
-		notify:    func(string, json.RawMessage) {},
-		elicitURL: func() bool { return false },
-		owner:     owner,
-	}
+	return &listener{conn: quietConn{}, owner: owner}
 }
+
+// quietConn stands for a modern client that declared no capability: it
+// refuses every request as the core refuses one to such a client, and
+// takes no notification.
+type quietConn struct{}
+
+func (quietConn) Request(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return nil, upstreamError(core.Allowed(core.Capabilities{}, method, params))
+}
+func (quietConn) Can(string, json.RawMessage) bool { return false }
+func (quietConn) Notify(string, json.RawMessage)   {}
+func (quietConn) ElicitURL() bool                  { return false }
+func (quietConn) ListChanged([]Kind)               {}
 
 // upstreamError is the core's error as a source sees a client's.
 func upstreamError(err error) error {
@@ -189,25 +193,32 @@ func upstreamError(err error) error {
 // aggregator's relays see a served client: what the source asks of the
 // client and its log messages reach peer.
 func (c coreCatalog) listener(peer *core.Peer) *listener {
-	return &listener{
-		listChanged: func([]Kind) {},
-		request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			res, err := peer.Request(ctx, method, params)
-			return res, upstreamError(err)
-		},
-		can: func(method string, params json.RawMessage) bool {
-			return core.Allowed(peer.Meta.Capabilities, method, params) == nil
-		},
-		notify: func(method string, params json.RawMessage) {
-			if method == string(mcp.MethodNotificationMessage) {
-				peer.Notify(method, params) // the core applies the request's logLevel
-			}
-		},
-		elicitURL:  func() bool { return peer.Meta.Capabilities.ElicitationURL },
-		owner:      c.a.modern.owner,
-		clientName: peer.Meta.ClientName(),
+	return &listener{conn: modernConn{peer}, owner: c.a.modern.owner, clientName: peer.Meta.ClientName()}
+}
+
+// modernConn reaches a modern client for as long as one call lasts,
+// through the core's Peer: a question becomes an input_required result.
+type modernConn struct{ peer *core.Peer }
+
+func (c modernConn) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := c.peer.Request(ctx, method, params)
+	return res, upstreamError(err)
+}
+
+func (c modernConn) Can(method string, params json.RawMessage) bool {
+	return core.Allowed(c.peer.Meta.Capabilities, method, params) == nil
+}
+
+// Notify relays log messages only, which the core filters by the
+// request's logLevel: a modern client hears of nothing else mid-call.
+func (c modernConn) Notify(method string, params json.RawMessage) {
+	if method == string(mcp.MethodNotificationMessage) {
+		c.peer.Notify(method, params)
 	}
 }
+
+func (c modernConn) ElicitURL() bool    { return c.peer.Meta.Capabilities.ElicitationURL }
+func (c modernConn) ListChanged([]Kind) {}
 
 // Call serves one request of a modern client as the catalog serves a
 // legacy session's (serveCall), with the client as a listener for as
@@ -260,24 +271,7 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 // long as ctx lasts.
 func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method string, params json.RawMessage)) {
 	a := c.a
-	l := &listener{
-		listChanged: func(kinds []Kind) {
-			for _, k := range kinds {
-				f(string(listChangedMethod[k]), nil)
-			}
-		},
-		request: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-			return nil, &upstream.RPCError{Code: jsonrpc.CodeMethodNotFound, Message: "a subscriptions/listen stream answers no request"}
-		},
-		can: func(string, json.RawMessage) bool { return false },
-		notify: func(method string, params json.RawMessage) {
-			if method == string(mcp.MethodNotificationResourceUpdated) {
-				f(method, params)
-			}
-		},
-		elicitURL: func() bool { return false },
-		owner:     a.modern.owner,
-	}
+	l := &listener{conn: listenConn{f}, owner: a.modern.owner}
 	a.listeners.Store(l, struct{}{})
 	sctx := context.WithoutCancel(ctx)
 	for _, uri := range uris {
@@ -291,6 +285,31 @@ func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method str
 		a.callers.forget(l)
 		a.sessionEnded(l) // its subscriptions end with it
 	})
+}
+
+// listenConn is a subscriptions/listen stream as a client: it hears of
+// list changes and of the updates of the resources it subscribed to, and
+// answers no request.
+type listenConn struct {
+	f func(method string, params json.RawMessage)
+}
+
+func (listenConn) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, &upstream.RPCError{Code: jsonrpc.CodeMethodNotFound, Message: "a subscriptions/listen stream answers no request"}
+}
+func (listenConn) Can(string, json.RawMessage) bool { return false }
+func (listenConn) ElicitURL() bool                  { return false }
+
+func (c listenConn) Notify(method string, params json.RawMessage) {
+	if method == string(mcp.MethodNotificationResourceUpdated) {
+		c.f(method, params)
+	}
+}
+
+func (c listenConn) ListChanged(kinds []Kind) {
+	for _, k := range kinds {
+		c.f(string(listChangedMethod[k]), nil)
+	}
 }
 
 var listChangedMethod = map[Kind]mcp.MCPMethod{

@@ -23,7 +23,8 @@ func TestQuietClientRouting(t *testing.T) {
 	if l := a.clientFor("fx", "sampling/createMessage", nil); l != nil {
 		t.Fatalf("with no session and no call, a question goes to %p, want no client", l)
 	}
-	session := &listener{owner: "session"}
+	var asked []string
+	session := &listener{owner: "session", conn: askConn{"session", true, &asked}}
 	a.listeners.Store(session, struct{}{})
 	defer a.listeners.Delete(session)
 	for range 20 { // whatever order Range visits them in

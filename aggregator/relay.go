@@ -21,21 +21,12 @@ import (
 // subscriptions.go), and the client's settings that every upstream must
 // hear (roots changes; the log level is in sessionlog.go).
 
-// listener is a served client: it hears about list changes, answers the
-// requests upstreams send to the client, and receives relayed
-// notifications.
+// listener is a served client as the catalog keeps it: what reaches the
+// client (conn), and what the catalog keeps for it.
 type listener struct {
-	listChanged func([]Kind)
-	request     func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
-	// can reports whether the client declared the capability a request
-	// to it needs (sampling, elicitation and its URL mode, roots); nil:
-	// it can answer any.
-	can    func(method string, params json.RawMessage) bool
-	notify func(method string, params json.RawMessage)
-	// elicitURL reports whether the client declared URL-mode elicitation;
-	// spawn runs f for as long as the client is served.
-	elicitURL func() bool
-	spawn     func(f func(ctx context.Context))
+	// conn reaches the client; nil: none (it can be asked nothing and is
+	// told nothing).
+	conn clientConn
 	// logLevel is its logging/setLevel as an index into logLevelNames
 	// plus one; 0 until it sets one (sessionlog.go).
 	logLevel atomic.Int32
@@ -62,6 +53,69 @@ type listener struct {
 	// now, though it is among the listeners (quietClient between calls):
 	// nothing is routed to it then.
 	idle func() bool
+}
+
+// clientConn is what reaches one served client: the session core's
+// Client of a legacy one (legacyConn), the Peer of a modern call
+// (modernConn), or a stand-in that answers nothing for a modern call
+// that cannot be asked (quietConn) and for a subscriptions/listen stream
+// (listenConn).
+type clientConn interface {
+	// Request asks the client (sampling, elicitation, roots) and waits
+	// for its answer.
+	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Can reports whether the client declared the capability a request
+	// to it needs (sampling, elicitation and its URL mode, roots).
+	Can(method string, params json.RawMessage) bool
+	// Notify relays a notification to the client.
+	Notify(method string, params json.RawMessage)
+	// ElicitURL reports whether the client declared URL-mode
+	// elicitation.
+	ElicitURL() bool
+	// ListChanged tells the client the lists of kinds changed.
+	ListChanged(kinds []Kind)
+}
+
+// A spawner is a clientConn that runs f for as long as its client is
+// served (a legacy session), for what asks the client on its own (a
+// login: login.go).
+type spawner interface {
+	Spawn(f func(ctx context.Context))
+}
+
+func (l *listener) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if l.conn == nil {
+		return nil, &upstream.RPCError{Code: jsonrpc.CodeMethodNotFound, Message: "no MCP client to answer " + method}
+	}
+	return l.conn.Request(ctx, method, params)
+}
+
+func (l *listener) can(method string, params json.RawMessage) bool {
+	return l.conn != nil && l.conn.Can(method, params)
+}
+
+func (l *listener) notify(method string, params json.RawMessage) {
+	if l.conn != nil {
+		l.conn.Notify(method, params)
+	}
+}
+
+func (l *listener) elicitURL() bool { return l.conn != nil && l.conn.ElicitURL() }
+
+func (l *listener) listChanged(kinds []Kind) {
+	if l.conn != nil {
+		l.conn.ListChanged(kinds)
+	}
+}
+
+// spawn runs f for as long as l's client is served, and reports false,
+// having done nothing, when its client has no such lifetime.
+func (l *listener) spawn(f func(ctx context.Context)) bool {
+	s, ok := l.conn.(spawner)
+	if ok {
+		s.Spawn(f)
+	}
+	return ok
 }
 
 // options is what a request made for l carries to an upstream; l may be

@@ -81,7 +81,7 @@ func (c *callers) forget(l *listener) {
 // server, or nil when none can (see the top of this file).
 func (a *Aggregator) clientFor(server, method string, params json.RawMessage) *listener {
 	alive := func(l *listener) bool { _, ok := a.listeners.Load(l); return ok && l.serving() }
-	can := func(l *listener) bool { return l.can == nil || l.can(method, params) }
+	can := func(l *listener) bool { return l.can(method, params) }
 	if l := a.callers.of(server, alive, can); l != nil {
 		return l
 	}

@@ -16,19 +16,28 @@ import (
 // askable is a served client that declared sampling or not, and records
 // the questions it is asked.
 func askable(a *Aggregator, name string, sampling bool, asked *[]string) *listener {
-	l := &listener{
-		owner: name,
-		request: func(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
-			*asked = append(*asked, name)
-			return json.RawMessage(`{}`), nil
-		},
-		can: func(method string, _ json.RawMessage) bool {
-			return method != string(mcp.MethodSamplingCreateMessage) || sampling
-		},
-	}
+	l := &listener{owner: name, conn: askConn{name, sampling, asked}}
 	a.listeners.Store(l, struct{}{})
 	return l
 }
+
+type askConn struct {
+	name     string
+	sampling bool
+	asked    *[]string
+}
+
+func (c askConn) Request(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	*c.asked = append(*c.asked, c.name)
+	return json.RawMessage(`{}`), nil
+}
+
+func (c askConn) Can(method string, _ json.RawMessage) bool {
+	return method != string(mcp.MethodSamplingCreateMessage) || c.sampling
+}
+func (askConn) Notify(string, json.RawMessage) {}
+func (askConn) ElicitURL() bool                { return false }
+func (askConn) ListChanged([]Kind)             {}
 
 // TestQuestionsGoToAClientThatCanAnswer: an upstream's sampling request
 // goes to the one client with a call in flight on it (the call caused
