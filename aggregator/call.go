@@ -36,8 +36,8 @@ import (
 type sourceCall struct {
 	l      *listener // the served client that calls; nil: none
 	src    Source
-	entry  *Entry          // the tool or prompt it names, for settle; nil: none (a URI, a completion)
-	method string          //
+	entry  *Entry // the tool or prompt it names, for settle; nil: none (a URI, a completion)
+	method string
 	params json.RawMessage // as the source gets them: its own name in place of the exposed one
 	via    results.Via     // how l reads back a result cut by its cap
 }
