@@ -22,14 +22,6 @@ const (
 // Error is a JSON-RPC error answered to the client.
 type Error = jsonrpc.Error
 
-// response renders a JSON-RPC response carrying result or e.
-func response(id json.RawMessage, result json.RawMessage, e *Error) []byte {
-	if e != nil {
-		return jsonrpc.AppendError(make([]byte, 0, len(id)+len(e.Message)+len(e.Data)+64), id, e)
-	}
-	return jsonrpc.AppendResult(make([]byte, 0, jsonrpc.ResultSize(id, result)), id, result)
-}
-
 // notification renders a JSON-RPC notification.
 func notification(method string, params json.RawMessage) []byte {
 	return jsonrpc.AppendNotification(make([]byte, 0, len(params)+len(method)+40), method, params)

@@ -279,7 +279,7 @@ func (o *outbox) answerLine(id json.RawMessage, result json.RawMessage) (msg []b
 }
 
 // answerWire is answerLine as a wire: a large answer in parts, its
-// result not copied (see bigAnswer).
+// result not copied (see BigAnswer).
 func (o *outbox) answerWire(id json.RawMessage, result json.RawMessage) (wire, bool) {
 	if isBig(result) {
 		if o.max > 0 && int64(answerSize(id, result)) > o.max {
@@ -293,17 +293,18 @@ func (o *outbox) answerWire(id json.RawMessage, result json.RawMessage) (wire, b
 	return wire{head: msg}, ok
 }
 
-// bigAnswer is the size from which an answer's result is written from
-// where it is, in a wire of three parts, rather than copied into a line
-// of its own: a result of many megabytes is then held once, by whoever
-// made it, not twice. Below it one piece costs less than three.
-const bigAnswer = 64 << 10
+// BigAnswer is the size from which a transport writes an answer's result
+// from where it is, in parts (here a wire of three), rather than copied
+// into a message of its own: a result of many megabytes is then held
+// once, by whoever made it, not twice. Below it one piece costs less
+// than three.
+const BigAnswer = 64 << 10
 
 // isBig reports whether an answer with result goes as three parts: a
 // big result on one line (one with a newline inside is compacted into
 // a line of its own).
 func isBig(result json.RawMessage) bool {
-	return len(result) >= bigAnswer && bytes.IndexByte(result, '\n') < 0
+	return len(result) >= BigAnswer && bytes.IndexByte(result, '\n') < 0
 }
 
 // bigWire is the answer to id with result, in three parts.

@@ -311,12 +311,6 @@ func response(id json.RawMessage, result json.RawMessage, e *core.Error) []byte 
 	return jsonrpc.AppendResult(make([]byte, 0, jsonrpc.ResultSize(id, result)), id, result)
 }
 
-// bigAnswer is the size from which an answer's result is written from
-// where it is, in parts, rather than copied into a message of its own,
-// as the stdio outbox does (package core): a result of many megabytes is
-// then held once.
-const bigAnswer = 64 << 10
-
 func acceptsSSE(h http.Header) bool {
 	return strings.Contains(strings.ToLower(strings.Join(h.Values("Accept"), ",")), "text/event-stream")
 }
@@ -370,10 +364,10 @@ func (sw *streamWriter) event(msg []byte) {
 }
 
 // writeAnswer writes the answer to id with res, a result: a big one (see
-// bigAnswer) in parts, written from where the result is rather than
+// core.BigAnswer) in parts, written from where the result is rather than
 // copied into a message of its own.
 func writeAnswer(w io.Writer, id, res json.RawMessage) {
-	if len(res) < bigAnswer {
+	if len(res) < core.BigAnswer {
 		w.Write(response(id, res, nil))
 		return
 	}
@@ -426,7 +420,7 @@ func (sw *streamWriter) finish(id, res json.RawMessage, e *core.Error) {
 // chunked body. An answer small enough goes out in one write when the
 // handler returns.
 func writeWhole(w http.ResponseWriter, id, res json.RawMessage) {
-	if len(res) < bigAnswer {
+	if len(res) < core.BigAnswer {
 		msg := response(id, res, nil)
 		w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 		w.Write(msg)
