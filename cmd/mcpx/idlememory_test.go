@@ -25,10 +25,7 @@ func TestIdleMemory(t *testing.T) {
 	p := serveUntilCatalogEnv(t, exe, fixtureServers(t, servers), "", servers*fixtureTools, "MCPX_TRUST=", "XDG_STATE_HOME="+t.TempDir())
 	defer p.close()
 	measure := func() (rss float64, procs int) {
-		for _, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
-			r, _ := memoryOf(t, pid)
-			rss, procs = rss+r, procs+1
-		}
+		rss, _, procs = ownMemory(t, p, exe)
 		return rss, procs
 	}
 	rss, procs := measure()

@@ -305,11 +305,7 @@ func BenchmarkIdleMemory(b *testing.B) {
 		// Idle: nothing is asked; let the start's garbage be collected
 		// as the runtime would on its own.
 		time.Sleep(time.Second)
-		for _, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
-			r, p := memoryOf(b, pid)
-			rss, pss, procs = rss+r, pss+p, procs+1
-		}
-		return rss, pss, procs
+		return ownMemory(b, p, exe)
 	}
 	base := os.Getenv("MCPX_BENCH_BASE")
 	var r1, p1, r8, p8, rb float64
@@ -335,6 +331,16 @@ func BenchmarkIdleMemory(b *testing.B) {
 		b.ReportMetric(rb/n, "MiB-rss-8-base")
 		b.ReportMetric(r8/rb, "ratio-rss-8:base")
 	}
+}
+
+// ownMemory sums the RSS and PSS, in MiB, of p's mcpx processes (p and
+// its supervisor, running exe), and counts them.
+func ownMemory(b testing.TB, p *stdioPeer, exe string) (rss, pss float64, procs int) {
+	for _, pid := range ownProcesses(p.cmd.Process.Pid, exe) {
+		r, s := memoryOf(b, pid)
+		rss, pss, procs = rss+r, pss+s, procs+1
+	}
+	return rss, pss, procs
 }
 
 // ownProcesses returns root and its children that run exe (the
