@@ -23,11 +23,12 @@ func rssOf(t *testing.T, start uintptr) int64 {
 	head = strings.Repeat("0", max(0, 8-len(head))) + head + "-" // as Linux prints it: %08lx
 	in := false
 	for _, line := range strings.Split(string(smaps), "\n") {
-		if isHeader([]byte(line)) {
+		f := strings.Fields(line)
+		if len(f) > 0 && !strings.HasSuffix(f[0], ":") { // a mapping's header
 			in = strings.HasPrefix(line, head)
 			continue
 		}
-		if f := strings.Fields(line); in && len(f) >= 2 && f[0] == "Rss:" {
+		if in && len(f) >= 2 && f[0] == "Rss:" {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb
 		}

@@ -1,8 +1,13 @@
 package execpages
 
-// This file reads /proc/PID/smaps without strings, strconv or bufio: the
-// mcpx supervisor, which imports this package, keeps its imports few
-// (see package upstream/supervisor).
+import (
+	"bytes"
+	"strconv"
+)
+
+// This file reads /proc/PID/smaps with bytes and strconv only, which the
+// mcpx supervisor, importing this package, may import (see package
+// upstream/supervisor: each import that sorts late grows its memory).
 
 // device is a device number, as a mapping's header shows it.
 type device struct{ major, minor uint32 }
@@ -24,7 +29,7 @@ type mapping struct {
 func droppable(smaps []byte, dev device, inode uint64) []mapping {
 	var out []mapping
 	for _, m := range parseSmaps(smaps) {
-		if m.dev == dev && m.inode == inode && inode != 0 && len(m.perms) == 4 &&
+		if m.dev == dev && m.inode == inode && inode != 0 &&
 			m.perms[1] == '-' && m.perms[3] == 'p' && m.anonymous == 0 && m.locked == 0 && m.end > m.start {
 			out = append(out, m)
 		}
@@ -39,151 +44,50 @@ func parseSmaps(data []byte) []mapping {
 	in := false // the lines that follow belong to out's last mapping
 	for len(data) > 0 {
 		var line []byte
-		line, data = cutLine(data)
-		if m, ok := parseHeader(line); ok {
-			out, in = append(out, m), true
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		f := bytes.Fields(line)
+		if len(f) == 0 {
 			continue
 		}
-		if isHeader(line) {
-			in = false
+		if name := f[0]; name[len(name)-1] == ':' {
+			if in && len(f) >= 2 {
+				v, err := strconv.ParseInt(string(f[1]), 10, 64)
+				switch {
+				case err != nil:
+				case string(name) == "Anonymous:":
+					out[len(out)-1].anonymous = v
+				case string(name) == "Locked:":
+					out[len(out)-1].locked = v
+				}
+			}
 			continue
 		}
-		if !in {
-			continue
+		m, ok := parseHeader(f)
+		if ok {
+			out = append(out, m)
 		}
-		if v, ok := field(line, "Anonymous:"); ok {
-			out[len(out)-1].anonymous = v
-		} else if v, ok := field(line, "Locked:"); ok {
-			out[len(out)-1].locked = v
-		}
+		in = ok
 	}
 	return out
 }
 
-func cutLine(data []byte) (line, rest []byte) {
-	for i, c := range data {
-		if c == '\n' {
-			return data[:i], data[i+1:]
-		}
-	}
-	return data, nil
-}
-
-// isHeader reports whether line starts as a mapping's header does: an
-// address range.
-func isHeader(line []byte) bool {
-	i := 0
-	for i < len(line) && hexDigit(line[i]) >= 0 {
-		i++
-	}
-	return i > 0 && i < len(line) && line[i] == '-'
-}
-
-// parseHeader parses "start-end perms offset major:minor inode [path]".
-func parseHeader(line []byte) (mapping, bool) {
-	f := splitFields(line, 6)
-	if len(f) < 5 {
+// parseHeader parses the fields of "start-end perms offset major:minor
+// inode [path]".
+func parseHeader(f [][]byte) (mapping, bool) {
+	if len(f) < 5 || len(f[1]) != 4 {
 		return mapping{}, false
 	}
-	var m mapping
-	start, end, ok := cut(f[0], '-')
-	if !ok {
+	start, end, ok1 := bytes.Cut(f[0], []byte("-"))
+	major, minor, ok2 := bytes.Cut(f[3], []byte(":"))
+	s, err1 := strconv.ParseUint(string(start), 16, 64)
+	e, err2 := strconv.ParseUint(string(end), 16, 64)
+	_, err3 := strconv.ParseUint(string(f[2]), 16, 64)
+	ma, err4 := strconv.ParseUint(string(major), 16, 32)
+	mi, err5 := strconv.ParseUint(string(minor), 16, 32)
+	ino, err6 := strconv.ParseUint(string(f[4]), 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil {
 		return mapping{}, false
 	}
-	_, ok1 := parseHex(f[2])
-	major, minor, ok2 := cut(f[3], ':')
-	s, ok3 := parseHex(start)
-	e, ok4 := parseHex(end)
-	ma, ok5 := parseHex(major)
-	mi, ok6 := parseHex(minor)
-	ino, ok7 := parseDec(f[4])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || len(f[1]) != 4 {
-		return mapping{}, false
-	}
-	m.start, m.end, m.perms = uintptr(s), uintptr(e), string(f[1])
-	m.dev, m.inode = device{uint32(ma), uint32(mi)}, ino
-	m.anonymous, m.locked = -1, -1
-	return m, true
-}
-
-// field parses "Name:   123 kB".
-func field(line []byte, name string) (int64, bool) {
-	if len(line) < len(name) || string(line[:len(name)]) != name {
-		return 0, false
-	}
-	f := splitFields(line[len(name):], 2)
-	if len(f) == 0 {
-		return 0, false
-	}
-	v, ok := parseDec(f[0])
-	return int64(v), ok
-}
-
-// splitFields splits line at runs of spaces into at most n fields.
-func splitFields(line []byte, n int) [][]byte {
-	var out [][]byte
-	for len(line) > 0 && len(out) < n {
-		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
-			line = line[1:]
-		}
-		i := 0
-		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-			i++
-		}
-		if i > 0 {
-			out = append(out, line[:i])
-		}
-		line = line[i:]
-	}
-	return out
-}
-
-func cut(b []byte, sep byte) (before, after []byte, ok bool) {
-	for i, c := range b {
-		if c == sep {
-			return b[:i], b[i+1:], true
-		}
-	}
-	return b, nil, false
-}
-
-func hexDigit(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
-}
-
-func parseHex(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 16 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		d := hexDigit(c)
-		if d < 0 {
-			return 0, false
-		}
-		v = v<<4 | uint64(d)
-	}
-	return v, true
-}
-
-func parseDec(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	return v, true
+	return mapping{start: uintptr(s), end: uintptr(e), perms: string(f[1]),
+		dev: device{uint32(ma), uint32(mi)}, inode: ino, anonymous: -1, locked: -1}, true
 }
