@@ -538,10 +538,11 @@ func (a *Aggregator) CallTool(ctx context.Context, name string, args json.RawMes
 		return nil, err
 	}
 	if name == proxytool.Name {
-		if err := a.awaitTool(ctx, proxyCallPath(params)); err != nil {
+		path := proxyCallPath(params)
+		if err := a.awaitTool(ctx, path); err != nil {
 			return toolError(a.opts.Redact(err.Error())), nil
 		}
-		a.refusedProxyCall(ctx, nil, params)
+		a.refusedProxyCall(ctx, nil, params, path)
 		return a.proxy.Call(ctx, params), nil
 	}
 	if err := a.awaitTool(ctx, name); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpx/mcpx/config"
 	"github.com/mcpx/mcpx/internal/principal"
 	"github.com/mcpx/mcpx/proxytool"
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // This file is code mode as the aggregator serves it: the proxy tool's
@@ -70,7 +71,7 @@ func (c codeCatalog) Run(ctx context.Context, code string, verb func(context.Con
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error()))
 			}
-			a.refusedProxyCall(ctx, l, params)
+			a.refusedProxyCall(ctx, l, params, path)
 		}
 		return verb(ctx, args)
 	}
@@ -123,22 +124,23 @@ func (c codeCatalog) approver() func(context.Context, codemode.Pending) error {
 // whose Tool object (as the client is shown it, overrides applied) is
 // tool. Absent hints are MCP's defaults: not read-only, destructive.
 func needsApproval(policy config.Approve, tool json.RawMessage) bool {
-	var t struct {
-		Annotations struct {
-			ReadOnly    *bool `json:"readOnlyHint"`
-			Destructive *bool `json:"destructiveHint"`
-		} `json:"annotations"`
+	// Read in place: decoding the whole definition, schema and all, for
+	// two booleans was a tenth of a one-call run's own work.
+	var hint [2][]byte // readOnlyHint, destructiveHint
+	if ann, err := rawjson.Get(tool, "annotations"); err == nil && len(ann) > 0 {
+		_ = rawjson.GetEach(ann, []string{"readOnlyHint", "destructiveHint"}, hint[:])
 	}
-	_ = json.Unmarshal(tool, &t)
-	readOnly := t.Annotations.ReadOnly != nil && *t.Annotations.ReadOnly
-	marked := t.Annotations.Destructive != nil && *t.Annotations.Destructive
+	readOnlyHint, destructiveHint := hint[0], hint[1]
+	readOnly := string(readOnlyHint) == "true"
+	marked := string(destructiveHint) == "true"
+	unmarked := string(destructiveHint) != "false" && !marked
 	switch policy {
 	case config.ApproveNone:
 		return false
 	case config.ApproveAll:
 		return true
 	case config.ApproveDestructive:
-		return marked || !readOnly && t.Annotations.Destructive == nil
+		return marked || !readOnly && unmarked
 	}
 	return !readOnly || marked
 }

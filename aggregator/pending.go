@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpx/mcpx/config"
+	"github.com/mcpx/mcpx/rawjson"
 	"github.com/mcpx/mcpx/upstream"
 )
 
@@ -114,17 +115,24 @@ func (a *Aggregator) statusChanged() {
 }
 
 // proxyCallPath returns the path of a proxy tool call of a tool
-// ({"action":"call","type":"tool","path":...}), or "".
+// ({"action":"call","type":"tool","path":...}), or "". It reads the
+// three members in place, as the proxy tool reads its arguments (exact
+// keys, the last of a repeated one): the arguments of a run hold the
+// whole script, which decoding them would copy for nothing.
 func proxyCallPath(params json.RawMessage) string {
-	var p struct {
-		Arguments struct {
-			Action string `json:"action"`
-			Type   string `json:"type"`
-			Path   string `json:"path"`
-		} `json:"arguments"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.Arguments.Action != "call" || p.Arguments.Type != "tool" {
+	args, err := rawjson.Get(params, "arguments")
+	if err != nil || len(args) == 0 {
 		return ""
 	}
-	return p.Arguments.Path
+	var v [3][]byte // action, type, path
+	if rawjson.GetEach(args, []string{"action", "type", "path"}, v[:]) != nil {
+		return ""
+	}
+	a, _ := rawjson.String(v[0])
+	t, _ := rawjson.String(v[1])
+	if a != "call" || t != "tool" {
+		return ""
+	}
+	path, _ := rawjson.String(v[2])
+	return path
 }

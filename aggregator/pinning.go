@@ -71,13 +71,10 @@ func (a *Aggregator) refused(ctx context.Context, l *listener, method string, pa
 
 // refusedProxyCall audits, as refused does, a call through the proxy tool
 // of a tool a rule keeps out: the proxy answers it without a server, and
-// the line shows the tool and its arguments, not the proxy's.
-func (a *Aggregator) refusedProxyCall(ctx context.Context, l *listener, params json.RawMessage) {
-	if a.opts.Audit == nil {
-		return
-	}
-	path := proxyCallPath(params)
-	if path == "" {
+// the line shows the tool and its arguments, not the proxy's. path is
+// the call's (proxyCallPath), read once by the caller.
+func (a *Aggregator) refusedProxyCall(ctx context.Context, l *listener, params json.RawMessage, path string) {
+	if a.opts.Audit == nil || path == "" {
 		return
 	}
 	f := a.Catalog().FilteredOut(KindTool, path)

@@ -199,7 +199,7 @@ func (a *Aggregator) serveCall(ctx context.Context, l *listener, method string, 
 			if err := a.awaitTool(ctx, path); err != nil && a.loginHint(path) == "" {
 				return toolError(a.opts.Redact(err.Error())), nil
 			}
-			a.refusedProxyCall(ctx, l, params)
+			a.refusedProxyCall(ctx, l, params, path)
 			res := a.proxyFor(l).Call(ctx, params)
 			a.countProxyAnswer(ctx, res)
 			return res, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcpx/mcpx/rawjson"
 )
 
 // Pending is an inner tool call that waits for the user's approval.
@@ -160,11 +162,15 @@ func (h *host) call(ctx context.Context, verb string, c callArg) ([]byte, error)
 			return nil, fmt.Errorf("%s(%q): %w", verb, c.Name, err)
 		}
 	}
-	args := map[string]any{"action": "call", "type": kind, "path": c.Name}
+	// The call action's arguments, written directly: c.Args is JSON
+	// the engine made.
+	args := make([]byte, 0, 64+len(c.Name)+len(c.Args))
+	args = rawjson.AppendString(append(args, `{"action":"call","type":`...), kind)
+	args = rawjson.AppendString(append(args, `,"path":`...), c.Name)
 	if kind != "resource" {
-		args["args"] = c.Args
+		args = append(append(args, `,"args":`...), c.Args...)
 	}
-	raw := h.proxy(ctx, args)
+	raw := h.h.Proxy(ctx, append(args, '}'))
 	var v json.RawMessage
 	var err error
 	switch {

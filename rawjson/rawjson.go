@@ -109,6 +109,22 @@ func Get(b []byte, key string) ([]byte, error) {
 	return v, err
 }
 
+// GetEach is Get for several keys in one pass: it sets vals[i] to the
+// raw value of the member keys[i] (the last, if repeated), nil where the
+// object has none. vals must be as long as keys.
+func GetEach(b []byte, keys []string, vals [][]byte) error {
+	clear(vals)
+	return members(b, func(q []byte, s, e int) bool {
+		for i, k := range keys {
+			if keyIs(q, k) {
+				vals[i] = b[s:e]
+				break
+			}
+		}
+		return true
+	})
+}
+
 // Replace returns a copy of the object in b with the value of its
 // top-level member key (the last, if repeated) replaced by value, every
 // other byte as it was; found is false, and b returned, when there is no

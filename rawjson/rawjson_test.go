@@ -188,3 +188,23 @@ func TestElements(t *testing.T) {
 		t.Errorf("Elements went on after f returned false: %d calls", n)
 	}
 }
+
+// TestGetEach: each key gets its own member's value, the last of a
+// repeated one, nil for one the object lacks (also where vals held
+// something before), and a value is not mistaken for a key.
+func TestGetEach(t *testing.T) {
+	b := []byte(`{"a":1,"b":{"a":2},"\u0063":"x","a":3}`)
+	vals := [][]byte{[]byte("stale"), nil, nil, []byte("stale")}
+	if err := GetEach(b, []string{"a", "b", "c", "d"}, vals); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"3", `{"a":2}`, `"x"`, ""}
+	for i, w := range want {
+		if string(vals[i]) != w || w == "" && vals[i] != nil {
+			t.Errorf("key %d: %q, want %q", i, vals[i], w)
+		}
+	}
+	if err := GetEach([]byte(`["a"]`), []string{"a"}, vals[:1]); err == nil {
+		t.Error("an array: no error")
+	}
+}
