@@ -19,7 +19,7 @@ import (
 // ServeStdio serves the catalog as one MCP server on a stream of
 // newline-delimited JSON-RPC messages (an MCP client's stdin and stdout)
 // until in ends, a write fails, or ctx is done: a legacy session of the
-// session core (core.ServeLegacy), whose transport reads lines.
+// session core over the stream's Conn (core.NewStreamConn).
 func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	// A pipe in non-blocking mode takes answers from the upstreams'
 	// readers without a hand-off to the session's writer (core.TryWriter).
@@ -28,28 +28,25 @@ func (a *Aggregator) ServeStdio(ctx context.Context, in io.Reader, out io.Writer
 			out = w
 		}
 	}
-	return a.ServeSession(ctx, "", core.SessionOptions{ID: "stdio", Out: out}, func(s *core.Session) error {
-		return s.ReadLines(in)
-	})
+	return a.ServeSession(ctx, "", core.NewStreamConn(in, out), core.SessionOptions{ID: "stdio"})
 }
 
-// ServeSession serves one legacy client through the session core (on
-// stdio, and on HTTP through package httpserve), whose
-// transport is o's output and run: run delivers the client's messages
-// (core.Session.Handle) until it returns (io.EOF: the client sent all it
-// had), or ctx is done. The session is shown profile view ("": the
-// catalog as a shows it), on an Aggregator of its own over a's sources
-// when it has servers of its own (perSession) or a profile.
-func (a *Aggregator) ServeSession(ctx context.Context, view string, o core.SessionOptions, run func(*core.Session) error) error {
+// ServeSession serves one legacy client, whose connection is conn,
+// through the session core (on stdio, and on HTTP through package
+// httpserve) until its input ends or ctx is done. The session is shown
+// profile view ("": the catalog as a shows it), on an Aggregator of its
+// own over a's sources when it has servers of its own (perSession) or a
+// profile.
+func (a *Aggregator) ServeSession(ctx context.Context, view string, conn core.Conn, o core.SessionOptions) error {
 	if own := a.sessionCatalog(view); own != nil {
 		own.Start(ctx)
 		defer a.children.Delete(own)
 		defer own.Close()
-		return own.ServeSession(ctx, "", o, run)
+		return own.ServeSession(ctx, "", conn, o)
 	}
 	o.Version, o.MaxMessageBytes, o.Logger, o.Telemetry = a.opts.Version, a.cfg.MaxMessageBytes, a.log, a.tel
 	o.Drain, o.Linger = a.opts.Drain, a.opts.Linger
-	return core.ServeLegacy(ctx, legacyCatalog{a}, o, run)
+	return core.ServeLegacy(ctx, legacyCatalog{a}, conn, o)
 }
 
 // ListResult is the result of a list method (tools/list, resources/list,

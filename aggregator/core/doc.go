@@ -22,14 +22,17 @@
 // The legacy era (initialize, sessions) is a [Session] ([ServeLegacy]):
 // the client's initialize, the requests in flight and their
 // cancellation, progress, the requests mcpx sends the client (sampling,
-// elicitation, roots), the lists it fetched, and its output: one writer
-// per session, to a stream (stdio) or routed message by message (HTTP,
-// [Routed]). The client is a long-lived [Client], passed to the catalog
-// on every call it makes. A message that carries modern `_meta` in a
-// session that never sent initialize is handed to the [Server].
+// elicitation, roots), the lists it fetched, and its output, one writer
+// per session. The session reads and writes through a [Conn], whose
+// contract (one reader, one writer, close once) conn.go writes down: a
+// byte stream's ([NewStreamConn], stdio), whose writes the session makes
+// in place; an HTTP session's (package httpserve), which puts each
+// message on a stream by what it is ([Routed]); a test's in memory. The
+// client is a long-lived [Client], passed to the catalog on every call it
+// makes. A message that carries modern `_meta` in a session that never
+// sent initialize is handed to the [Server].
 //
-//	err := core.ServeLegacy(ctx, catalog, core.SessionOptions{ID: "stdio", Out: os.Stdout},
-//		func(s *core.Session) error { return s.ReadLines(os.Stdin) })
+//	err := core.ServeLegacy(ctx, catalog, core.NewStreamConn(os.Stdin, os.Stdout), core.SessionOptions{ID: "stdio"})
 //
 // A tools/call the catalog can send without waiting (an upstream over
 // stdio) is sent from the transport's goroutine and answered from the

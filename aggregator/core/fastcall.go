@@ -25,6 +25,6 @@ func (s *Session) sendCall(ctx context.Context, m Message, done func(json.RawMes
 		return nil, false
 	}
 	// The call carries the client's Options: progress, the read loop's
-	// batch (flushed by FlushBatch) and the outbox as its flusher.
+	// batch (flushed by the read loop) and the outbox as its flusher.
 	return s.cat.Send(ctx, s.client, m.Method, m.Params, done)
 }

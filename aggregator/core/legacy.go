@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"time"
 
@@ -61,11 +60,6 @@ type SessionOptions struct {
 	// ID names the session in the audit trail and in spans ("stdio", or
 	// an HTTP session's Mcp-Session-Id).
 	ID string
-	// Out is a stdio client's stream: every message one line, in order.
-	// One that is a [TryWriter] also takes answers without waiting.
-	// Without it, Route gets each message with what it is (HTTP).
-	Out   io.Writer
-	Route func(Routed)
 	// Version is mcpx's, in initialize's serverInfo.
 	Version string
 	// MaxMessageBytes bounds a message either way; 0 means no limit.

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +81,7 @@ func (f *fakeLegacy) RootsChanged() {}
 
 func (f *fakeLegacy) Modern() (*Server, error) { return NewServer(nil, nil) }
 
-// TestServeLegacy drives a legacy session over a catalog that is not the
+// TestServeLegacy drives a legacy session, over an in-memory Conn, on a catalog that is not the
 // aggregator: the session passes the one Client it joined with to every
 // call, and what a call sent without waiting carries (Client.Options); the transport gets each message
 // with what it is; list changes reach the client only for a list it
@@ -91,55 +90,54 @@ func (f *fakeLegacy) Modern() (*Server, error) { return NewServer(nil, nil) }
 // notification; and the client leaves the catalog when the session ends.
 func TestServeLegacy(t *testing.T) {
 	cat := &fakeLegacy{}
-	out := make(chan Routed, 64)
-	opts := SessionOptions{ID: "t1", Version: "9.9", Drain: time.Minute, Route: func(m Routed) { out <- m }}
+	conn := newMemConn(t)
+	opts := SessionOptions{ID: "t1", Version: "9.9", Drain: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- ServeLegacy(context.Background(), cat, conn, opts) }()
 	answers := map[string]string{}
 	next := func() Routed {
-		m := <-out
+		m := <-conn.out
 		if m.Answers != nil {
 			answers[string(m.Answers)] = string(m.Msg)
 		}
 		return m
 	}
-	err := ServeLegacy(context.Background(), cat, opts, func(s *Session) error {
-		for _, line := range []string{
-			`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
-			`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tester","version":"1"}}}`,
-			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-			`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
-			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}`,
-			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fast"}}`,
-			`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p6"}}}`,
-		} {
-			s.Handle(ParseMessage([]byte(line)))
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tester","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fast"}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p6"}}}`,
+	} {
+		conn.send(line)
+	}
+	progress := map[string]string{} // stream: message
+	for len(answers) < 6 {
+		if m := next(); strings.Contains(string(m.Msg), "notifications/progress") {
+			progress[string(m.Of)] = string(m.Msg)
 		}
-		s.FlushBatch()
-		progress := map[string]string{} // stream: message
-		for len(answers) < 6 {
-			if m := next(); strings.Contains(string(m.Msg), "notifications/progress") {
-				progress[string(m.Of)] = string(m.Msg)
-			}
+	}
+	if !strings.Contains(progress["6"], `"p6"`) || !strings.Contains(progress[""], `"other"`) || len(progress) != 2 {
+		t.Errorf("progress by stream: %q; want p6's on request 6's stream and the undeclared token's on none", progress)
+	}
+	c := cat.joined
+	if c.ID() != "t1" || c.Name() != "tester" {
+		t.Errorf("client %q named %q, want t1 and tester", c.ID(), c.Name())
+	}
+	// Tools were fetched, prompts were not: one notification. Asked
+	// again, tools were not fetched since: the note is next.
+	c.ListChanged(ListTools, ListPrompts)
+	c.ListChanged(ListTools)
+	c.Notify("notifications/message", json.RawMessage(`{"level":"info","data":"note"}`))
+	for _, want := range []string{"notifications/tools/list_changed", "notifications/message"} {
+		if m := next(); !strings.Contains(string(m.Msg), want) {
+			t.Errorf("got %s, want %s", m.Msg, want)
 		}
-		if !strings.Contains(progress["6"], `"p6"`) || !strings.Contains(progress[""], `"other"`) || len(progress) != 2 {
-			t.Errorf("progress by stream: %q; want p6's on request 6's stream and the undeclared token's on none", progress)
-		}
-		c := cat.joined
-		if c.ID() != "t1" || c.Name() != "tester" {
-			t.Errorf("client %q named %q, want t1 and tester", c.ID(), c.Name())
-		}
-		// Tools were fetched, prompts were not: one notification. Asked
-		// again, tools were not fetched since: the note is next.
-		c.ListChanged(ListTools, ListPrompts)
-		c.ListChanged(ListTools)
-		c.Notify("notifications/message", json.RawMessage(`{"level":"info","data":"note"}`))
-		for _, want := range []string{"notifications/tools/list_changed", "notifications/message"} {
-			if m := next(); !strings.Contains(string(m.Msg), want) {
-				t.Errorf("got %s, want %s", m.Msg, want)
-			}
-		}
-		return io.EOF
-	})
-	if err != nil {
+	}
+	conn.end()
+	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{
@@ -153,9 +151,6 @@ func TestServeLegacy(t *testing.T) {
 		if !strings.Contains(answers[id], want) {
 			t.Errorf("answer to %s: %s, want it to hold %s", id, answers[id], want)
 		}
-	}
-	if err := ServeLegacy(context.Background(), &fakeLegacy{}, SessionOptions{ID: "t2"}, nil); err == nil {
-		t.Error("a session with no output served")
 	}
 	cat.mu.Lock()
 	defer cat.mu.Unlock()

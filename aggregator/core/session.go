@@ -1,10 +1,10 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -52,11 +52,9 @@ type output interface {
 	close(within time.Duration) bool
 }
 
-// ServeLegacy serves one legacy client on cat until run returns (io.EOF:
-// the client sent all it had) or ctx is done. run is the transport: it
-// hands the client's messages to the session (Session.Handle, or
-// Session.ReadLines for a stream), one at a time; the session's output
-// goes to opts.Out or opts.Route.
+// ServeLegacy serves one legacy client, whose connection is conn, on cat
+// until the client's input ends (Read's io.EOF), a write fails, or ctx is
+// done; conn is closed then.
 //
 // mcpx answers every method itself rather than through mcp-go's
 // MCPServer: the catalog methods (lists, tools/call, resources/read,
@@ -67,11 +65,12 @@ type output interface {
 // cost 23 ms of every start. Each message is read in one scan (see
 // ParseMessage); one writer keeps every message whole and in order; there
 // is no cap on concurrent calls, and the session is not a package global.
-func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(*Session) error) error {
+func ServeLegacy(ctx context.Context, cat Legacy, conn Conn, opts SessionOptions) error {
 	o := opts
-	if o.Out == nil && o.Route == nil {
-		return errors.New("legacy session: its options name no output (Out or Route)")
+	if conn == nil {
+		return errors.New("legacy session: no connection")
 	}
+	defer conn.Close()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -80,10 +79,15 @@ func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(
 
 	s := &Session{cat: cat, o: o, log: o.Logger, tel: o.Telemetry, ctx: ctx, hs: &handshake{id: o.ID},
 		inflight: map[string]*running{}, calls: map[string]chan Message{}, inputEnded: make(chan struct{})}
-	if o.Out != nil {
-		s.out = newOutbox(ctx, o.Out, o.Logger, o.MaxMessageBytes)
+	if sc, ok := conn.(*streamConn); ok {
+		sc.limit(o.MaxMessageBytes)
+		s.out = newOutbox(ctx, sc.out, o.Logger, o.MaxMessageBytes)
 	} else {
-		s.out = newRoutedOut(ctx, o.Route, o.Logger, o.MaxMessageBytes)
+		s.out = newRoutedOut(ctx, func(m Routed) {
+			if err := conn.Write(m); err != nil {
+				cancel(fmt.Errorf("write to the client: %w", err))
+			}
+		}, o.Logger, o.MaxMessageBytes)
 	}
 	s.client = &Client{s: s}
 	s.send = callopt.Options{Progress: s.progressOf, Batch: &s.batch, Flusher: s.out}
@@ -95,12 +99,12 @@ func ServeLegacy(ctx context.Context, cat Legacy, opts SessionOptions, run func(
 
 	go s.out.run(cancel)
 
-	// A read from a pipe cannot be interrupted, so the transport runs on
+	// A read from a pipe cannot be interrupted, so the reading runs on
 	// its own and a signal (ctx) does not wait for the client's next line.
 	readErr := make(chan error, 1)
 	s.rctx = ctx
 	s.done, s.sendCtx = ctx.Done(), context.WithoutCancel(s.rctx)
-	go func() { readErr <- run(s) }()
+	go func() { readErr <- s.read(conn) }()
 	select {
 	case err = <-readErr:
 	case <-ctx.Done():
@@ -167,7 +171,7 @@ func (s *Session) awaitAnswers(ctx context.Context, d time.Duration) {
 }
 
 // Session is one legacy (initialize) session, whatever its transport:
-// it handles one decoded message at a time (Handle) and hands what it
+// it handles one decoded message at a time, as its Conn reads them, and hands what it
 // sends to its output. Its state: the client's initialize, the requests
 // in flight, our requests to the client, the lists the client fetched.
 type Session struct {
@@ -182,9 +186,8 @@ type Session struct {
 	ctx context.Context
 	// rctx is what the session's requests run under.
 	rctx context.Context
-	// batch gathers the requests Handle sends (fastcall.go) until the
-	// transport calls FlushBatch; only the one goroutine handling
-	// messages uses it.
+	// batch gathers the requests the read loop sends (fastcall.go)
+	// until no message is waiting (read); only that loop uses it.
 	batch callopt.Batch
 	// send is what the calls the read loop sends carry (Client.Options).
 	send callopt.Options
@@ -218,63 +221,42 @@ type Session struct {
 // belong to.
 type Message struct {
 	jsonrpc.Message
+	// Invalid says why the bytes read are not a message (ParseMessage's
+	// error, or a *frame.TooLongError); the session answers them with an
+	// error.
+	Invalid error
 	// modern marks a request of revision 2026-07-28 (its _meta names
 	// the protocol version), which the session core answers.
 	modern bool
 }
 
-// ReadLines is the transport of a stdio client: it reads the client's
-// messages, one a line, each of at most MaxMessageBytes (a longer one is
-// read through without being kept and answered with an error: see
-// tooLong), and handles them in order until in ends.
-func (s *Session) ReadLines(in io.Reader) error {
+// read handles the client's messages in order until conn's input ends
+// or the session does. Requests gathered for upstreams while messages
+// were waiting go out once none is, one write per upstream, before the
+// next Read may wait.
+func (s *Session) read(conn Conn) error {
 	ctx := s.rctx
-	r := frame.NewReader(in, s.o.MaxMessageBytes)
+	buffered, _ := conn.(Buffered)
 	for {
-		line, err := r.Next()
-		var tl *frame.TooLongError
-		if errors.As(err, &tl) {
-			s.tooLong(tl)
-			line, err = nil, nil
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			if !r.Owned() {
-				// A copy: the reader reuses its buffer, and handlers
-				// keep the line.
-				line = bytes.Clone(line)
-			}
-			s.handleLine(ctx, line)
-		}
-		if !r.HasLine() {
-			// Requests sent while lines were waiting go out now, one
-			// write per upstream, before the next read may wait.
-			s.FlushBatch()
-		}
+		m, err := conn.Read()
 		if err != nil {
+			s.batch.Flush()
 			return err
+		}
+		var tl *frame.TooLongError
+		if errors.As(m.Invalid, &tl) {
+			s.tooLong(tl)
+		} else {
+			s.dispatch(ctx, m, m.Invalid)
+		}
+		if buffered == nil || !buffered.Buffered() {
+			s.batch.Flush()
 		}
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 	}
 }
-
-// handleLine handles one line of the client's as Handle does a message.
-func (s *Session) handleLine(ctx context.Context, line []byte) {
-	m, err := ParseMessage(line)
-	s.dispatch(ctx, m, err)
-}
-
-// Handle serves one message the transport read and decoded
-// (ParseMessage, whose error is err), under the session's context: a
-// request starts (its answer goes to the output), an answer or a
-// notification takes effect. One goroutine at a time calls it, in the
-// order the client sent; FlushBatch then sends what it gathered.
-func (s *Session) Handle(m Message, err error) { s.dispatch(s.rctx, m, err) }
-
-// FlushBatch sends the requests Handle gathered for upstreams, one
-// write per upstream.
-func (s *Session) FlushBatch() { s.batch.Flush() }
 
 func (s *Session) dispatch(ctx context.Context, m Message, err error) {
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // before a request reaches the catalog, which is what these tests look at.
 type stubCatalog struct{ profiles []string }
 
-func (stubCatalog) ServeSession(context.Context, string, core.SessionOptions, func(*core.Session) error) error {
+func (stubCatalog) ServeSession(context.Context, string, core.Conn, core.SessionOptions) error {
 	return errors.New("stubCatalog serves no session")
 }
 func (stubCatalog) Modern() (*core.Server, error) { return nil, errors.New("stubCatalog has no core") }

@@ -23,11 +23,10 @@ import (
 // Catalog is what the transport needs of the catalog it serves; the
 // aggregator satisfies it.
 type Catalog interface {
-	// ServeSession serves one legacy session through the session core,
-	// shown profile view ("": the whole catalog): run delivers the
-	// client's messages until it returns (io.EOF: the client sent all it
-	// had) or ctx is done.
-	ServeSession(ctx context.Context, view string, o core.SessionOptions, run func(*core.Session) error) error
+	// ServeSession serves one legacy session, whose connection is conn,
+	// through the session core, shown profile view ("": the whole
+	// catalog), until conn's input ends (io.EOF) or ctx is done.
+	ServeSession(ctx context.Context, view string, conn core.Conn, o core.SessionOptions) error
 	// Modern returns the session core that answers the whole catalog's
 	// modern requests.
 	Modern() (*core.Server, error)
