@@ -142,7 +142,7 @@ type Aggregator struct {
 	callers   *callers    // who calls which upstream, for its requests (route.go)
 	parent    *Aggregator // a session's own catalog: the shared one (persession.go)
 	children  sync.Map    // *Aggregator -> struct{}: sessions' own catalogs
-	apiViews  apiViews    // the terminal API's catalog per profile (httpapi.go)
+	apiViews  apiViews    // the catalog per profile of the terminal API and the dashboard (views.go)
 	modern    modern      // the core serving modern requests (modern.go)
 	reported  map[string]bool
 	logins    loginAsks       // logins asked of clients (login.go)
@@ -336,11 +336,13 @@ func (a *Aggregator) readyAfter(upstreams []*upstream.Client) {
 
 // WaitReady waits until every upstream has finished its first connect
 // attempt (or ReadyTimeout passed) and the catalog reflects them.
+// A profile's view (ProfileView) is ready once the shared catalog is.
 func (a *Aggregator) WaitReady(ctx context.Context) error {
+	a.waitReady(ctx)
 	select {
 	case <-a.ready:
 		return nil
-	case <-ctx.Done():
+	default:
 		return ctx.Err()
 	}
 }

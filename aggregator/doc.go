@@ -1,10 +1,12 @@
 // Package aggregator owns mcpx's catalog: it merges the capabilities of
 // every [Source] (upstream servers, later the browser) into one namespace,
 // routes each call, read and get to the source that owns it, rebuilds the
-// catalog when a source changes, and serves it all to an MCP client on
-// stdio. The HTTP transport is package httpserve, to which an Aggregator
-// is the catalog it serves (ServeSession, Modern, StartView, HasProfile,
-// Tracing) and whose terminal API it provides ([Aggregator.APIHandler]).
+// catalog when a source changes, and hands it to the server core
+// (package core) for an MCP client on stdio and over HTTP. It answers no
+// HTTP itself: package httpserve is the HTTP transport, to which an
+// Aggregator is the catalog it serves (ServeSession, Modern, StartView,
+// HasProfile, Tracing); package termapi serves the terminal API and
+// package dashboard the dashboard from it.
 //
 //	agg := aggregator.New(cfg, &aggregator.Options{Logger: logger})
 //	agg.Start(ctx)

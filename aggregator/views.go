@@ -2,6 +2,8 @@ package aggregator
 
 import (
 	"errors"
+	"slices"
+	"sync"
 
 	"github.com/mcpx/mcpx/trust"
 	"github.com/mcpx/mcpx/upstream"
@@ -41,4 +43,42 @@ func (a *Aggregator) Approve(r *trust.Review) error {
 	}
 	a.root().Rebuild()
 	return nil
+}
+
+// shownUpstreams are the upstreams' statuses, of the servers the
+// profile a view shows (the terminal API of a profile's view).
+func (a *Aggregator) shownUpstreams() []upstream.Status {
+	all := a.root().Upstreams()
+	p := a.profile()
+	if p == nil {
+		return all
+	}
+	return slices.DeleteFunc(all, func(s upstream.Status) bool { return !p.Includes(s.Name) })
+}
+
+// apiViews are the catalogs the terminal API and the dashboard serve a
+// profile from (ProfileView),
+// one per profile, started on first use and closed with the aggregator.
+type apiViews struct {
+	mu sync.Mutex
+	by map[string]*Aggregator
+}
+
+// get returns a's view through profile, started with a's context; nil
+// when a is not started or the config has no such profile.
+func (v *apiViews) get(a *Aggregator, profile string) *Aggregator {
+	if ok, _ := a.HasProfile(profile); !ok || a.ctx == nil {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c := v.by[profile]; c != nil {
+		return c
+	}
+	c := a.startView(a.ctx, profile)
+	if v.by == nil {
+		v.by = map[string]*Aggregator{}
+	}
+	v.by[profile] = c
+	return c
 }

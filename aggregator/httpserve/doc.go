@@ -13,6 +13,6 @@
 // which the aggregator satisfies:
 //
 //	err := httpserve.ListenAndServe(ctx, "127.0.0.1:8080", agg, &httpserve.Options{
-//		Token: token, API: agg.APIHandler(), Logger: logger,
+//		Token: token, API: api, Logger: logger, // api: termapi.New(...)
 //	})
 package httpserve

@@ -76,8 +76,8 @@ type Options struct {
 	// MetricsHandler), behind the same Host, Origin and token checks as
 	// /mcp.
 	Metrics http.Handler
-	// API, if set, is served under /mcpx/v1/ (the aggregator's
-	// APIHandler), behind the same checks as /mcp.
+	// API, if set, is served under /mcpx/v1/ (the terminal API, package
+	// termapi), behind the same checks as /mcp.
 	API http.Handler
 	// UI, if set, is served at /ui and under /ui/ (the dashboard), behind
 	// the same checks as /mcp, where a login's cookie (uisession.go) also

@@ -20,13 +20,10 @@ func (s *session) dashboardHandler() (http.Handler, error) {
 	}
 	o := &dashboard.Options{
 		View: func(profile string) dashboard.Catalog {
-			if profile == "" {
-				return s.agg
-			}
-			if v := s.agg.ProfileView(profile); v != nil {
+			if v := s.view(profile); v != nil {
 				return v
 			}
-			return nil
+			return nil // not a nil *Aggregator in the interface
 		},
 		Control: serveControl{s},
 		Redact:  s.red.Redact,

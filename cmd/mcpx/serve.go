@@ -163,11 +163,15 @@ func serve(ctx context.Context, ios *streams, s *session, withStdio, withHTTP bo
 		if err != nil {
 			return err
 		}
+		api, err := s.apiHandler()
+		if err != nil {
+			return err
+		}
 		s.setOAuth(s.cfg.HTTP.OAuth)
 		opts := &httpserve.Options{Token: token, Keys: func() []config.APIKey { return *s.keys.Load() }, OAuth: s.oauth.Load,
 			AllowedHosts:   s.cfg.HTTP.AllowedHosts,
 			AllowedOrigins: s.cfg.HTTP.AllowedOrigins, SessionTimeout: s.cfg.HTTP.SessionTimeout,
-			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: s.agg.APIHandler(), UI: ui,
+			ShutdownTimeout: 2 * step, Metrics: s.metricsHandler(), API: api, UI: ui,
 			Logger: slogger(s.log), MaxMessageBytes: s.cfg.MaxMessageBytes, MaxBodyMemory: s.cfg.HTTP.MaxBodyMemory, Drain: step,
 			OnListen: func(a net.Addr) {
 				s.log.Info("serving on http", "addr", a.String(), "mcp", "http://"+a.String()+"/mcp",
