@@ -11,16 +11,14 @@ import (
 )
 
 // This file serves the catalog to legacy clients (those that begin with
-// initialize) through the session core: legacyCatalog is the core's
-// Legacy, and each client's listener is made from its core.Client.
-
-// legacyCatalog is the Aggregator as the session core's Legacy.
-type legacyCatalog struct{ a *Aggregator }
+// initialize) through the session core: the session's life (Join, Ready,
+// Initialized, RootsChanged) and the calls whose Caller is a
+// core.Client; each client's listener is made from its core.Client.
 
 // Join makes c a listener of a (and of the shared catalog, for a
 // session's own), so that the relays reach it, until leave; a keeps which
 // listener is cl's for the calls cl makes meanwhile (listenerOf).
-func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
+func (c served) Join(cl *core.Client) (func(), error) {
 	a := c.a
 	owner, err := results.NewOwner()
 	if err != nil {
@@ -49,7 +47,7 @@ func (c legacyCatalog) Join(cl *core.Client) (func(), error) {
 
 // listenerOf is the listener Join made of cl; nil once it left (its
 // session ended while a call was on its way).
-func (c legacyCatalog) listenerOf(cl *core.Client) *listener {
+func (c served) listenerOf(cl *core.Client) *listener {
 	l, _ := c.a.legacy.Load(cl)
 	listener, _ := l.(*listener)
 	return listener
@@ -83,7 +81,7 @@ func coreLists(kinds []Kind) []core.List {
 	return lists
 }
 
-func (c legacyCatalog) Ready(ctx context.Context, method string) {
+func (c served) Ready(ctx context.Context, method string) {
 	if c.a.exposeDirect() || method != "tools/list" {
 		c.a.waitReady(ctx)
 		return
@@ -94,12 +92,9 @@ func (c legacyCatalog) Ready(ctx context.Context, method string) {
 	c.a.waitBuilt(ctx)
 }
 
-func (c legacyCatalog) List(ctx context.Context, method string) (json.RawMessage, error) {
-	return c.a.listFor(ctx, method), nil
-}
-
-// Call answers a request of the client cl, whose listener Join made.
-func (c legacyCatalog) Call(ctx context.Context, cl *core.Client, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+// legacyCall answers a request of the client cl, whose listener Join
+// made.
+func (c served) legacyCall(ctx context.Context, cl *core.Client, method string, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	a := c.a
 	l := c.listenerOf(cl)
 	switch method {
@@ -114,11 +109,11 @@ func (c legacyCatalog) Call(ctx context.Context, cl *core.Client, method string,
 	return a.serveCall(ctx, l, method, params)
 }
 
-// Send sends a tools/call of an upstream tool, or of the proxy tool,
-// without waiting (sendTool, proxytool.Proxy.Send); false for any other
-// call, or before the first catalog is complete.
-func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string, params json.RawMessage,
-	done func(json.RawMessage, *jsonrpc.Error)) (cancel func(error), ok bool) {
+// legacySend sends a tools/call of an upstream tool, or of the proxy
+// tool, without waiting (sendTool, proxytool.Proxy.Send); false for any
+// other call, or before the first catalog is complete.
+func (c served) legacySend(ctx context.Context, cl *core.Client, method string, params json.RawMessage,
+	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	a := c.a
 	if method != "tools/call" || !a.isReady() {
 		return nil, false
@@ -138,13 +133,18 @@ func (c legacyCatalog) Send(ctx context.Context, cl *core.Client, method string,
 		return nil, false
 	}
 	return a.sendTool(ctx, l, cl.Options(), name, params, results.ViaRead, func(res json.RawMessage, err error) {
-		done(a.toolOutcome(name, res, err))
+		res, rpcErr := a.toolOutcome(name, res, err)
+		if rpcErr != nil {
+			done(nil, rpcErr)
+			return
+		}
+		done(res, nil)
 	})
 }
 
 // Initialized lets servers already waiting for a login ask this client.
-func (c legacyCatalog) Initialized(*core.Client) { c.a.offerLogins() }
+func (c served) Initialized(*core.Client) { c.a.offerLogins() }
 
-func (c legacyCatalog) RootsChanged() { c.a.rootsChanged() }
+func (c served) RootsChanged() { c.a.rootsChanged() }
 
-func (c legacyCatalog) Modern() (*core.Server, error) { return c.a.Modern() }
+func (c served) Modern() (*core.Server, error) { return c.a.Modern() }

@@ -17,7 +17,8 @@ import (
 )
 
 // This file serves the catalog to modern clients (revision 2026-07-28)
-// through the session core: the Aggregator is the core's Catalog.
+// through the session core: the calls whose Caller is a core.Peer, and
+// what only the modern era asks of the catalog (Tool, Watch).
 
 // modern is the core serving modern requests, made on first use.
 type modern struct {
@@ -44,7 +45,7 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 		m.quiet.l = quietListener(m.owner)
 		m.quiet.l.idle = func() bool { return m.quiet.calls.Load() == 0 }
 		a.listeners.Store(m.quiet.l, struct{}{})
-		m.srv, m.err = core.NewServer(coreCatalog{a}, &core.Options{
+		m.srv, m.err = core.NewServer(served{a}, &core.Options{
 			Version: a.opts.Version, Secret: a.opts.StateSecret, Replica: a.opts.Replica, Logger: a.log,
 			Capabilities: json.RawMessage(core.ServedCapabilities), Telemetry: a.tel,
 		})
@@ -52,10 +53,7 @@ func (a *Aggregator) Modern() (*core.Server, error) {
 	return m.srv, m.err
 }
 
-// coreCatalog is the Aggregator as the core's Catalog.
-type coreCatalog struct{ a *Aggregator }
-
-func (c coreCatalog) List(ctx context.Context, method string) (json.RawMessage, error) {
+func (c served) List(ctx context.Context, method string) (json.RawMessage, error) {
 	a := c.a
 	if a.exposeDirect() || method != "tools/list" {
 		a.waitReady(ctx) // as handle does
@@ -65,7 +63,7 @@ func (c coreCatalog) List(ctx context.Context, method string) (json.RawMessage, 
 	return a.listFor(ctx, method), nil
 }
 
-func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
+func (c served) Tool(name string) (json.RawMessage, bool) {
 	e, ok := c.a.Catalog().Tool(name)
 	if !ok || !c.a.served(name) {
 		return nil, false
@@ -73,13 +71,13 @@ func (c coreCatalog) Tool(name string) (json.RawMessage, bool) {
 	return e.JSON, true
 }
 
-// Send sends a modern client's tools/call of an upstream tool straight
-// from the transport's read loop, as legacyCatalog.Send does a legacy
+// modernSend sends a modern client's tools/call of an upstream tool
+// straight from the transport's read loop, as legacySend does a legacy
 // session's, and reports false for any other. The client and what the
 // call carries (the transport's batch and flusher from peer.Via, progress
 // only for a call that asked for it, the upstream's input_required passed
 // through) go to sendTool as values.
-func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMessage, peer *core.Peer,
+func (c served) modernSend(ctx context.Context, peer *core.Peer, method string, params json.RawMessage,
 	done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	a := c.a
 	if method != "tools/call" || !a.isReady() || peer.Route != "" {
@@ -120,7 +118,7 @@ func (c coreCatalog) Send(ctx context.Context, method string, params json.RawMes
 // begin returns the listener of peer for one call, a listener until end:
 // its own when it can be asked something or wants log messages, else
 // the one all such clients share.
-func (c coreCatalog) begin(peer *core.Peer) *listener {
+func (c served) begin(peer *core.Peer) *listener {
 	a := c.a
 	if !peer.CanAsk() && peer.Meta.LogLevel == "" {
 		a.modern.quiet.calls.Add(1)
@@ -132,7 +130,7 @@ func (c coreCatalog) begin(peer *core.Peer) *listener {
 }
 
 // end ends the call begin began.
-func (c coreCatalog) end(l *listener) {
+func (c served) end(l *listener) {
 	a := c.a
 	if l == a.modern.quiet.l {
 		a.modern.quiet.calls.Add(-1)
@@ -192,7 +190,7 @@ func upstreamError(err error) error {
 // listener is a modern client, for as long as one call lasts, as the
 // aggregator's relays see a served client: what the source asks of the
 // client and its log messages reach peer.
-func (c coreCatalog) listener(peer *core.Peer) *listener {
+func (c served) listener(peer *core.Peer) *listener {
 	return &listener{conn: modernConn{peer}, owner: c.a.modern.owner, clientName: peer.Meta.ClientName()}
 }
 
@@ -220,13 +218,13 @@ func (c modernConn) Notify(method string, params json.RawMessage) {
 func (c modernConn) ElicitURL() bool    { return c.peer.Meta.Capabilities.ElicitationURL }
 func (c modernConn) ListChanged([]Kind) {}
 
-// Call serves one request of a modern client as the catalog serves a
-// legacy session's (serveCall), with the client as a listener for as
+// modernCall serves one request of a modern client as the catalog serves
+// a legacy session's (serveCall), with the client as a listener for as
 // long as the call lasts: what the source asks of the client meanwhile
 // reaches peer, as it reaches a legacy session. A modern upstream's
 // input_required passes through, and its retry goes back to that
 // upstream (passthrough.go).
-func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *core.Peer) (json.RawMessage, error) {
+func (c served) modernCall(ctx context.Context, peer *core.Peer, method string, params json.RawMessage) (json.RawMessage, error) {
 	a := c.a
 	l := c.listener(peer)
 	// The sources' progress reaches peer. (Send sets it in the call's
@@ -269,7 +267,7 @@ func (c coreCatalog) Call(ctx context.Context, method string, params json.RawMes
 // Watch relays the catalog's changes to f: list changes of every kind,
 // and the updates of uris, to which their sources are subscribed for as
 // long as ctx lasts.
-func (c coreCatalog) Watch(ctx context.Context, uris []string, f func(method string, params json.RawMessage)) {
+func (c served) Watch(ctx context.Context, uris []string, f func(method string, params json.RawMessage)) {
 	a := c.a
 	l := &listener{conn: listenConn{f}, owner: a.modern.owner}
 	a.listeners.Store(l, struct{}{})

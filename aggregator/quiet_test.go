@@ -17,7 +17,7 @@ func TestQuietClientRouting(t *testing.T) {
 	if _, err := a.Modern(); err != nil {
 		t.Fatal(err)
 	}
-	c := coreCatalog{a}
+	c := served{a}
 	quiet := c.begin(&core.Peer{})
 	c.end(quiet)
 	if l := a.clientFor("fx", "sampling/createMessage", nil); l != nil {

@@ -46,7 +46,7 @@ func (a *Aggregator) ServeSession(ctx context.Context, view string, conn core.Co
 	}
 	o.Version, o.MaxMessageBytes, o.Logger, o.Telemetry = a.opts.Version, a.cfg.MaxMessageBytes, a.log, a.tel
 	o.Drain, o.Linger = a.opts.Drain, a.opts.Linger
-	return core.ServeLegacy(ctx, legacyCatalog{a}, conn, o)
+	return core.ServeLegacy(ctx, served{a}, conn, o)
 }
 
 // ListResult is the result of a list method (tools/list, resources/list,

@@ -204,7 +204,7 @@ func (s *Server) sendDirect(ctx context.Context, req *Request, t target, notify 
 	// ends cancels the source's call. The answer holds only what it
 	// needs of t, for a smaller closure.
 	key, args := t.key(), t.args
-	return sender.Send(ctx, req.Method, req.Params, peer, func(res json.RawMessage, err error) {
+	return sender.Send(ctx, peer, req.Method, req.Params, func(res json.RawMessage, err error) {
 		out, e := s.result(req.Method, key, args, res, err, req.Meta.Capabilities, "")
 		respond(out, e, true)
 	})
@@ -230,7 +230,7 @@ func (s *Server) start(ctx context.Context, req *Request, t target, params json.
 		cctx = context.WithoutCancel(ctx)
 	}
 	if sender, ok := s.cat.(Sender); ok && req.Method == "tools/call" {
-		stop, sent := sender.Send(cctx, req.Method, params, peer, func(res json.RawMessage, err error) {
+		stop, sent := sender.Send(cctx, peer, req.Method, params, func(res json.RawMessage, err error) {
 			c.end(outcome{res, err}, true)
 		})
 		if sent {
@@ -241,7 +241,7 @@ func (s *Server) start(ctx context.Context, req *Request, t target, params json.
 	cctx, stop := context.WithCancelCause(cctx)
 	c.setCancel(stop)
 	go func() {
-		res, err := s.cat.Call(cctx, req.Method, params, peer)
+		res, err := s.cat.Call(cctx, peer, req.Method, params)
 		c.end(outcome{res, err}, false)
 	}()
 	return cancel

@@ -17,7 +17,7 @@ func (askingCatalog) Tool(string) (json.RawMessage, bool)                   { re
 func (askingCatalog) Watch(context.Context, []string, func(string, json.RawMessage)) {
 }
 
-func (askingCatalog) Call(ctx context.Context, method string, params json.RawMessage, peer *Peer) (json.RawMessage, error) {
+func (askingCatalog) Call(ctx context.Context, peer Caller, method string, params json.RawMessage) (json.RawMessage, error) {
 	// The progress token here is the first request's, as the source
 	// put it back.
 	peer.Notify("notifications/progress", json.RawMessage(`{"progressToken":"first","progress":1}`))

@@ -3,8 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/mcpx/mcpx/jsonrpc"
 )
 
 // sendCall starts a tools/call of an upstream tool straight from the
@@ -19,8 +17,8 @@ import (
 // cancel ends the call early; ctx is the read loop's, which never ends
 // (see running). ok is false, having done nothing, when the call needs
 // handle: any other method, or a call the catalog cannot send so
-// (Legacy.Send).
-func (s *Session) sendCall(ctx context.Context, m Message, done func(json.RawMessage, *jsonrpc.Error)) (cancel func(error), ok bool) {
+// (Sender.Send).
+func (s *Session) sendCall(ctx context.Context, m Message, done func(json.RawMessage, error)) (cancel func(error), ok bool) {
 	if m.Method != "tools/call" {
 		return nil, false
 	}

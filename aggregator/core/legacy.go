@@ -11,9 +11,13 @@ import (
 )
 
 // Legacy is the catalog as a legacy session (one that began with
-// initialize) calls it. The session passes its [Client] on every call
-// that acts for it. Its methods are called concurrently.
+// initialize) uses it: the [Catalog] and [Sender] a modern client's
+// requests reach, with the session's client ([Client]) as the Caller of
+// each, and the life of a session around them. Its methods are called
+// concurrently.
 type Legacy interface {
+	Catalog
+	Sender
 	// Join makes c a client of the catalog until leave is called: what
 	// the catalog's sources ask of a client, their notifications and
 	// their list changes may reach c meanwhile.
@@ -21,18 +25,6 @@ type Legacy interface {
 	// Ready returns once the catalog can answer the list method in
 	// full, or ctx is done.
 	Ready(ctx context.Context, method string)
-	// List returns the result of a list method as the catalog is now,
-	// as Catalog.List does.
-	List(ctx context.Context, method string) (json.RawMessage, error)
-	// Call answers a request of c's that the catalog serves:
-	// tools/call, resources/read, prompts/get, completion/complete,
-	// logging/setLevel, resources/subscribe and resources/unsubscribe.
-	Call(ctx context.Context, c *Client, method string, params json.RawMessage) (json.RawMessage, *Error)
-	// Send is Call without a goroutine waiting for the answer, as
-	// Sender.Send: done runs on a source's reader and must not block;
-	// ok is false, having done nothing, for a call it cannot send so.
-	Send(ctx context.Context, c *Client, method string, params json.RawMessage,
-		done func(json.RawMessage, *Error)) (cancel func(error), ok bool)
 	// Initialized tells the catalog that c completed the handshake
 	// (notifications/initialized): it can be asked things now.
 	Initialized(c *Client)
@@ -115,7 +107,7 @@ func (c *Client) Can(method string, params json.RawMessage) bool {
 // token no request in flight declared is dropped, as the protocol says.
 func (c *Client) Progress(params json.RawMessage) { c.s.progressOf(params) }
 
-// Options are what a call the session sends without waiting (Legacy.Send,
+// Options are what a call the session sends without waiting (Sender.Send,
 // from its read loop only) carries to an upstream: its progress
 // (Progress), the read loop's batch, which the loop flushes before it
 // waits to read, and the session's output as the flusher of answers held

@@ -45,7 +45,8 @@ func (f *fakeLegacy) isJoined(c *Client) bool {
 // Call answers with the method, when c is the client that joined. The
 // tool "progress" first reports progress as a source would: for the
 // request's own token, and for a token no request declared.
-func (f *fakeLegacy) Call(_ context.Context, c *Client, method string, params json.RawMessage) (json.RawMessage, *Error) {
+func (f *fakeLegacy) Call(_ context.Context, from Caller, method string, params json.RawMessage) (json.RawMessage, error) {
+	c, _ := from.(*Client)
 	if !f.isJoined(c) {
 		return nil, &Error{Code: CodeInternalError, Message: "the call is not its client's"}
 	}
@@ -58,8 +59,9 @@ func (f *fakeLegacy) Call(_ context.Context, c *Client, method string, params js
 
 // Send takes the tool "fast" and answers it from a goroutine of its own,
 // as an upstream's reader would.
-func (f *fakeLegacy) Send(ctx context.Context, c *Client, _ string, params json.RawMessage,
-	done func(json.RawMessage, *Error)) (func(error), bool) {
+func (f *fakeLegacy) Send(ctx context.Context, from Caller, _ string, params json.RawMessage,
+	done func(json.RawMessage, error)) (func(error), bool) {
+	c, _ := from.(*Client)
 	if !strings.Contains(string(params), `"fast"`) || !f.isJoined(c) {
 		return nil, false
 	}
@@ -70,6 +72,10 @@ func (f *fakeLegacy) Send(ctx context.Context, c *Client, _ string, params json.
 	go done(json.RawMessage(`{"sent":true}`), nil)
 	return func(error) {}, true
 }
+
+func (f *fakeLegacy) Tool(string) (json.RawMessage, bool) { return nil, false }
+
+func (f *fakeLegacy) Watch(context.Context, []string, func(string, json.RawMessage)) {}
 
 func (f *fakeLegacy) Initialized(c *Client) {
 	f.mu.Lock()

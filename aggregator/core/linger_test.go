@@ -18,7 +18,7 @@ type sleepyLegacy struct {
 	delay map[string]time.Duration
 }
 
-func (f sleepyLegacy) Call(ctx context.Context, c *Client, method string, params json.RawMessage) (json.RawMessage, *Error) {
+func (f sleepyLegacy) Call(ctx context.Context, c Caller, method string, params json.RawMessage) (json.RawMessage, error) {
 	var p struct{ Name string }
 	_ = json.Unmarshal(params, &p)
 	select {

@@ -50,7 +50,11 @@ func (s *Session) startRequest(ctx context.Context, m Message) {
 		}))
 		return
 	}
-	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, rpcErr *jsonrpc.Error) {
+	if stop, ok := s.sendCall(sendCtx, m, func(result json.RawMessage, err error) {
+		var rpcErr *jsonrpc.Error
+		if err != nil {
+			rpcErr = asError(err)
+		}
 		s.answer(r, m, result, rpcErr, false)
 	}); ok {
 		r.started(stop) // answered from the upstream's reader: fastcall.go
@@ -150,7 +154,11 @@ func (s *Session) handle(ctx context.Context, m Message) (json.RawMessage, *json
 		return res, nil
 	case "tools/call", "resources/read", "prompts/get", "completion/complete",
 		"logging/setLevel", "resources/subscribe", "resources/unsubscribe":
-		return s.cat.Call(ctx, s.client, m.Method, m.Params)
+		res, err := s.cat.Call(ctx, s.client, m.Method, m.Params)
+		if err != nil {
+			return nil, asError(err)
+		}
+		return res, nil
 	case "server/discover":
 		// mcpx relays a stateful session (notifications, and later
 		// server-to-client requests), so it speaks the initialize handshake.

@@ -15,18 +15,21 @@ import (
 	"github.com/mcpx/mcpx/telemetry"
 )
 
-// Catalog is what the core serves: the aggregator's merged catalog.
-// Its methods are called concurrently, from any goroutine.
+// Catalog is what the core serves, to clients of both eras: the
+// aggregator's merged catalog. Its methods are called concurrently, from
+// any goroutine.
 type Catalog interface {
 	// List returns the result of a list method (tools/list, prompts/list,
 	// resources/list, resources/templates/list) as the catalog is now.
 	List(ctx context.Context, method string) (json.RawMessage, error)
 	// Call sends tools/call, prompts/get, resources/read or
-	// completion/complete to the source that serves it and returns its
-	// result. What the source asks of the client meanwhile goes to
-	// peer.Request; its progress and log messages to peer.Notify. A
+	// completion/complete (and, from a legacy session, logging/setLevel,
+	// resources/subscribe and resources/unsubscribe) to the source that
+	// serves it and returns its result. from is the client the request
+	// came from: what the source asks of the client meanwhile goes to
+	// from.Request, its progress and log messages to from.Notify. A
 	// JSON-RPC error for the client is an *Error.
-	Call(ctx context.Context, method string, params json.RawMessage, peer *Peer) (json.RawMessage, error)
+	Call(ctx context.Context, from Caller, method string, params json.RawMessage) (json.RawMessage, error)
 	// Tool returns the definition of the tool served as name.
 	Tool(name string) (json.RawMessage, bool)
 	// Watch calls f with each change notification the catalog relays
@@ -43,9 +46,28 @@ type Catalog interface {
 // reader and must not block. ok is false, having done nothing, for a
 // call it cannot send so; Call then serves it. cancel ends the call early.
 type Sender interface {
-	Send(ctx context.Context, method string, params json.RawMessage, peer *Peer,
+	Send(ctx context.Context, from Caller, method string, params json.RawMessage,
 		done func(json.RawMessage, error)) (cancel func(error), ok bool)
 }
+
+// A Caller is the client a request came from, as the catalog reaches it
+// while serving the request: a legacy session's *[Client], for the
+// session's life, or a modern request's *[Peer], for the request's. A
+// catalog that serves the eras differently tells them apart by type.
+type Caller interface {
+	// Request asks the client something (sampling/createMessage,
+	// elicitation/create, roots/list) and waits for the answer; a
+	// question the client did not declare it can answer fails at once.
+	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Notify sends the client a notification: for a Peer, one that
+	// belongs to its request (progress, a log message).
+	Notify(method string, params json.RawMessage)
+}
+
+var (
+	_ Caller = (*Client)(nil)
+	_ Caller = (*Peer)(nil)
+)
 
 // Options configure a [Server]; nil means defaults.
 type Options struct {
@@ -207,7 +229,7 @@ func (s *Server) Handle(ctx context.Context, req *Request, notify func([]byte)) 
 		a := <-done
 		return a.res, a.e
 	case "completion/complete":
-		res, err := s.cat.Call(ctx, req.Method, req.Params, &Peer{Meta: req.Meta, method: req.Method, notify: notify})
+		res, err := s.cat.Call(ctx, &Peer{Meta: req.Meta, method: req.Method, notify: notify}, req.Method, req.Params)
 		if err != nil {
 			return nil, asError(err)
 		}
