@@ -70,10 +70,14 @@ func (c *streamConn) Read() (Message, error) {
 	}
 	for {
 		line, err := c.r.Next()
-		var tl *frame.TooLongError
-		if errors.As(err, &tl) {
-			// Read through without being kept: answered with an error.
-			return Message{Invalid: tl}, nil
+		if err != nil {
+			// Declared here, not per line: tl escapes, and would cost
+			// every message an allocation.
+			var tl *frame.TooLongError
+			if errors.As(err, &tl) {
+				// Read through without being kept: answered with an error.
+				return Message{Invalid: tl}, nil
+			}
 		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			if !c.r.Owned() {

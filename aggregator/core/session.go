@@ -243,8 +243,9 @@ func (s *Session) read(conn Conn) error {
 			s.batch.Flush()
 			return err
 		}
-		var tl *frame.TooLongError
-		if errors.As(m.Invalid, &tl) {
+		// A Conn sets Invalid itself (Conn.Read), so a type assertion,
+		// which does not allocate as errors.As does here, finds it.
+		if tl, ok := m.Invalid.(*frame.TooLongError); ok {
 			s.tooLong(tl)
 		} else {
 			s.dispatch(ctx, m, m.Invalid)
