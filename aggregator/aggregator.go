@@ -126,8 +126,9 @@ type Aggregator struct {
 	ctx  context.Context  // Start's, for upstreams a reload adds
 	uo   upstream.Options // for upstreams a reload adds
 
-	catalog   atomic.Pointer[Catalog]
-	early     atomic.Int64 // tools/list answered through the proxy before ready, not yet counted (tokens.go)
+	catalog   atomic.Pointer[Catalog] // as shown: full through the profile
+	full      atomic.Pointer[Catalog] // as built, before any profile: the views' (Catalog.View)
+	early     atomic.Int64            // tools/list answered through the proxy before ready, not yet counted (tokens.go)
 	proxy     *proxytool.Proxy
 	browser   *browser.Client // nil without a browser section
 	relay     *relay.Local    // local mode: the relay hosted or joined; else nil
@@ -198,6 +199,7 @@ func New(cfg *config.Config, opts *Options) *Aggregator {
 	first := build(nil, cfg.Separator, nil, nil)
 	first.run = !a.code.Disabled
 	a.catalog.Store(first)
+	a.full.Store(first)
 	a.startTelemetry()
 	a.proxy = a.newProxy(proxyCatalog{a: a})
 	return a
@@ -420,13 +422,15 @@ func (a *Aggregator) rebuildLoop(ctx context.Context) {
 // Rebuild makes a new catalog from the sources now and tells connected
 // clients which lists changed.
 func (a *Aggregator) Rebuild() {
-	// Sessions' own catalogs hold the shared sources: first them, so that a
-	// session told of a change lists the new catalog.
+	kinds := a.rebuild()
+	// Sessions' own catalogs are made from this one's sources or seen
+	// through its snapshot: next, and before any client is told, so that
+	// a session told of a change lists the new catalog.
 	a.children.Range(func(k, _ any) bool {
 		k.(*Aggregator).Rebuild()
 		return true
 	})
-	if kinds := a.rebuild(); len(kinds) > 0 {
+	if len(kinds) > 0 {
 		// Outside the lock: a client slow to read must not hold up the
 		// next rebuild.
 		a.listeners.Range(func(k, _ any) bool {
@@ -453,19 +457,13 @@ func (a *Aggregator) rebuild() []Kind {
 	a.rebuildMu.Lock()
 	defer a.rebuildMu.Unlock()
 	old := a.catalog.Load()
-	a.srvMu.RLock()
-	members := a.members
-	a.srvMu.RUnlock()
-	if a.parent != nil {
-		a.parent.srvMu.RLock()
-		members = append(slices.Clone(a.parent.members), members...)
-		a.parent.srvMu.RUnlock()
-	}
-	c := build(members, a.cfg.Separator, a.opts.Trust, a.search)
-	c.run = !a.code.Disabled
-	c.restrict(a.profile())
+	full, seen := a.snapshot()
+	c := full.View(a.profile())
+	a.full.Store(full)
 	a.catalog.Store(c)
-	a.report(c)
+	if !seen {
+		a.report(c)
+	}
 	var kinds []Kind
 	if !sameEntries(old.Tools, c.Tools) {
 		kinds = append(kinds, KindTool)
@@ -477,6 +475,29 @@ func (a *Aggregator) rebuild() []Kind {
 		kinds = append(kinds, KindPrompt)
 	}
 	return kinds
+}
+
+// snapshot is the catalog a shows a view of, as built from its sources,
+// and whether it was seen through its parent's rather than built: a
+// catalog with sources of its own (the per-session servers) settles
+// names over the shared ones and its own, while a profile's view over
+// the shared servers alone is the shared snapshot, seen through the
+// profile.
+func (a *Aggregator) snapshot() (c *Catalog, seen bool) {
+	a.srvMu.RLock()
+	members := a.members
+	a.srvMu.RUnlock()
+	if a.parent != nil {
+		if len(members) == 0 {
+			return a.parent.full.Load(), true
+		}
+		a.parent.srvMu.RLock()
+		members = append(slices.Clone(a.parent.members), members...)
+		a.parent.srvMu.RUnlock()
+	}
+	c = build(members, a.cfg.Separator, a.opts.Trust, a.search)
+	c.run = !a.code.Disabled
+	return c, false
 }
 
 // report logs collisions (see reportHidden) and each problem once, not

@@ -108,8 +108,15 @@ type Catalog struct {
 	listedLen  int
 	names      *scan.Names
 
-	// filtered are the tools and prompts the config's filters keep out.
+	// filtered are the tools and prompts the config's filters keep out,
+	// and in a view those its profile does.
 	filtered []*Filtered
+
+	// profile is the profile a view shows (nil: the catalog as built);
+	// views are this catalog's, made when first asked for (View).
+	profile *config.Profile
+	viewsMu sync.Mutex
+	views   map[string]*Catalog
 
 	// provisional are the entries listed under a cleaned name while the
 	// catalog is built, filed by settle at its end.

@@ -21,13 +21,18 @@ type catalogSearch struct {
 
 // kindSearch is the index of one kind of capability.
 type kindSearch struct {
-	once    sync.Once
-	ix      *search.Index
+	built   *builtIndex      // shared by the catalog and its profiles' views
 	items   []proxytool.Item // as indexed, before any profile
 	entries []*Entry         // the same, as entries
 	// visible is, per item, whether the catalog's profile shows it; nil
 	// shows every one.
 	visible []bool
+}
+
+// builtIndex is an index made when first asked for.
+type builtIndex struct {
+	once sync.Once
+	ix   *search.Index
 }
 
 func kindIndex(k proxytool.Kind) int {
@@ -54,8 +59,19 @@ func newCatalogSearch(b *search.Builder, c *Catalog, instructions map[string]str
 			ks.entries = append(ks.entries, l...)
 		}
 		ks.items = c.items[k]
+		ks.built = &builtIndex{}
 	}
 	return s
+}
+
+// view returns a search over the same indexes for a view of the catalog
+// (Catalog.View), which restrict then narrows.
+func (s *catalogSearch) view() *catalogSearch {
+	v := &catalogSearch{builder: s.builder, instructions: s.instructions, kinds: s.kinds}
+	for i := range v.kinds {
+		v.kinds[i].visible = nil
+	}
+	return v
 }
 
 // restrict marks what profile narrowing left of the catalog c visible.
@@ -77,15 +93,16 @@ func (s *catalogSearch) restrict(c *Catalog) {
 
 // index returns the index of a kind, making it the first time.
 func (ks *kindSearch) index(s *catalogSearch) *search.Index {
-	ks.once.Do(func() {
+	b := ks.built
+	b.once.Do(func() {
 		docs := make([]search.Doc, len(ks.items))
 		for i, it := range ks.items {
 			docs[i] = search.Doc{Name: it.Name, Original: it.Original, Server: it.Server,
 				Title: it.Title, Description: it.Description, JSON: it.JSON}
 		}
-		ks.ix = s.builder.Build(docs, s.instructions)
+		b.ix = s.builder.Build(docs, s.instructions)
 	})
-	return ks.ix
+	return b.ix
 }
 
 // warm makes every kind's index now, so that the first query after a

@@ -37,10 +37,10 @@ func hitNames(items []proxytool.Item, res search.Result) []string {
 func TestSearchSharedByProfiles(t *testing.T) {
 	b := search.NewBuilder()
 	all := build(searchSources(t), "_", nil, b)
-	work := build(searchSources(t), "_", nil, b)
-	work.restrict(&config.Profile{Name: "work", Servers: []string{"mail"}})
-	noWrite := build(searchSources(t), "_", nil, b)
-	noWrite.restrict(&config.Profile{Name: "read", Tools: config.Filter{Deny: []string{"*write*"}}})
+	// One built again over the same servers (a session's own catalog),
+	// one a view of the first.
+	work := build(searchSources(t), "_", nil, b).View(&config.Profile{Name: "work", Servers: []string{"mail"}})
+	noWrite := all.View(&config.Profile{Name: "read", Tools: config.Filter{Deny: []string{"*write*"}}})
 
 	ix := all.search.kinds[0].index(all.search)
 	for _, c := range []*Catalog{work, noWrite} {
